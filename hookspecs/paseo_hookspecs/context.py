@@ -1,0 +1,60 @@
+"""What the daemon shows plugins at run time.
+
+These are Protocols: the kernel implements them, plugins only read them. They stay small on
+purpose so the kernel can evolve behind them.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.interfaces.store import Store
+
+
+class DaemonContext(Protocol):
+    """The running daemon, as handed to lifecycle hooks."""
+
+    @property
+    def home(self) -> Path:
+        """The state root (``$PASEO_HOME``)."""
+
+    @property
+    def server_id(self) -> str:
+        """The stable ``srv_…`` identifier of this home."""
+
+    @property
+    def version(self) -> str:
+        """The running Paseo version."""
+
+    @property
+    def log(self) -> logging.Logger:
+        """The daemon's logger; plugins should log through ``log.getChild(name)``."""
+
+    @property
+    def store(self) -> Store:
+        """The chosen store driver, open."""
+
+    def config_section(self, plugin_id: str) -> Any:
+        """The validated settings model of ``plugin_id`` (``None`` when it has none)."""
+
+
+class RpcContext(Protocol):
+    """Per-call context handed to RPC handlers."""
+
+    @property
+    def daemon(self) -> DaemonContext:
+        """The running daemon."""
+
+    @property
+    def session_kind(self) -> str:
+        """``local``, ``remote`` or ``hub`` — decided from what the server observed."""
+
+    @property
+    def client_id(self) -> str:
+        """The client id given in ``server.hello`` (a label, never a source of trust)."""
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Push a notification to this connection only."""

@@ -1,0 +1,109 @@
+"""Objects that hooks hand over, and the callables they hand them to.
+
+Hooks are synchronous and cheap: a ``paseo_register_*`` implementation calls ``register(obj)``
+once per object it contributes and returns. The objects carry the real (usually ``async``) work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pydantic import BaseModel
+
+    from paseo_hookspecs.context import RpcContext
+    from paseo_hookspecs.interfaces.agent import AgentProvider
+    from paseo_hookspecs.interfaces.source import PluginSource
+    from paseo_hookspecs.interfaces.transport import Transport
+
+SESSION_KINDS = frozenset({"local", "remote", "hub"})
+"""Kinds of connection a method may be allowed on. ``local``: a client on this host holding the
+local credential; ``remote``: a client authenticated by password; ``hub``: a Paseo Hub."""
+
+
+@dataclass(frozen=True)
+class CliCommandGroup:
+    """A ``paseo <name> …`` command group contributed by a plugin.
+
+    ``configure`` receives the group's own sub-parser and adds sub-commands to it. Each
+    sub-command sets ``run`` with ``parser.set_defaults(run=func)`` where ``func(args) -> int``
+    returns the exit code. Keep module imports inside ``func``: the group is configured only when
+    the user invokes it.
+    """
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+
+
+@dataclass(frozen=True)
+class RpcMethod:
+    """One JSON-RPC method.
+
+    ``name`` is the full dotted name (``area.verb``). ``params`` validates the request params (a
+    pydantic model; ``None`` means the method takes none); ``result`` documents the result and is
+    used to serialise it. ``handler(ctx, params)`` is awaited; raising a
+    :class:`paseo_hookspecs.errors.PaseoError` answers with its code. ``access`` names the session
+    kinds (see :data:`SESSION_KINDS`) allowed to call it.
+    """
+
+    name: str
+    handler: Callable[[RpcContext, Any], Awaitable[Any]]
+    params: type[BaseModel] | None = None
+    result: type[BaseModel] | None = None
+    summary: str = ""
+    access: frozenset[str] = field(default_factory=lambda: frozenset({"local", "remote"}))
+
+
+@dataclass(frozen=True)
+class RpcMethodGroup:
+    """A group of RPC methods sharing the dotted prefix ``area`` (``area.*``)."""
+
+    area: str
+    methods: Sequence[RpcMethod]
+
+
+@dataclass(frozen=True)
+class ConfigSection:
+    """A plugin's own configuration section.
+
+    Its values live in ``config.json`` at ``plugins.<pluginId>.settings`` and are validated with
+    ``model`` when the plugin loads; an invalid section becomes that plugin's load error.
+    """
+
+    model: type[BaseModel]
+    summary: str = ""
+
+
+class ProviderRegistrar(Protocol):
+    def __call__(self, provider: AgentProvider) -> None:
+        """Register an agent provider under ``provider.id``; a duplicate id is refused."""
+
+
+class TransportRegistrar(Protocol):
+    def __call__(self, transport: Transport) -> None:
+        """Register a transport under ``transport.name``."""
+
+
+class PluginSourceRegistrar(Protocol):
+    def __call__(self, source: PluginSource) -> None:
+        """Register a managed plugin source under ``source.kind``."""
+
+
+class CliRegistrar(Protocol):
+    def __call__(self, group: CliCommandGroup) -> None:
+        """Register a CLI command group; a name the kernel already uses is refused."""
+
+
+class RpcRegistrar(Protocol):
+    def __call__(self, group: RpcMethodGroup) -> None:
+        """Register an RPC method group; a method name already taken is refused."""
+
+
+class ConfigSectionRegistrar(Protocol):
+    def __call__(self, section: ConfigSection) -> None:
+        """Register the calling plugin's configuration section."""

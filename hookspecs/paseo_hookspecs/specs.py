@@ -1,0 +1,156 @@
+"""The hook specifications.
+
+Every hook is named ``paseo_*``, takes keyword arguments only, and returns ``None``: hooks hand
+over objects through the ``register`` callable they receive, or observe events. The kernel calls
+each implementation separately, so one failing plugin never stops the others.
+
+``docs/plugins.md`` documents every hook and every argument; a test fails when it drifts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs import hookspec
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.registration import (
+        CliRegistrar,
+        ConfigSectionRegistrar,
+        PluginSourceRegistrar,
+        ProviderRegistrar,
+        RpcRegistrar,
+        TransportRegistrar,
+    )
+
+
+@hookspec
+def paseo_register_providers(register: ProviderRegistrar) -> None:
+    """Contribute agent providers.
+
+    :param register: call ``register(provider)`` with each
+        :class:`~paseo_hookspecs.interfaces.agent.AgentProvider`; the provider id must be unique.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_transports(register: TransportRegistrar) -> None:
+    """Contribute transports that carry client connections to the daemon.
+
+    :param register: call ``register(transport)`` with each
+        :class:`~paseo_hookspecs.interfaces.transport.Transport`.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_plugin_sources(register: PluginSourceRegistrar) -> None:
+    """Contribute managed plugin sources (where ``paseo plugins install`` fetches from).
+
+    :param register: call ``register(source)`` with each
+        :class:`~paseo_hookspecs.interfaces.source.PluginSource`; its ``kind`` must be unique.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_cli_commands(register: CliRegistrar) -> None:
+    """Contribute ``paseo <group> …`` command groups.
+
+    Called only when the user invokes a command the kernel does not know, so ``paseo --help``
+    never imports a plugin.
+
+    :param register: call ``register(group)`` with each
+        :class:`~paseo_hookspecs.registration.CliCommandGroup`.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
+    """Contribute JSON-RPC method groups served by the daemon.
+
+    :param register: call ``register(group)`` with each
+        :class:`~paseo_hookspecs.registration.RpcMethodGroup`; method names must be new.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_config_sections(register: ConfigSectionRegistrar) -> None:
+    """Declare the plugin's configuration section, stored at ``plugins.<pluginId>.settings``.
+
+    :param register: call ``register(section)`` once with a
+        :class:`~paseo_hookspecs.registration.ConfigSection`.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec(historic=True)
+def paseo_startup(context: DaemonContext) -> None:
+    """The daemon has started: state is recovered and the store is open.
+
+    Historic: a plugin registered later (for example after ``paseo plugins install``) is called
+    on registration. Start background work here with ``asyncio.get_running_loop()``; keep the
+    call itself quick.
+
+    :param context: the running :class:`~paseo_hookspecs.context.DaemonContext`.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_shutdown(context: DaemonContext) -> None:
+    """The daemon is shutting down; release what ``paseo_startup`` acquired.
+
+    :param context: the running :class:`~paseo_hookspecs.context.DaemonContext`.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_agent_event(agent_id: str, provider: str, event: Mapping[str, Any]) -> None:
+    """Observe every event an agent emits (event tap).
+
+    Called synchronously on the daemon's loop for each event after it is recorded; must not
+    block. A raising implementation is logged and skipped.
+
+    :param agent_id: the agent's id.
+    :param provider: the provider id the agent runs on.
+    :param event: the event as it crosses the wire (``type`` plus its fields).
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_attention(agent_id: str, reason: str, timestamp: str) -> None:
+    """Observe an agent asking for attention (event tap), e.g. to send a push notification.
+
+    :param agent_id: the agent's id.
+    :param reason: ``finished``, ``error`` or ``permission``.
+    :param timestamp: ISO 8601 time the attention was flagged.
+    :return: nothing.
+
+    .. versionadded:: 0.1
+    """

@@ -1,0 +1,30 @@
+"""The ``paseo`` command.
+
+Start-up cost matters here: ``paseo --help`` and ``paseo --version`` are answered from static
+text without importing argparse, a plugin or any third-party library. Every other command
+imports only the module of the command group it names (see :mod:`paseo.cli.app`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from paseo import __version__
+from paseo.cli.catalog import COMMANDS, render_help
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help") and len(args) == 1:
+        sys.stdout.write(render_help())
+        return 0
+    if args[0] in ("-V", "--version") and len(args) == 1:
+        sys.stdout.write(f"paseo {__version__}\n")
+        return 0
+    from paseo.cli.app import run
+
+    return run(args)
+
+
+__all__ = ["COMMANDS", "main"]

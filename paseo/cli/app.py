@@ -1,0 +1,129 @@
+"""Argument parsing and dispatch for every command except the static ``--help``/``--version``.
+
+Only the module of the command group being run is imported. Global options (``-o``, ``--json``,
+``-q``, ``--no-headers``, ``--home``) are accepted before or after the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from paseo import __version__
+from paseo.cli.catalog import COMMANDS
+from paseo.cli.errors import EXIT_USAGE, CliError
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    # Sub-parsers use SUPPRESS defaults so an option given before the command is not reset by
+    # the sub-parser's default.
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    group = parser.add_argument_group("global options")
+    group.add_argument(
+        "-o", "--output", choices=("table", "json", "yaml"), default=default("table"),
+        help="output format",
+    )
+    group.add_argument(
+        "--json", dest="output", action="store_const", const="json", default=default("table"),
+        help="same as -o json",
+    )
+    group.add_argument(
+        "-q", "--quiet", action="store_true", default=default(False), help="print ids only"
+    )
+    group.add_argument(
+        "--no-headers", dest="no_headers", action="store_true", default=default(False),
+        help="omit table headers",
+    )
+    group.add_argument(
+        "--home", default=default(None), help="state root (default: $PASEO_HOME or ~/.paseo)"
+    )
+
+
+def _global_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(add_help=False)
+    _add_global_options(parser, suppress=False)
+    return parser
+
+
+def _find_command(argv: list[str]) -> str | None:
+    """The first token that is not a global option (or its value)."""
+    _, rest = _global_parser().parse_known_args(argv)
+    for token in rest:
+        if not token.startswith("-"):
+            return token
+    return None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse's signature is NoReturn
+        self.print_usage(sys.stderr)
+        raise CliError(message, exit_code=EXIT_USAGE)
+
+
+def build_parser(command: str | None) -> argparse.ArgumentParser:
+    """The parser with every group listed and only ``command`` configured."""
+    parser = _Parser(prog="paseo", description="Paseo supervises AI coding agents.")
+    parser.add_argument("-V", "--version", action="version", version=f"paseo {__version__}")
+    _add_global_options(parser, suppress=False)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    configured = False
+    for name, (summary, module_name) in COMMANDS.items():
+        sub = subparsers.add_parser(name, help=summary, description=summary)
+        if name == command:
+            _add_global_options(sub, suppress=True)
+            module = importlib.import_module(f"paseo.cli.commands.{module_name}")
+            module.configure(sub)
+            configured = True
+    if command is not None and not configured:
+        group = _plugin_group(command)
+        if group is not None:
+            sub = subparsers.add_parser(group.name, help=group.help, description=group.help)
+            _add_global_options(sub, suppress=True)
+            group.configure(sub)
+    return parser
+
+
+def _plugin_group(command: str) -> Any:
+    """A plugin-contributed command group named ``command``, loading plugins to find it."""
+    from paseo.cli.context import plugin_manager
+
+    for group in plugin_manager().cli_command_groups():
+        if group.name == command:
+            return group
+    return None
+
+
+def run(argv: list[str]) -> int:
+    """Parse ``argv`` and run the selected command; errors become a message and an exit code."""
+    from paseo_hookspecs.errors import PaseoError
+
+    try:
+        command = _find_command(argv)
+        parser = build_parser(command)
+        args = parser.parse_args(argv)
+        handler: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+        if handler is None:
+            target = parser
+            if command is not None:
+                # A group given without a sub-command: show that group's help.
+                action = next(
+                    a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+                )
+                target = action.choices.get(command, parser)
+            target.print_help(sys.stderr)
+            return EXIT_USAGE
+        return int(handler(args) or 0)
+    except CliError as error:
+        if error.message:
+            sys.stderr.write(f"paseo: error: {error.message}\n")
+        return error.exit_code
+    except PaseoError as error:
+        sys.stderr.write(f"paseo: error: {error.message} ({error.code})\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130

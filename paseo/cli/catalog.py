@@ -1,0 +1,47 @@
+"""The kernel's command groups: name, one-line summary and the module that implements it.
+
+Plain data so ``paseo --help`` renders without importing anything else.
+"""
+
+from __future__ import annotations
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (summary, module under paseo.cli.commands)
+    "daemon": ("Start, stop and inspect the Paseo daemon", "daemon"),
+    "config": ("Read, change and validate config.json", "config"),
+    "plugins": ("List and manage plugins", "plugins"),
+    "store": ("Durable state: migrate between store drivers", "store"),
+}
+
+GLOBAL_OPTIONS = """\
+  -o, --output FORMAT   table (default), json or yaml
+  --json                same as -o json
+  -q, --quiet           print ids only (or nothing)
+  --no-headers          omit table headers
+  --home DIR            state root (default: $PASEO_HOME or ~/.paseo)
+  -h, --help            show help (also after any command)
+  -V, --version         print the version
+"""
+
+
+def render_help() -> str:
+    """The top-level help text."""
+    width = max(len(name) for name in COMMANDS) + 2
+    lines = [
+        "usage: paseo [OPTIONS] COMMAND ...",
+        "",
+        "Paseo supervises AI coding agents on this machine.",
+        "",
+        "Commands:",
+    ]
+    lines += [f"  {name.ljust(width)}{summary}" for name, (summary, _) in COMMANDS.items()]
+    lines += [
+        "",
+        "Options:",
+        GLOBAL_OPTIONS.rstrip("\n"),
+        "",
+        "Plugins can add command groups: `paseo plugins list --hook paseo_register_cli_commands`.",
+        "Run `paseo COMMAND --help` for the options of a command.",
+        "",
+    ]
+    return "\n".join(lines)
