@@ -16,7 +16,7 @@ from paseo.cli.catalog import COMMANDS, render_help
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help", "help") and len(args) == 1:
+    if not args or (args[0] in ("-h", "--help", "help") and len(args) == 1):
         sys.stdout.write(render_help())
         return 0
     if args[0] in ("-V", "--version") and len(args) == 1:

@@ -25,18 +25,28 @@ def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> N
 
     group = parser.add_argument_group("global options")
     group.add_argument(
-        "-o", "--output", choices=("table", "json", "yaml"), default=default("table"),
+        "-o",
+        "--output",
+        choices=("table", "json", "yaml"),
+        default=default("table"),
         help="output format",
     )
     group.add_argument(
-        "--json", dest="output", action="store_const", const="json", default=default("table"),
+        "--json",
+        dest="output",
+        action="store_const",
+        const="json",
+        default=default("table"),
         help="same as -o json",
     )
     group.add_argument(
         "-q", "--quiet", action="store_true", default=default(False), help="print ids only"
     )
     group.add_argument(
-        "--no-headers", dest="no_headers", action="store_true", default=default(False),
+        "--no-headers",
+        dest="no_headers",
+        action="store_true",
+        default=default(False),
         help="omit table headers",
     )
     group.add_argument(

@@ -37,15 +37,19 @@ def render_table(rows: Sequence[Mapping[str, Any]], columns: Columns, *, headers
     if not table:
         return ""
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-             for line in table]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in table
+    ]
     return "\n".join(lines) + "\n"
 
 
 def render_mapping(data: Mapping[str, Any]) -> str:
     """``key: value`` lines for a single object."""
     width = max((len(str(key)) for key in data), default=0) + 1
-    return "".join(f"{(str(key) + ':').ljust(width)} {_cell(value)}\n" for key, value in data.items())
+    return "".join(
+        f"{(str(key) + ':').ljust(width)} {_cell(value)}\n" for key, value in data.items()
+    )
 
 
 def emit(

@@ -14,8 +14,9 @@ from pathlib import Path
 DEFAULT_HOME = "~/.paseo"
 
 
-def resolve_home(explicit: str | os.PathLike[str] | None = None,
-                 env: Mapping[str, str] | None = None) -> Path:
+def resolve_home(
+    explicit: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> Path:
     """``--home``, else ``$PASEO_HOME``, else ``~/.paseo``; absolute, never created here."""
     environ = os.environ if env is None else env
     raw = os.fspath(explicit) if explicit else environ.get("PASEO_HOME") or DEFAULT_HOME

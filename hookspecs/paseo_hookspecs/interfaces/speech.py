@@ -13,9 +13,7 @@ class SpeechToText(ABC):
         self.settings = settings
 
     @abstractmethod
-    async def transcribe(
-        self, audio: bytes, *, mime_type: str, language: str | None = None
-    ) -> str:
+    async def transcribe(self, audio: bytes, *, mime_type: str, language: str | None = None) -> str:
         """Return the transcript of ``audio``. Raises ``Unavailable`` if the engine cannot run."""
 
 

@@ -1,0 +1,355 @@
+"""The store contract: one repository per record kind.
+
+Every method is shaped like one SQL statement or one SQL transaction, even on a JSON-file
+driver. Callers never read-merge-write: they say what to change and under which condition
+(compare-and-set), and the store does it atomically. Queues, locks and uniqueness checks live
+behind these methods.
+
+Durability: when a mutating method returns, its effect survives a crash (SIGKILL, power loss
+on a filesystem that honours fsync). When it raises, nothing changed. ``StorageError`` reports
+an I/O failure (disk full, permission denied) with the previous state intact.
+
+Reads return validated record models (see :mod:`paseo_hookspecs.records`). Listing is stable
+cursor pagination: a cursor names the last row seen, so rows inserted or deleted meanwhile
+never cause a row to be skipped or repeated.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from paseo_hookspecs.records import (
+    AgentRecord,
+    ManagedProcessRecord,
+    PluginSourceRecord,
+    ProjectRecord,
+    ScheduleRecord,
+    TimelineEntry,
+    WorkspaceLabelDefinition,
+    WorkspaceRecord,
+)
+
+T = TypeVar("T")
+
+DEFAULT_PAGE_SIZE = 200
+MAX_PAGE_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a listing. ``next_cursor`` is ``None`` on the last page."""
+
+    items: list[T]
+    next_cursor: str | None = None
+
+
+Changes = Mapping[str, Any]
+"""Top-level field → new value (JSON-ready). ``None`` stores ``null`` for nullable fields and
+removes optional ones."""
+
+Expect = Mapping[str, Any]
+"""Compare-and-set condition: top-level field → the value it must currently hold (``None``
+matches absent or null). A mismatch raises ``Conflict`` and changes nothing."""
+
+
+@dataclass(frozen=True)
+class AgentFilter:
+    """Which agents a listing returns. Every given criterion must hold."""
+
+    include_archived: bool = False
+    workspace_id: str | None = None
+    provider: str | None = None
+    statuses: frozenset[str] | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    requires_attention: bool | None = None
+
+
+class AgentRepository(ABC):
+    """Agent records, ordered by ``(createdAt, id)``."""
+
+    @abstractmethod
+    async def get(self, agent_id: str) -> AgentRecord | None:
+        """The agent, or ``None``."""
+
+    @abstractmethod
+    async def list(
+        self,
+        filter: AgentFilter = AgentFilter(),
+        *,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[AgentRecord]:
+        """A page of agents matching ``filter``; ``InvalidParams`` for a malformed cursor."""
+
+    @abstractmethod
+    async def count(self, filter: AgentFilter = AgentFilter()) -> int:
+        """How many agents match ``filter``."""
+
+    @abstractmethod
+    async def insert(self, record: AgentRecord) -> bool:
+        """Insert if no agent has this id; ``False`` (nothing written) when one does."""
+
+    @abstractmethod
+    async def update(
+        self, agent_id: str, changes: Changes, *, expect: Expect | None = None
+    ) -> AgentRecord:
+        """Apply ``changes`` if ``expect`` holds; return the stored record. ``NotFound``,
+        ``Conflict`` (expectation failed) or ``InvalidParams`` (the result would be invalid);
+        nothing is written on error."""
+
+    @abstractmethod
+    async def delete(self, agent_id: str) -> bool:
+        """Remove the agent and its timeline; ``False`` when it did not exist."""
+
+
+class TimelineRepository(ABC):
+    """Per-agent timelines: entries with strictly increasing ``seq`` per agent."""
+
+    @abstractmethod
+    async def append(self, entries: Sequence[TimelineEntry]) -> None:
+        """Append entries (all of one agent, ``seq`` strictly increasing and greater than every
+        stored ``seq`` of that agent, else ``Conflict`` and nothing is written). Durable, in
+        order, all or nothing."""
+
+    @abstractmethod
+    async def read(
+        self,
+        agent_id: str,
+        *,
+        after_seq: int | None = None,
+        before_seq: int | None = None,
+        limit: int | None = None,
+        tail: bool = False,
+    ) -> list[TimelineEntry]:
+        """Entries in ascending ``seq`` strictly between the bounds. With ``tail`` and a
+        ``limit`` the *last* ``limit`` entries in range are returned (still ascending)."""
+
+    @abstractmethod
+    async def last(self, agent_id: str) -> TimelineEntry | None:
+        """The newest entry, or ``None`` for an empty timeline."""
+
+    @abstractmethod
+    async def delete(self, agent_id: str) -> None:
+        """Remove the whole timeline of ``agent_id``."""
+
+
+class ScheduleRepository(ABC):
+    """Schedules, ordered by ``(createdAt, id)``."""
+
+    @abstractmethod
+    async def get(self, schedule_id: str) -> ScheduleRecord | None: ...
+
+    @abstractmethod
+    async def list(
+        self,
+        *,
+        status: str | None = None,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[ScheduleRecord]:
+        """A page of schedules, optionally of one ``status``."""
+
+    @abstractmethod
+    async def insert(self, record: ScheduleRecord) -> bool:
+        """Insert if the id is free; ``False`` when taken."""
+
+    @abstractmethod
+    async def update(
+        self, schedule_id: str, changes: Changes, *, expect: Expect | None = None
+    ) -> ScheduleRecord:
+        """Compare-and-set update (see :meth:`AgentRepository.update`)."""
+
+    @abstractmethod
+    async def upsert_run(
+        self, schedule_id: str, run: Mapping[str, Any], changes: Changes | None = None
+    ) -> ScheduleRecord:
+        """Add the run (or replace the run with the same ``id``) and apply ``changes`` to the
+        schedule (e.g. ``lastRunAt``, ``nextRunAt``, ``status``) in one transaction."""
+
+    @abstractmethod
+    async def delete(self, schedule_id: str) -> bool: ...
+
+
+class ProjectRepository(ABC):
+    """The project registry, in insertion order."""
+
+    @abstractmethod
+    async def get(self, project_id: str) -> ProjectRecord | None: ...
+
+    @abstractmethod
+    async def list(
+        self,
+        *,
+        include_archived: bool = False,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[ProjectRecord]: ...
+
+    @abstractmethod
+    async def insert_if_root_free(self, record: ProjectRecord) -> tuple[ProjectRecord, bool]:
+        """Insert ``record`` unless an *active* project already has the same ``rootPath``;
+        returns ``(stored, created)`` — the existing project and ``False`` in that case. This is
+        what makes opening an exact root idempotent under concurrent opens."""
+
+    @abstractmethod
+    async def update(
+        self, project_id: str, changes: Changes, *, expect: Expect | None = None
+    ) -> ProjectRecord: ...
+
+    @abstractmethod
+    async def delete(self, project_id: str) -> bool: ...
+
+
+class WorkspaceRepository(ABC):
+    """The workspace registry, in insertion order.
+
+    While label storage is uncertain (see :class:`LabelRepository`) every write here raises
+    ``WorkspaceLabelStorageUncertain``; reads keep working.
+    """
+
+    @abstractmethod
+    async def get(self, workspace_id: str) -> WorkspaceRecord | None: ...
+
+    @abstractmethod
+    async def list(
+        self,
+        *,
+        project_id: str | None = None,
+        include_archived: bool = False,
+        cwd: str | None = None,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[WorkspaceRecord]: ...
+
+    @abstractmethod
+    async def insert(self, record: WorkspaceRecord) -> bool:
+        """Insert if the id is free; ``False`` when taken."""
+
+    @abstractmethod
+    async def update(
+        self, workspace_id: str, changes: Changes, *, expect: Expect | None = None
+    ) -> WorkspaceRecord: ...
+
+    @abstractmethod
+    async def delete(self, workspace_id: str) -> bool: ...
+
+
+class LabelRepository(ABC):
+    """The host-wide workspace-label catalog and its assignments.
+
+    Names are unique by identity (trimmed, whitespace-collapsed, case-insensitive). Rename and
+    delete rewrite every workspace assignment in one compound commit; recolour is catalog-only.
+    If a compound commit can neither complete nor roll back, the store freezes every
+    workspace-registry write and label mutation (``WorkspaceLabelStorageUncertain``) until it is
+    reopened, whose recovery settles the durable state.
+    """
+
+    @abstractmethod
+    async def list(self) -> list[WorkspaceLabelDefinition]:
+        """The catalog, in display order."""
+
+    @abstractmethod
+    async def create(self, name: str, color: str) -> WorkspaceLabelDefinition:
+        """Add a label; ``Conflict`` when the name's identity exists; ``InvalidParams`` for an
+        empty name or an unknown colour."""
+
+    @abstractmethod
+    async def edit(
+        self, name: str, *, new_name: str | None = None, color: str | None = None, now: str
+    ) -> WorkspaceLabelDefinition:
+        """Rename and/or recolour in one commit. A rename rewrites assignments (stamping each
+        changed workspace's ``updatedAt`` with ``now``); a rename onto another existing name is
+        refused with ``Conflict``. ``NotFound`` for an unknown label."""
+
+    @abstractmethod
+    async def delete(self, name: str, *, now: str) -> bool:
+        """Remove the label and every assignment of it; ``False`` when unknown."""
+
+    @abstractmethod
+    async def assign(self, workspace_id: str, names: Sequence[str], *, now: str) -> WorkspaceRecord:
+        """Add catalog labels to a workspace (idempotent); ``NotFound`` for an unknown workspace
+        or label."""
+
+    @abstractmethod
+    async def unassign(
+        self, workspace_id: str, names: Sequence[str], *, now: str
+    ) -> WorkspaceRecord:
+        """Remove labels from a workspace (idempotent)."""
+
+
+class PushTokenRepository(ABC):
+    """Expo push tokens (a set)."""
+
+    @abstractmethod
+    async def list(self) -> list[str]: ...
+
+    @abstractmethod
+    async def add(self, token: str) -> bool:
+        """``False`` when already present."""
+
+    @abstractmethod
+    async def remove(self, token: str) -> bool:
+        """``False`` when absent."""
+
+
+class ManagedProcessRepository(ABC):
+    """Helper processes owned by Paseo, reconciled at boot."""
+
+    @abstractmethod
+    async def get(self, record_id: str) -> ManagedProcessRecord | None: ...
+
+    @abstractmethod
+    async def list(self) -> list[ManagedProcessRecord]: ...
+
+    @abstractmethod
+    async def put(self, record: ManagedProcessRecord) -> None:
+        """Insert or replace."""
+
+    @abstractmethod
+    async def delete(self, record_id: str) -> bool: ...
+
+
+class PluginSourceRepository(ABC):
+    """Managed plugin sources (``plugins/sources.json``): kind and acquisition remote."""
+
+    @abstractmethod
+    async def get(self, plugin_id: str) -> PluginSourceRecord | None: ...
+
+    @abstractmethod
+    async def list(self) -> dict[str, PluginSourceRecord]: ...
+
+    @abstractmethod
+    async def put(self, plugin_id: str, record: PluginSourceRecord) -> None:
+        """Insert or replace."""
+
+    @abstractmethod
+    async def delete(self, plugin_id: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class QuarantinedFile:
+    """A record file that could not be loaded and was moved aside."""
+
+    original: str
+    moved_to: str
+    reason: str
+
+
+class Repositories(ABC):
+    """What an open store exposes (mixed into :class:`paseo_hookspecs.interfaces.Store`)."""
+
+    agents: AgentRepository
+    timeline: TimelineRepository
+    schedules: ScheduleRepository
+    projects: ProjectRepository
+    workspaces: WorkspaceRepository
+    labels: LabelRepository
+    push_tokens: PushTokenRepository
+    managed_processes: ManagedProcessRepository
+    plugin_sources: PluginSourceRepository
+
+    quarantined: list[QuarantinedFile]
+    """Files moved aside by the last :meth:`Store.open` (corrupt or schema-invalid)."""

@@ -1,0 +1,1 @@
+"""Kernel command groups; each module exposes ``configure(parser)``."""

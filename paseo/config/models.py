@@ -1,0 +1,463 @@
+"""The persisted shape of ``$PASEO_HOME/config.json``.
+
+Attribute names are the camelCase JSON keys, so a model and its file read the same and a JSON
+path such as ``daemon.git.maxProcessConcurrency`` is also the attribute chain. Every field is
+optional: a model holds only what the file says (dump with ``exclude_unset=True``) and
+defaults live in :mod:`paseo.config.resolved`, so saving a model never writes defaults into
+the file.
+
+Models are strict: unknown keys are refused and values are not coerced (``"8"`` is not an
+integer), matching what other Paseo implementations accept. Tolerating unknown keys written by
+a newer daemon is the loader's job, not the schema's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+BUILTIN_PROVIDER_IDS: tuple[str, ...] = (
+    "claude",
+    "codex",
+    "copilot",
+    "opencode",
+    "pi",
+    "omp",
+    "acp",
+)
+"""Agent providers the daemon knows without configuration; ``acp`` is the generic ACP client."""
+
+VALID_EXTENDS: frozenset[str] = frozenset(BUILTIN_PROVIDER_IDS)
+"""What a custom provider may extend: any built-in, including the generic ``acp``."""
+
+PROVIDER_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
+PLUGIN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+LogLevel = Literal["trace", "debug", "info", "warn", "error", "fatal"]
+LogFormat = Literal["pretty", "json"]
+SpeechProvider = Literal["local", "openai"]
+
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+ProviderId = Annotated[str, StringConstraints(pattern=PROVIDER_ID_PATTERN)]
+PluginId = Annotated[str, StringConstraints(pattern=PLUGIN_ID_PATTERN)]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+_BCRYPT_HASH = re.compile(r"^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$")
+_PORT_RANGE = re.compile(r"^(\d{1,5})-(\d{1,5})$")
+
+
+class PathedValueError(ValueError):
+    """A validation failure below the field being validated.
+
+    Cross-field rules (a custom provider must declare ``extends``) run on the whole mapping,
+    so pydantic would report them at the mapping's path. The loader appends ``subpath`` to
+    that location so the message names the exact key, e.g. ``agents.providers.zai.extends``.
+    """
+
+    def __init__(self, message: str, subpath: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.subpath = subpath
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+
+
+# --- daemon ------------------------------------------------------------------------------
+
+
+def _true_or_strings(value: Any) -> Any:
+    # `true | string[]` gets one readable message instead of one error per union member.
+    if value is True:
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    raise ValueError("expected true or a list of strings")
+
+
+class McpConfig(_Model):
+    enabled: bool | None = None
+    injectIntoAgents: bool | None = None
+
+
+class GitConfig(_Model):
+    maxProcessesPerSecond: PositiveInt | None = None
+    maxProcessConcurrency: PositiveInt | None = None
+
+
+class TerminalProfile(_Model):
+    """A named shell command offered when opening a terminal."""
+
+    id: NonEmpty
+    name: NonEmpty
+    command: str
+    args: list[str] | None = None
+    icon: str | None = None
+
+
+class AgentProfile(_Model):
+    """A named launch bundle: a provider plus the agent settings a client would set one by one."""
+
+    id: NonEmpty
+    name: NonEmpty
+    provider: NonEmpty
+    icon: str | None = None
+    color: str | None = None
+    model: str | None = None
+    modeId: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] | None = None
+    notes: str | None = None
+    cycle: bool | None = None
+
+
+class CorsConfig(_Model):
+    allowedOrigins: list[str] | None = None
+
+
+class RelayConfig(_Model):
+    enabled: bool | None = None
+    endpoint: str | None = None
+    publicEndpoint: str | None = None
+    useTls: bool | None = None
+    publicUseTls: bool | None = None
+
+
+class AuthConfig(_Model):
+    password: str | None = None
+    """A bcrypt hash; the plain password is never stored."""
+
+    @field_validator("password")
+    @classmethod
+    def _bcrypt(cls, value: str | None) -> str | None:
+        if value is not None and not _BCRYPT_HASH.match(value):
+            raise ValueError("expected a bcrypt hash")
+        return value
+
+
+class DaemonConfig(_Model):
+    listen: str | None = None
+    hostnames: Literal[True] | list[str] | None = None
+    trustedProxies: Literal[True] | list[str] | None = None
+    mcp: McpConfig | None = None
+    git: GitConfig | None = None
+    appendSystemPrompt: str | None = None
+    terminalProfiles: list[TerminalProfile] | None = None
+    agentProfiles: list[AgentProfile] | None = None
+    cors: CorsConfig | None = None
+    relay: RelayConfig | None = None
+    auth: AuthConfig | None = None
+
+    @field_validator("hostnames", "trustedProxies", mode="before")
+    @classmethod
+    def _true_or_strings(cls, value: Any) -> Any:
+        return _true_or_strings(value)
+
+
+# --- app, worktrees, providers -------------------------------------------------------------
+
+
+class AppConfig(_Model):
+    baseUrl: str | None = None
+
+
+class ServicePortsConfig(_Model):
+    range: str | None = None
+    """Inclusive TCP port range such as ``"3000-4000"``."""
+    portScript: NonEmpty | None = None
+
+    @field_validator("range")
+    @classmethod
+    def _port_range(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        match = _PORT_RANGE.match(value)
+        if match is None:
+            raise ValueError('expected an inclusive port range such as "3000-4000"')
+        start, end = int(match[1]), int(match[2])
+        if not (1 <= start <= end <= 65535):
+            raise ValueError("expected an inclusive TCP port range within 1-65535")
+        return value
+
+
+class WorktreesConfig(_Model):
+    root: NonEmpty | None = None
+    servicePorts: ServicePortsConfig | None = None
+
+
+class LocalSpeechStorage(_Model):
+    modelsDir: NonEmpty | None = None
+
+
+class ProvidersConfig(_Model):
+    local: LocalSpeechStorage | None = None
+
+
+# --- agents ---------------------------------------------------------------------------------
+
+
+class AllSkills(_Model):
+    mode: Literal["all"]
+
+
+class CustomSkills(_Model):
+    mode: Literal["custom"]
+    skills: list[str]
+
+
+SkillSelection = Annotated[AllSkills | CustomSkills, Field(discriminator="mode")]
+
+
+class SkillsConfig(_Model):
+    selection: SkillSelection | None = None
+
+
+class ThinkingOption(_Model):
+    id: str
+    label: str
+    description: str | None = None
+    isDefault: bool | None = None
+
+
+class ProviderModel(_Model):
+    id: NonEmpty
+    label: NonEmpty
+    description: str | None = None
+    isDefault: bool | None = None
+    thinkingOptions: list[ThinkingOption] | None = None
+
+
+class PaseoToolsPolicy(_Model):
+    """Which Paseo tools an agent of this provider is offered; absent means all of them."""
+
+    enabled: bool | None = None
+    disabledTools: list[str] | None = None
+
+
+class ProviderOverride(_Model):
+    """Settings for a built-in provider, or the definition of a custom one."""
+
+    extends: str | None = None
+    label: str | None = None
+    description: str | None = None
+    command: Annotated[list[NonEmpty], Field(min_length=1)] | None = None
+    """argv that replaces the provider's default binary."""
+    env: dict[str, str] | None = None
+    models: list[ProviderModel] | None = None
+    """Replaces model discovery."""
+    additionalModels: list[ProviderModel] | None = None
+    """Merged into discovered models by id."""
+    disallowedTools: list[str] | None = None
+    enabled: bool | None = None
+    order: int | float | None = None
+    paseoTools: PaseoToolsPolicy | None = None
+
+
+def _check_provider_overrides(
+    providers: dict[str, ProviderOverride] | None,
+) -> dict[str, ProviderOverride] | None:
+    for provider_id, entry in (providers or {}).items():
+        builtin = provider_id in BUILTIN_PROVIDER_IDS
+        if not builtin and not entry.extends:
+            raise PathedValueError(
+                f'custom provider "{provider_id}" must declare extends', (provider_id, "extends")
+            )
+        if not builtin and not entry.label:
+            raise PathedValueError(
+                f'custom provider "{provider_id}" must declare label', (provider_id, "label")
+            )
+        if entry.extends is not None and entry.extends not in VALID_EXTENDS:
+            allowed = ", ".join(BUILTIN_PROVIDER_IDS)
+            raise PathedValueError(
+                f'unknown provider "{entry.extends}" (expected one of: {allowed})',
+                (provider_id, "extends"),
+            )
+        if entry.extends == "acp" and not entry.command:
+            # The generic ACP client has no default binary to fall back on.
+            raise PathedValueError(
+                f'provider "{provider_id}" extends "acp" and must declare command',
+                (provider_id, "command"),
+            )
+    return providers
+
+
+class MetadataGenerationProvider(_Model):
+    provider: NonEmpty
+    model: NonEmpty | None = None
+    thinkingOptionId: NonEmpty | None = None
+
+
+class MetadataGenerationConfig(_Model):
+    providers: list[MetadataGenerationProvider] | None = None
+    """Empty means Automatic; a non-empty list is tried in order and nothing else."""
+
+
+class AgentsConfig(_Model):
+    skills: SkillsConfig | None = None
+    providers: dict[ProviderId, ProviderOverride] | None = None
+    metadataGeneration: MetadataGenerationConfig | None = None
+
+    @field_validator("providers")
+    @classmethod
+    def _providers(
+        cls, value: dict[str, ProviderOverride] | None
+    ) -> dict[str, ProviderOverride] | None:
+        return _check_provider_overrides(value)
+
+
+# --- plugins ----------------------------------------------------------------------------------
+
+
+class PluginEntry(_Model):
+    source: Literal["directory"] | None = None
+    path: NonEmpty | None = None
+    enabled: bool | None = None
+    settings: dict[str, Any] | None = None
+
+
+# --- features: speech sites ---------------------------------------------------------------------
+
+
+class LocalStt(_Model):
+    provider: Literal["local"]
+    model: NonEmpty | None = None
+    language: NonEmpty | None = None
+
+
+class OpenAiStt(_Model):
+    provider: Literal["openai"]
+    model: NonEmpty | None = None
+    language: NonEmpty | None = None
+    apiKey: NonEmpty | None = None
+    baseUrl: NonEmpty | None = None
+    confidenceThreshold: float | None = None
+
+
+class LocalTurnDetection(_Model):
+    provider: Literal["local"]
+
+
+class OpenAiTurnDetection(_Model):
+    provider: Literal["openai"]
+
+
+class LocalTts(_Model):
+    provider: Literal["local"]
+    model: NonEmpty | None = None
+    voice: NonEmpty | None = None
+    speakerId: int | None = None
+    speed: float | None = None
+
+
+class OpenAiTts(_Model):
+    provider: Literal["openai"]
+    model: NonEmpty | None = None
+    voice: NonEmpty | None = None
+    """Free-form: a self-hosted OpenAI-compatible server names its own voices."""
+    speed: float | None = None
+    apiKey: NonEmpty | None = None
+    baseUrl: NonEmpty | None = None
+
+
+SttSite = Annotated[LocalStt | OpenAiStt, Field(discriminator="provider")]
+TurnDetectionSite = Annotated[
+    LocalTurnDetection | OpenAiTurnDetection, Field(discriminator="provider")
+]
+TtsSite = Annotated[LocalTts | OpenAiTts, Field(discriminator="provider")]
+
+SPEECH_SITE_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "stt": {"local": frozenset(LocalStt.model_fields), "openai": frozenset(OpenAiStt.model_fields)},
+    "turnDetection": {
+        "local": frozenset(LocalTurnDetection.model_fields),
+        "openai": frozenset(OpenAiTurnDetection.model_fields),
+    },
+    "tts": {"local": frozenset(LocalTts.model_fields), "openai": frozenset(OpenAiTts.model_fields)},
+}
+"""For each kind of speech site, the keys each provider variant accepts (used by migration)."""
+
+SPEECH_SITES: dict[tuple[str, ...], str] = {
+    ("features", "dictation", "stt"): "stt",
+    ("features", "voiceMode", "stt"): "stt",
+    ("features", "voiceMode", "turnDetection"): "turnDetection",
+    ("features", "voiceMode", "tts"): "tts",
+}
+"""Every speech use site and its kind."""
+
+
+class DictationConfig(_Model):
+    enabled: bool | None = None
+    stt: SttSite | None = None
+
+
+class VoiceLlmConfig(_Model):
+    provider: str | None = None
+    model: NonEmpty | None = None
+
+
+class VoiceModeConfig(_Model):
+    enabled: bool | None = None
+    llm: VoiceLlmConfig | None = None
+    stt: SttSite | None = None
+    turnDetection: TurnDetectionSite | None = None
+    tts: TtsSite | None = None
+
+
+class FeaturesConfig(_Model):
+    dictation: DictationConfig | None = None
+    voiceMode: VoiceModeConfig | None = None
+
+
+# --- log, storage ---------------------------------------------------------------------------------
+
+
+class ConsoleLogConfig(_Model):
+    level: LogLevel | None = None
+    format: LogFormat | None = None
+
+
+class LogRotateConfig(_Model):
+    maxSize: NonEmpty | None = None
+    """Size before rotation, e.g. ``"10m"``."""
+    maxFiles: PositiveInt | None = None
+
+
+class FileLogConfig(_Model):
+    level: LogLevel | None = None
+    path: NonEmpty | None = None
+    rotate: LogRotateConfig | None = None
+
+
+class LogConfig(_Model):
+    level: LogLevel | None = None
+    format: LogFormat | None = None
+    console: ConsoleLogConfig | None = None
+    file: FileLogConfig | None = None
+
+
+class StorageConfig(_Model):
+    driver: NonEmpty | None = None
+    """Name of the store driver (a plugin entry point); ``json`` when absent."""
+
+
+class PaseoConfig(_Model):
+    """The whole of ``config.json``."""
+
+    jsonSchema: str | None = Field(default=None, alias="$schema")
+    version: Literal[1] | None = None
+    daemon: DaemonConfig | None = None
+    app: AppConfig | None = None
+    worktrees: WorktreesConfig | None = None
+    providers: ProvidersConfig | None = None
+    agents: AgentsConfig | None = None
+    pluginsEnabled: bool | None = None
+    plugins: dict[PluginId, PluginEntry] | None = None
+    features: FeaturesConfig | None = None
+    log: LogConfig | None = None
+    storage: StorageConfig | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The file form: only the keys that were set, by their JSON names."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)

@@ -1,0 +1,123 @@
+"""Bringing the daemon up and down, in the order the state-root rules demand.
+
+1. Take the home lock before anything durable is touched (a second daemon stops here, having
+   written nothing).
+2. Load and validate ``config.json``; an invalid file stops the daemon and is never rewritten.
+3. Replace a stale ``paseo.pid`` (refusing a live daemon that holds no OS lock), start logging,
+   write the meta files, rotate the local credential.
+4. Load plugins, open the store, start services; wait for SIGINT/SIGTERM.
+5. Shut down in reverse; delete the local credential and the pid marker; release the lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from paseo import __version__
+from paseo.home import HomeBusy, HomeLayout, HomeLock
+
+log = logging.getLogger("paseo.daemon")
+
+
+@dataclass(frozen=True)
+class DaemonOptions:
+    """What ``paseo daemon start`` was asked for."""
+
+    home: Path
+    foreground: bool = True
+    listen: str | None = None
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+class StartupError(Exception):
+    """The daemon cannot start; the message says why and what to do."""
+
+
+def _install_event_loop_policy() -> None:
+    try:
+        import uvloop
+    except ImportError:  # plain asyncio where uvloop is unavailable
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
+def run_daemon(options: DaemonOptions, *, stderr: TextIO | None = None) -> int:
+    """Run the daemon in this process until SIGINT/SIGTERM; returns the exit code."""
+    err = stderr or sys.stderr
+    layout = HomeLayout(options.home)
+    layout.create_root()
+    lock = HomeLock(layout.lock, layout.pid)
+    try:
+        lock.acquire()
+    except HomeBusy as exc:
+        err.write(f"paseo: error: {exc}\n")
+        return 1
+    try:
+        from paseo.daemon.runtime import Daemon
+
+        try:
+            daemon = Daemon.prepare(layout, options)
+            _install_event_loop_policy()
+            return asyncio.run(_serve(daemon))
+        except StartupError as exc:
+            err.write(f"paseo: error: {exc}\n")
+            return 1
+    finally:
+        lock.release()
+
+
+def _report_ready(daemon: object) -> None:
+    """Tell whoever started us that we accept connections."""
+    import json
+
+    from paseo.daemon.control import READY_PREFIX
+    from paseo.daemon.runtime import Daemon
+
+    assert isinstance(daemon, Daemon)
+    report = {
+        "pid": os.getpid(),
+        "home": str(daemon.home),
+        "listen": daemon.listen_addresses,
+        "version": __version__,
+    }
+    if daemon.options.env.get("PASEO_DETACHED") == "1":
+        sys.stderr.write(READY_PREFIX + json.dumps(report) + "\n")
+        sys.stderr.flush()
+        # Detach from the starter's pipe: later output would hit a closed reader.
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+    else:
+        where = ", ".join(daemon.listen_addresses) or "no transport"
+        sys.stdout.write(
+            f"paseo daemon {__version__} running (pid {os.getpid()}), "
+            f"home {daemon.home}, listening on {where}\n"
+        )
+        sys.stdout.flush()
+
+
+async def _serve(daemon: object) -> int:
+    from paseo.daemon.runtime import Daemon
+
+    assert isinstance(daemon, Daemon)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await daemon.start()
+        daemon.stop_requested = stop
+        _report_ready(daemon)
+        await stop.wait()
+        log.info("shutdown requested")
+    finally:
+        await daemon.shutdown()
+    return 0

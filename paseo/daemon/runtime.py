@@ -1,0 +1,160 @@
+"""The running daemon: the state it owns and the services it runs.
+
+:class:`Daemon` implements :class:`paseo_hookspecs.context.DaemonContext` for plugins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paseo import __version__
+from paseo.daemon.bootstrap import DaemonOptions, StartupError
+from paseo.home import HomeLayout, meta, read_pid_file
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.interfaces.store import Store
+
+    from paseo.config import LoadedConfig
+    from paseo.plugins import PaseoPluginManager
+
+log = logging.getLogger("paseo.daemon")
+
+
+class Daemon:
+    """One daemon process bound to one state root (whose lock the caller holds)."""
+
+    def __init__(self, layout: HomeLayout, options: DaemonOptions, config: LoadedConfig) -> None:
+        self.layout = layout
+        self.options = options
+        self.config = config
+        self.started_monotonic = time.monotonic()
+        self.stop_requested: asyncio.Event | None = None
+        self.plugins: PaseoPluginManager | None = None
+        self._store: Store | None = None
+        self._server_id = ""
+        self.local_credential = ""
+        self.listen_addresses: list[str] = []
+
+    # -------------------------------------------------------- DaemonContext
+
+    @property
+    def home(self) -> Path:
+        return self.layout.root
+
+    @property
+    def server_id(self) -> str:
+        return self._server_id
+
+    @property
+    def version(self) -> str:
+        return __version__
+
+    @property
+    def log(self) -> logging.Logger:
+        return log
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the store is not open yet")
+        return self._store
+
+    def config_section(self, plugin_id: str) -> Any:
+        entry = self.config.plugin_entries.get(plugin_id, {})
+        return entry.get("settings")
+
+    # ------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def prepare(cls, layout: HomeLayout, options: DaemonOptions) -> Daemon:
+        """Synchronous start-up under the lock: config, logging, meta files.
+
+        Raises :class:`StartupError` (having written nothing) when config.json is invalid or a
+        live daemon without an OS lock owns the home.
+        """
+        from paseo.config import ConfigError, load_config
+        from paseo.logs import configure_logging
+
+        try:
+            config = load_config(layout.config, env=options.env, home=layout.root)
+        except ConfigError as exc:
+            raise StartupError(str(exc)) from exc
+        owner = meta.live_legacy_owner(layout)
+        if owner is not None:
+            raise StartupError(
+                f"a Paseo daemon (pid {owner.get('pid')}) is running on {layout.root} "
+                "without an OS lock; stop it first"
+            )
+        # We hold the lock, so a marker still on disk was left by a daemon that died.
+        stale = read_pid_file(layout.pid)
+        log_settings = config.logging(foreground=options.foreground)
+        configure_logging(**log_settings)
+        if stale:
+            log.warning("replacing stale paseo.pid left by pid %s", stale.get("pid"))
+        for warning in config.warnings:
+            log.warning("config.json: %s", warning)
+        daemon = cls(layout, options, config)
+        daemon._server_id = meta.load_or_create_server_id(layout, options.env)
+        meta.load_or_create_keypair(layout)
+        meta.write_pid_file(layout, meta.pid_info(home=layout.root, version=__version__))
+        daemon.local_credential = meta.rotate_local_credential(layout)
+        return daemon
+
+    async def start(self) -> None:
+        """Load plugins and start services."""
+        from paseo.plugins import LoadPolicy, PaseoPluginManager, PluginLoadError
+
+        manager = PaseoPluginManager(
+            LoadPolicy.from_environment(
+                plugins_enabled=self.config.plugins_enabled,
+                entries=self.config.plugin_entries,
+                env=self.options.env,
+            )
+        )
+        try:
+            manager.load_all()
+        except PluginLoadError as exc:
+            raise StartupError(str(exc)) from exc
+        self.plugins = manager
+        await self._open_store()
+        manager.startup(self)
+        log.info(
+            "paseo %s started on %s (pid file %s, host %s)",
+            __version__, self.layout.root, self.layout.pid, socket.gethostname(),
+        )
+
+    async def _open_store(self) -> None:
+        """Open the configured store driver (recovery runs inside ``open``)."""
+        from paseo_hookspecs import STORE_GROUP
+        from paseo_hookspecs.errors import PaseoError
+
+        from paseo.plugins.drivers import load_driver
+
+        name = self.config.store_driver
+        try:
+            driver = load_driver(STORE_GROUP, name)
+            store = driver(self.layout.root, None)
+            await store.open()
+        except PaseoError as exc:
+            raise StartupError(f"cannot open the {name!r} store: {exc.message}") from exc
+        except OSError as exc:
+            raise StartupError(f"cannot open the {name!r} store: {exc}") from exc
+        for item in store.quarantined:
+            log.warning("quarantined %s -> %s: %s", item.original, item.moved_to, item.reason)
+        self._store = store
+
+    async def shutdown(self) -> None:
+        """Stop services, flush state, delete the credential and the pid marker."""
+        if self.plugins is not None:
+            self.plugins.shutdown(self)
+        if self._store is not None:
+            await self._store.close()
+            self._store = None
+        meta.delete_local_credential(self.layout)
+        meta.remove_pid_file(self.layout)
+        log.info("paseo stopped")

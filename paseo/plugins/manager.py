@@ -1,0 +1,337 @@
+"""The plugin manager: loads plugins in isolation and exposes one typed method per hook.
+
+Loading order: built-in entry points, third-party entry points, then directory plugins from
+``config.json``. Each plugin is imported, registered and validated on its own; an import error,
+an exception or ``SystemExit`` while loading, or a hookimpl that does not match a hookspec is
+caught, logged and recorded on that plugin's :class:`PluginRecord` — unless strict mode is on.
+
+Hooks are called one implementation at a time (not through pluggy's fan-out) so a failure in
+one plugin is isolated: it is logged and recorded, and the remaining implementations still run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+from paseo_hookspecs import HOOK_GROUP, PROJECT_NAME, specs
+from paseo_hookspecs.registration import (
+    CliCommandGroup,
+    ConfigSection,
+    RpcMethodGroup,
+)
+
+from paseo.plugins.discovery import (
+    Candidate,
+    DirectoryPluginError,
+    directory_candidates,
+    entry_point_candidates,
+    import_root,
+)
+from paseo.plugins.policy import LoadPolicy
+from paseo.plugins.records import PluginLoadError, PluginRecord
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.interfaces.agent import AgentProvider
+    from paseo_hookspecs.interfaces.source import PluginSource
+    from paseo_hookspecs.interfaces.transport import Transport
+
+log = logging.getLogger("paseo.plugins")
+
+HOOK_NAMES = tuple(name for name in dir(specs) if name.startswith("paseo_"))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _load_target(target: str) -> object:
+    module_name, _, attribute = target.partition(":")
+    obj: object = importlib.import_module(module_name.strip())
+    for part in filter(None, attribute.strip().split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+class PaseoPluginManager:
+    """Wraps ``pluggy.PluginManager("paseo")``."""
+
+    def __init__(self, policy: LoadPolicy | None = None) -> None:
+        self.policy = policy or LoadPolicy()
+        self._pm = pluggy.PluginManager(PROJECT_NAME)
+        self._pm.add_hookspecs(specs)
+        self.records: list[PluginRecord] = []
+        self._record_by_plugin: dict[int, PluginRecord] = {}
+        self._started: DaemonContext | None = None
+
+    # ------------------------------------------------------------------ loading
+
+    def load_all(self) -> None:
+        """Discover and load every allowed plugin (entry points, then directory plugins)."""
+        for candidate in entry_point_candidates(HOOK_GROUP):
+            self._load_candidate(candidate)
+        for plugin_id, entry in self.policy.directory_entries():
+            self._load_directory(plugin_id, Path(str(entry["path"])))
+        from paseo.plugins.drivers import driver_records
+
+        self.records.extend(driver_records())
+
+    def _load_directory(self, plugin_id: str, path: Path) -> None:
+        try:
+            candidates = directory_candidates(plugin_id, path, HOOK_GROUP)
+        except DirectoryPluginError as exc:
+            record = PluginRecord(
+                name=plugin_id,
+                version=None,
+                distribution=None,
+                builtin=False,
+                source="directory",
+                enabled=self.policy.allows(plugin_id, builtin=False),
+                path=str(path),
+            )
+            self._fail(record, exc)
+            self.records.append(record)
+            return
+        if not candidates:
+            record = PluginRecord(
+                name=plugin_id,
+                version=None,
+                distribution=None,
+                builtin=False,
+                source="directory",
+                enabled=self.policy.allows(plugin_id, builtin=False),
+                path=str(path),
+            )
+            self._fail(
+                record,
+                DirectoryPluginError(
+                    f"{path / 'pyproject.toml'} declares no [project.entry-points.{HOOK_GROUP}]"
+                ),
+            )
+            self.records.append(record)
+            return
+        for candidate in candidates:
+            self._load_candidate(candidate, policy_name=plugin_id)
+
+    def _load_candidate(self, candidate: Candidate, *, policy_name: str | None = None) -> None:
+        record = PluginRecord(
+            name=candidate.name,
+            version=candidate.version,
+            distribution=candidate.distribution,
+            builtin=candidate.builtin,
+            source=candidate.source,
+            enabled=self.policy.allows(policy_name or candidate.name, builtin=candidate.builtin),
+            path=str(candidate.path) if candidate.path else None,
+        )
+        self.records.append(record)
+        if not record.enabled:
+            return
+        if any(r.loaded and r.name == record.name for r in self.records):
+            self._fail(record, PluginLoadError(f"a plugin named {record.name!r} is already loaded"))
+            return
+        try:
+            if candidate.path is not None:
+                root = str(import_root(candidate.path))
+                if root not in sys.path:
+                    sys.path.insert(0, root)
+            plugin = _load_target(candidate.target)
+            self._register(plugin, record)
+        except PluginLoadError:
+            raise
+        except (Exception, SystemExit) as exc:
+            # SystemExit is caught on purpose: a plugin calling sys.exit() at import time must
+            # not take the CLI or the daemon down with it.
+            self._fail(record, exc)
+
+    def register(self, plugin: object, name: str, *, builtin: bool = False) -> PluginRecord:
+        """Register an already-imported plugin object (used by tests and in-process hosts)."""
+        record = PluginRecord(
+            name=name,
+            version=None,
+            distribution=None,
+            builtin=builtin,
+            source="inline",
+            enabled=True,
+        )
+        self.records.append(record)
+        self._register(plugin, record)
+        return record
+
+    def unregister(self, name: str) -> None:
+        """Remove a registered plugin and its record."""
+        plugin = self._pm.get_plugin(name)
+        if plugin is not None:
+            self._pm.unregister(plugin)
+            self._record_by_plugin.pop(id(plugin), None)
+        self.records = [r for r in self.records if r.name != name]
+
+    def _register(self, plugin: object, record: PluginRecord) -> None:
+        try:
+            self._pm.register(plugin, name=record.name)
+        except ValueError as exc:
+            # pluggy refuses a second registration of the same object or name.
+            self._fail(record, exc)
+            return
+        except pluggy.PluginValidationError as exc:
+            self._fail(record, exc)
+            return
+        callers = self._pm.get_hookcallers(plugin) or []
+        unknown = sorted(c.name for c in callers if c.spec is None)
+        if unknown:
+            self._pm.unregister(plugin)
+            self._fail(
+                record,
+                PluginLoadError(
+                    f"implements unknown hook(s) {', '.join(unknown)}; known hooks: "
+                    f"{', '.join(HOOK_NAMES)}"
+                ),
+            )
+            return
+        record.hooks = sorted(c.name for c in callers)
+        record.loaded = True
+        self._record_by_plugin[id(plugin)] = record
+        if self._started is not None and "paseo_startup" in record.hooks:
+            self._call_one(plugin, "paseo_startup", {"context": self._started})
+
+    def _fail(self, record: PluginRecord, exc: BaseException) -> None:
+        record.error = _describe(exc)
+        record.loaded = False
+        log.error("plugin %s failed to load: %s", record.name, record.error, exc_info=exc)
+        if self.policy.strict:
+            raise PluginLoadError(f"plugin {record.name!r} failed to load: {record.error}") from exc
+
+    # ------------------------------------------------------------- calling hooks
+
+    def _implementations(self, hook: str) -> list[tuple[object, Callable[..., Any]]]:
+        caller = getattr(self._pm.hook, hook)
+        # Registration order: built-ins first, then third-party, then directory plugins, so a
+        # built-in wins a duplicate id. (pluggy's own fan-out would call them in reverse.)
+        return [(impl.plugin, impl.function) for impl in caller.get_hookimpls()]
+
+    def _call_one(self, plugin: object, hook: str, kwargs: Mapping[str, Any]) -> None:
+        impl = next((f for p, f in self._implementations(hook) if p is plugin), None)
+        if impl is not None:
+            self._invoke(plugin, hook, impl, kwargs)
+
+    def _invoke(
+        self, plugin: object, hook: str, function: Callable[..., Any], kwargs: Mapping[str, Any]
+    ) -> None:
+        try:
+            function(**kwargs)
+        except Exception as exc:
+            record = self._record_by_plugin.get(id(plugin))
+            name = record.name if record else repr(plugin)
+            log.exception("plugin %s failed in %s", name, hook)
+            if self.policy.strict:
+                raise PluginLoadError(
+                    f"plugin {name!r} failed in {hook}: {_describe(exc)}"
+                ) from exc
+            if record is not None and record.error is None:
+                record.error = f"{hook}: {_describe(exc)}"
+
+    def _each(self, hook: str, **kwargs: Any) -> None:
+        for plugin, function in self._implementations(hook):
+            self._invoke(plugin, hook, function, kwargs)
+
+    def _collect(self, hook: str) -> list[tuple[str, Any]]:
+        """Call a ``paseo_register_*`` hook; return ``(plugin name, object)`` pairs."""
+        collected: list[tuple[str, Any]] = []
+        for plugin, function in self._implementations(hook):
+            record = self._record_by_plugin.get(id(plugin))
+            name = record.name if record else repr(plugin)
+
+            def register(obj: Any, _name: str = name) -> None:
+                collected.append((_name, obj))
+
+            self._invoke(plugin, hook, function, {"register": register})
+        return collected
+
+    def plugin_name(self, plugin: object) -> str | None:
+        record = self._record_by_plugin.get(id(plugin))
+        return record.name if record else None
+
+    # ------------------------------------------------------- one method per hook
+
+    def providers(self) -> dict[str, AgentProvider]:
+        """``paseo_register_providers``: providers keyed by id (first registration wins)."""
+        return self._unique("paseo_register_providers", lambda p: str(p.id))
+
+    def transports(self) -> dict[str, Transport]:
+        """``paseo_register_transports``: transports keyed by name."""
+        return self._unique("paseo_register_transports", lambda t: str(t.name))
+
+    def plugin_sources(self) -> dict[str, PluginSource]:
+        """``paseo_register_plugin_sources``: managed plugin sources keyed by kind."""
+        return self._unique("paseo_register_plugin_sources", lambda s: str(s.kind))
+
+    def cli_command_groups(self) -> list[CliCommandGroup]:
+        """``paseo_register_cli_commands``: command groups in registration order."""
+        return [
+            g
+            for _, g in self._collect("paseo_register_cli_commands")
+            if isinstance(g, CliCommandGroup)
+        ]
+
+    def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:
+        """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs."""
+        return [
+            (n, g)
+            for n, g in self._collect("paseo_register_rpc_methods")
+            if isinstance(g, RpcMethodGroup)
+        ]
+
+    def config_sections(self) -> dict[str, ConfigSection]:
+        """``paseo_register_config_sections``: each plugin's section keyed by plugin name."""
+        return {
+            n: s
+            for n, s in self._collect("paseo_register_config_sections")
+            if isinstance(s, ConfigSection)
+        }
+
+    def startup(self, context: DaemonContext) -> None:
+        """``paseo_startup`` (historic): plugins registered later are called on registration."""
+        self._started = context
+        self._each("paseo_startup", context=context)
+
+    def shutdown(self, context: DaemonContext) -> None:
+        """``paseo_shutdown``."""
+        self._each("paseo_shutdown", context=context)
+        self._started = None
+
+    def agent_event(self, agent_id: str, provider: str, event: Mapping[str, Any]) -> None:
+        """``paseo_agent_event`` tap; a failing implementation never stops the others."""
+        self._each("paseo_agent_event", agent_id=agent_id, provider=provider, event=event)
+
+    def attention(self, agent_id: str, reason: str, timestamp: str) -> None:
+        """``paseo_attention`` tap."""
+        self._each("paseo_attention", agent_id=agent_id, reason=reason, timestamp=timestamp)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _unique(self, hook: str, key: Callable[[Any], str]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for name, obj in self._collect(hook):
+            ident = key(obj)
+            if ident in result:
+                log.error("plugin %s registers duplicate %s %r; ignored", name, hook, ident)
+                continue
+            result[ident] = obj
+        return result
+
+    def loaded(self) -> Iterable[PluginRecord]:
+        return (r for r in self.records if r.loaded)
+
+
+def hookspec_names() -> tuple[str, ...]:
+    """Every hook the contract defines."""
+    return HOOK_NAMES
+
+
+__all__ = ["PaseoPluginManager", "hookspec_names"]

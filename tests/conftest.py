@@ -1,0 +1,70 @@
+"""Fixtures shared by every test: a private state root and a runner for the real CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test gets its own HOME and PASEO_HOME, strict plugin loading, no inherited
+    PASEO_* settings from the developer's shell."""
+    for name in list(os.environ):
+        if name.startswith("PASEO_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PASEO_HOME", str(tmp_path / "paseo-home"))
+    monkeypatch.setenv("PASEO_STRICT_PLUGINS", "1")
+    return
+
+
+@pytest.fixture
+def paseo_home(tmp_path: Path) -> Path:
+    """The test's ``$PASEO_HOME`` (not created)."""
+    return tmp_path / "paseo-home"
+
+
+RunPaseo = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_paseo() -> RunPaseo:
+    """Run the real ``paseo`` command (``python -m paseo``) with a bounded timeout."""
+
+    def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
+        check: bool = False,
+        input: str | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        if env:
+            full_env.update(env)
+        result = subprocess.run(
+            [sys.executable, "-m", "paseo", *args],
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+            check=False,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(
+                f"paseo {' '.join(args)} exited {result.returncode}\n"
+                f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+            )
+        return result
+
+    return run

@@ -1,0 +1,173 @@
+"""One daemon per state root; meta files and their modes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every file under ``root`` with its size, mtime and content."""
+    result = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            st = path.stat()
+            result[str(path.relative_to(root))] = (st.st_size, st.st_mtime_ns, path.read_bytes())
+    return result
+
+
+def _wait_for(predicate, timeout: float = 20.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def foreground_daemon(paseo_home: Path) -> Iterator[subprocess.Popen[str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _wait_for(
+            lambda: (paseo_home / "local-credential").exists() or process.poll() is not None,
+            what="the daemon to write its credential",
+        )
+        assert process.poll() is None, process.communicate()
+        _wait_for(
+            lambda: "running" in (process.stdout.readline() if process.stdout else ""),
+            what="the ready line",
+        )
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+
+
+def test_foreground_daemon_writes_meta_files_with_private_modes(
+    foreground_daemon: subprocess.Popen[str], paseo_home: Path
+) -> None:
+    for name in ("local-credential", "daemon-keypair.json"):
+        mode = stat.S_IMODE((paseo_home / name).stat().st_mode)
+        assert mode == 0o600, f"{name} has mode {oct(mode)}"
+    server_id = (paseo_home / "server-id").read_text().strip()
+    assert server_id.startswith("srv_")
+    keypair = json.loads((paseo_home / "daemon-keypair.json").read_text())
+    assert keypair["v"] == 2
+    assert set(keypair) == {"v", "publicKeyB64", "secretKeyB64"}
+    pid = json.loads((paseo_home / "paseo.pid").read_text())
+    assert pid["pid"] == foreground_daemon.pid
+    assert "startedAt" in pid
+
+
+def test_second_daemon_on_same_home_fails_before_writing(
+    foreground_daemon: subprocess.Popen[str], paseo_home: Path, run_paseo
+) -> None:
+    before = _snapshot(paseo_home)
+    result = run_paseo("daemon", "start", "--foreground", timeout=30)
+    assert result.returncode != 0
+    assert "already owns" in result.stderr
+    assert str(foreground_daemon.pid) in result.stderr
+    assert _snapshot(paseo_home) == before
+    assert foreground_daemon.poll() is None
+
+
+def test_sigterm_cleans_up_credential_pid_and_lock(
+    foreground_daemon: subprocess.Popen[str], paseo_home: Path
+) -> None:
+    server_id = (paseo_home / "server-id").read_text()
+    foreground_daemon.send_signal(signal.SIGTERM)
+    assert foreground_daemon.wait(timeout=20) == 0
+    assert not (paseo_home / "local-credential").exists()
+    assert not (paseo_home / "paseo.pid").exists()
+    assert not (paseo_home / "paseo.pid.lock").exists()
+    assert (paseo_home / "server-id").read_text() == server_id
+
+
+def test_stale_pid_file_from_a_killed_daemon_is_replaced(paseo_home: Path, run_paseo) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _wait_for((paseo_home / "local-credential").exists, what="first daemon")
+    first_server_id = (paseo_home / "server-id").read_text()
+    process.kill()
+    process.wait(timeout=10)
+    assert (paseo_home / "paseo.pid").exists()
+    second = subprocess.Popen(
+        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _wait_for(
+            lambda: (
+                json.loads((paseo_home / "paseo.pid").read_text() or "{}").get("pid") == second.pid
+            ),
+            what="the second daemon's pid file",
+        )
+        assert (paseo_home / "server-id").read_text() == first_server_id
+        _wait_for(
+            lambda: "stale paseo.pid" in (paseo_home / "daemon.log").read_text(),
+            what="the stale-pid warning",
+        )
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=20)
+
+
+def test_unreadable_keypair_is_regenerated(paseo_home: Path) -> None:
+    paseo_home.mkdir()
+    (paseo_home / "daemon-keypair.json").write_text("not json")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _wait_for((paseo_home / "local-credential").exists, what="daemon")
+        keypair = json.loads((paseo_home / "daemon-keypair.json").read_text())
+        assert keypair["v"] == 2
+        assert stat.S_IMODE((paseo_home / "daemon-keypair.json").stat().st_mode) == 0o600
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=20)
+
+
+def test_invalid_config_refuses_to_start_and_is_not_rewritten(paseo_home: Path, run_paseo) -> None:
+    paseo_home.mkdir()
+    bad = '{"daemon": {"git": {"maxProcessConcurrency": "lots"}}}\n'
+    (paseo_home / "config.json").write_text(bad)
+    result = run_paseo("daemon", "start", "--foreground", timeout=30)
+    assert result.returncode != 0
+    assert "config.json" in result.stderr
+    assert "daemon.git.maxProcessConcurrency" in result.stderr
+    assert (paseo_home / "config.json").read_text() == bad
+    assert not (paseo_home / "local-credential").exists()
