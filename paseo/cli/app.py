@@ -54,6 +54,16 @@ def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> N
     )
 
 
+def _add_global_options_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Global options on a command parser and every sub-command parser below it, so
+    ``paseo daemon status -o json`` works as well as ``paseo -o json daemon status``."""
+    _add_global_options(parser, suppress=True)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _add_global_options_everywhere(child)
+
+
 def _global_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(add_help=False)
     _add_global_options(parser, suppress=False)
@@ -85,16 +95,16 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
     for name, (summary, module_name) in COMMANDS.items():
         sub = subparsers.add_parser(name, help=summary, description=summary)
         if name == command:
-            _add_global_options(sub, suppress=True)
             module = importlib.import_module(f"paseo.cli.commands.{module_name}")
             module.configure(sub)
+            _add_global_options_everywhere(sub)
             configured = True
     if command is not None and not configured:
         group = _plugin_group(command)
         if group is not None:
             sub = subparsers.add_parser(group.name, help=group.help, description=group.help)
-            _add_global_options(sub, suppress=True)
             group.configure(sub)
+            _add_global_options_everywhere(sub)
     return parser
 
 

@@ -1,25 +1,54 @@
 """``$PASEO_HOME/config.json``: its schema, legacy migration, loading and effective values.
 
-The CLI imports this lazily: it pulls in pydantic, which ``paseo --help`` should not pay for.
+Names are imported on first use (PEP 562): reading the raw file needs no pydantic, and
+``paseo config get`` should not pay for building the models it does not use.
 """
 
-from paseo.config.jsonpath import format_path, get_path, parse_path
-from paseo.config.legacy import migrate
-from paseo.config.load import (
-    ConfigError,
-    LoadedConfig,
-    WriteResult,
-    load_config,
-    parse_value,
-    patch,
-    patch_file,
-    read_document,
-    set_path,
-    validate_file,
-)
-from paseo.config.models import PaseoConfig
-from paseo.config.problems import ConfigProblem
-from paseo.config.resolved import DEFAULT_TERMINAL_PROFILES, ResolvedConfig, resolve
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paseo.config.jsonpath import format_path, get_path, parse_path
+    from paseo.config.legacy import migrate
+    from paseo.config.load import (
+        LoadedConfig,
+        WriteResult,
+        load_config,
+        parse_value,
+        patch,
+        patch_file,
+        set_path,
+        validate_file,
+    )
+    from paseo.config.models import PaseoConfig
+    from paseo.config.problems import ConfigError, ConfigProblem
+    from paseo.config.raw import read_document, read_raw
+    from paseo.config.resolved import DEFAULT_TERMINAL_PROFILES, ResolvedConfig, resolve
+
+_EXPORTS: dict[str, str] = {
+    "format_path": "jsonpath",
+    "get_path": "jsonpath",
+    "parse_path": "jsonpath",
+    "migrate": "legacy",
+    "LoadedConfig": "load",
+    "WriteResult": "load",
+    "load_config": "load",
+    "parse_value": "load",
+    "patch": "load",
+    "patch_file": "load",
+    "set_path": "load",
+    "validate_file": "load",
+    "PaseoConfig": "models",
+    "ConfigError": "problems",
+    "ConfigProblem": "problems",
+    "read_document": "raw",
+    "read_raw": "raw",
+    "DEFAULT_TERMINAL_PROFILES": "resolved",
+    "ResolvedConfig": "resolved",
+    "resolve": "resolved",
+}
 
 __all__ = [
     "DEFAULT_TERMINAL_PROFILES",
@@ -38,7 +67,21 @@ __all__ = [
     "patch",
     "patch_file",
     "read_document",
+    "read_raw",
     "resolve",
     "set_path",
     "validate_file",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'paseo.config' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"paseo.config.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -18,6 +18,7 @@ from typing import Any
 Segment = str | int
 """A dict key (``str``) or a list index (``int``)."""
 
+_DECODER = json.JSONDecoder()
 _PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 
 
@@ -37,18 +38,21 @@ def parse_path(path: str) -> tuple[Segment, ...]:
             if end == -1:
                 raise PathError(f"unclosed '[' in path {path!r}")
             inner = path[i + 1 : end]
-            if inner.startswith(('"', "'")):
-                # A quoted key may itself contain ']' so find the closing quote first.
-                quote = inner[0]
-                close = path.find(quote + "]", i + 2)
-                if close == -1:
-                    raise PathError(f"unclosed quoted key in path {path!r}")
-                literal = path[i + 1 : close + 1]
+            if path.startswith('"', i + 1):
+                # A JSON string, so a key may contain dots, brackets and escaped quotes.
                 try:
-                    key = json.loads(literal) if quote == '"' else literal[1:-1]
+                    key, after = _DECODER.raw_decode(path, i + 1)
                 except ValueError as error:
                     raise PathError(f"bad quoted key in path {path!r}") from error
+                if not path.startswith("]", after):
+                    raise PathError(f"expected ']' after a quoted key in path {path!r}")
                 segments.append(str(key))
+                i = after + 1
+            elif path.startswith("'", i + 1):
+                close = path.find("']", i + 2)
+                if close == -1:
+                    raise PathError(f"unclosed quoted key in path {path!r}")
+                segments.append(path[i + 2 : close])
                 i = close + 2
             elif inner.isdigit():
                 segments.append(int(inner))
@@ -56,6 +60,8 @@ def parse_path(path: str) -> tuple[Segment, ...]:
             else:
                 raise PathError(f"expected an index or a quoted key in path {path!r}")
             expect_segment = False
+            if i < n and path[i] not in ".[":
+                raise PathError(f"expected '.' or '[' after ']' in path {path!r}")
         elif char == ".":
             if expect_segment:
                 raise PathError(f"empty segment in path {path!r}")
@@ -90,7 +96,7 @@ def _as_segments(path: str | Iterable[Segment]) -> tuple[Segment, ...]:
     return parse_path(path) if isinstance(path, str) else tuple(path)
 
 
-def _list_index(container: list[Any], segment: Segment) -> int | None:
+def _list_index(segment: Segment) -> int | None:
     # A dotted digit segment ("profiles.0") addresses a list just like "[0]".
     if isinstance(segment, int):
         return segment
@@ -106,7 +112,7 @@ def get_path(data: Any, path: str | Iterable[Segment]) -> Any:
             current = current[segment]
             continue
         if isinstance(current, list):
-            index = _list_index(current, segment)
+            index = _list_index(segment)
             if index is not None and 0 <= index < len(current):
                 current = current[index]
                 continue
@@ -147,7 +153,7 @@ def _set(
     segment, rest = segments[0], segments[1:]
     here = (*done, segment)
     if isinstance(container, list):
-        index = _list_index(container, segment)
+        index = _list_index(segment)
         if index is None or not 0 <= index <= len(container):
             raise PathError(f"{format_path(here)}: no such list position")
         copy = list(container)
@@ -192,7 +198,7 @@ def delete_path_in(data: Mapping[str, Any], path: str | Iterable[Segment]) -> di
 def _delete(container: Any, segments: tuple[Segment, ...]) -> Any:
     segment, rest = segments[0], segments[1:]
     if isinstance(container, list):
-        index = _list_index(container, segment)
+        index = _list_index(segment)
         assert index is not None
         copy = list(container)
         if rest:

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from paseo.config.jsonpath import format_path
-from paseo.config.models import SPEECH_SITE_FIELDS, SPEECH_SITES
 from paseo.config.problems import ConfigProblem
+from paseo.config.sites import SPEECH_SITE_FIELDS, SPEECH_SITES
 
 # Legacy OpenAI keys each kind of speech site draws on, most specific first.
 _OPENAI_SOURCES: dict[str, tuple[str, ...]] = {"stt": ("stt",), "tts": ("tts",)}

@@ -19,12 +19,11 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paseo_hookspecs.errors import PaseoError
 from pydantic import ValidationError
 
 from paseo.config.jsonpath import (
@@ -36,32 +35,15 @@ from paseo.config.jsonpath import (
     set_path_in,
 )
 from paseo.config.legacy import migrate, normalize_speech_sites
-from paseo.config.models import SPEECH_SITES, PaseoConfig, PathedValueError
-from paseo.config.problems import ConfigProblem
+from paseo.config.models import PaseoConfig, PathedValueError
+from paseo.config.problems import ConfigError, ConfigProblem
+from paseo.config.raw import read_document, read_raw
 from paseo.config.resolved import ResolvedConfig, resolve
+from paseo.config.sites import SPEECH_SITES
 from paseo.fs import atomic_write_json
 
 CONFIG_FILE_MODE = 0o600
 _MAX_UNKNOWN_KEY_PASSES = 8
-
-
-class ConfigError(PaseoError):
-    """``config.json`` cannot be read, parsed or validated, or a change to it is invalid."""
-
-    code = "invalid_config"
-
-    def __init__(self, file: Path | None, problems: Sequence[ConfigProblem]) -> None:
-        self.file = file
-        self.problems = tuple(problems)
-        prefix = f"{file}: " if file is not None else ""
-        message = "\n".join(
-            f"{prefix}{problem}" + (" (warning)" if problem.severity == "warning" else "")
-            for problem in sorted(self.problems, key=lambda p: p.severity != "error")
-        )
-        super().__init__(
-            message or f"{prefix}invalid config",
-            data={"problems": [problem.to_json() for problem in self.problems]},
-        )
 
 
 @dataclass(frozen=True)
@@ -136,32 +118,10 @@ class WriteResult:
     path: Path
     document: dict[str, Any]
     config: PaseoConfig
-    warnings: tuple[ConfigProblem, ...] = field(default=())
+    warnings: tuple[ConfigProblem, ...] = ()
 
 
 # --- reading -----------------------------------------------------------------------------------
-
-
-def read_raw(path: Path) -> dict[str, Any] | None:
-    """The JSON object in ``path``, or ``None`` when the file does not exist."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise ConfigError(
-            path, [ConfigProblem("(root)", f"cannot read: {error.strerror or error}")]
-        ) from error
-    try:
-        parsed = json.loads(data)
-    except json.JSONDecodeError as error:
-        problem = f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        raise ConfigError(path, [ConfigProblem("(root)", problem)]) from error
-    except UnicodeDecodeError as error:
-        raise ConfigError(path, [ConfigProblem("(root)", "not UTF-8 text")]) from error
-    if not isinstance(parsed, dict):
-        raise ConfigError(path, [ConfigProblem("(root)", "expected a JSON object")])
-    return parsed
 
 
 def load_config(
@@ -183,12 +143,6 @@ def load_config(
         resolved=resolve(config, env, home=home if home is not None else path.parent),
         warnings=(*warnings, *dropped),
     )
-
-
-def read_document(path: Path) -> tuple[dict[str, Any], tuple[ConfigProblem, ...]]:
-    """The migrated raw document (``{}`` when missing) and migration warnings; not validated."""
-    migrated, warnings = migrate(read_raw(path) or {})
-    return migrated, tuple(warnings)
 
 
 def validate_file(path: Path) -> list[ConfigProblem]:
@@ -363,6 +317,13 @@ def set_path(path: Path, key: str, value: Any, *, literal: bool = False) -> Writ
         try:
             if value is None:
                 return delete_path_in(document, segments)
+            if _DISCRIMINATED.get(tuple(map(str, segments[:-1]))) == segments[-1]:
+                # Changing a speech site's provider (or a skill selection's mode) replaces
+                # the object, exactly as a patch does.
+                nested: Any = value
+                for segment in reversed(segments):
+                    nested = {segment: nested}
+                return patch(document, nested)
             return set_path_in(document, segments, value)
         except PathError as error:
             raise ConfigError(path, [ConfigProblem(format_path(segments), str(error))]) from error

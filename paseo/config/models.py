@@ -368,24 +368,6 @@ TurnDetectionSite = Annotated[
 ]
 TtsSite = Annotated[LocalTts | OpenAiTts, Field(discriminator="provider")]
 
-SPEECH_SITE_FIELDS: dict[str, dict[str, frozenset[str]]] = {
-    "stt": {"local": frozenset(LocalStt.model_fields), "openai": frozenset(OpenAiStt.model_fields)},
-    "turnDetection": {
-        "local": frozenset(LocalTurnDetection.model_fields),
-        "openai": frozenset(OpenAiTurnDetection.model_fields),
-    },
-    "tts": {"local": frozenset(LocalTts.model_fields), "openai": frozenset(OpenAiTts.model_fields)},
-}
-"""For each kind of speech site, the keys each provider variant accepts (used by migration)."""
-
-SPEECH_SITES: dict[tuple[str, ...], str] = {
-    ("features", "dictation", "stt"): "stt",
-    ("features", "voiceMode", "stt"): "stt",
-    ("features", "voiceMode", "turnDetection"): "turnDetection",
-    ("features", "voiceMode", "tts"): "tts",
-}
-"""Every speech use site and its kind."""
-
 
 class DictationConfig(_Model):
     enabled: bool | None = None

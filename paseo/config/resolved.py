@@ -257,12 +257,14 @@ class _Env:
         self.applied: dict[str, str] = {}
 
     def raw(self, name: str) -> str | None:
+        """The trimmed value of ``name``; ``None`` when unset or blank."""
         value = self._env.get(name)
         if value is None or not value.strip():
             return None
         return value.strip()
 
     def record(self, path: str, name: str) -> None:
+        """Note that variable ``name`` decided config ``path``."""
         self.applied[path] = name
 
     def text(self, path: str, *names: str) -> str | None:
@@ -370,7 +372,8 @@ def resolve(
         worktrees=_resolve_worktrees(config, home),
         providers=_resolve_providers(config, overrides, home),
         agents=_resolve_agents(config),
-        pluginsEnabled=bool(config.pluginsEnabled),
+        # Third-party plugins load unless the file says `"pluginsEnabled": false`.
+        pluginsEnabled=config.pluginsEnabled is not False,
         plugins=dict(config.plugins or {}),
         features=_resolve_features(config, overrides),
         log=_resolve_log(config, overrides, home),

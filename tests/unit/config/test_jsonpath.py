@@ -25,15 +25,16 @@ from paseo.config.load import parse_size
         ("plugins['a.b']", ("plugins", "a.b")),
         ("daemon.terminalProfiles[2].name", ("daemon", "terminalProfiles", 2, "name")),
         ('x["with \\"quote\\" and ]"]', ("x", 'with "quote" and ]')),
+        ('x["a\\"]b"].c', ("x", 'a"]b', "c")),
     ],
 )
-def test_parse(text: str, segments: tuple[object, ...]) -> None:
+def test_parse(text: str, segments: tuple[str | int, ...]) -> None:
     assert parse_path(text) == segments
     if segments:
         assert parse_path(format_path(segments)) == segments
 
 
-@pytest.mark.parametrize("text", ["a..b", "a.", ".a", "a[", "a[x]", 'a["b'])
+@pytest.mark.parametrize("text", ["a..b", "a.", ".a", "a[", "a[x]", 'a["b', 'a["b"', "a[0]b"])
 def test_parse_rejects(text: str) -> None:
     with pytest.raises(PathError):
         parse_path(text)
@@ -41,7 +42,10 @@ def test_parse_rejects(text: str) -> None:
 
 def test_format() -> None:
     assert format_path(()) == "(root)"
-    assert format_path(("agents", "providers", "my-claude", "label")) == "agents.providers.my-claude.label"
+    assert (
+        format_path(("agents", "providers", "my-claude", "label"))
+        == "agents.providers.my-claude.label"
+    )
     assert format_path(("plugins", "a.b", 0)) == 'plugins["a.b"][0]'
 
 
@@ -78,8 +82,16 @@ def test_delete_prunes_emptied_objects() -> None:
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("10m", 10 * 1024**2), ("512k", 512 * 1024), ("2G", 2 * 1024**3), ("7", 7 * 1024**2),
-     ("10MB", 10 * 1024**2), ("100b", 100), ("lots", 10 * 1024**2), ("0", 10 * 1024**2)],
+    [
+        ("10m", 10 * 1024**2),
+        ("512k", 512 * 1024),
+        ("2G", 2 * 1024**3),
+        ("7", 7 * 1024**2),
+        ("10MB", 10 * 1024**2),
+        ("100b", 100),
+        ("lots", 10 * 1024**2),
+        ("0", 10 * 1024**2),
+    ],
 )
 def test_parse_size(text: str, size: int) -> None:
     assert parse_size(text) == size

@@ -30,7 +30,10 @@ def test_migrate_never_mutates_its_input() -> None:
 
 
 def test_current_documents_are_unchanged() -> None:
-    raw = {"daemon": {"hostnames": ["a"]}, "features": {"dictation": {"stt": {"provider": "local"}}}}
+    raw = {
+        "daemon": {"hostnames": ["a"]},
+        "features": {"dictation": {"stt": {"provider": "local"}}},
+    }
     assert migrate(raw) == (raw, [])
 
 

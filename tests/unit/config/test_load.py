@@ -78,7 +78,11 @@ def test_non_object_root_is_an_error(config_file: Path) -> None:
             "daemon.terminalProfiles[0].command",
             "valid string",
         ),
-        ({"daemon": {"terminalProfiles": [{"id": "a", "name": "A"}]}}, "daemon.terminalProfiles[0].command", "required"),
+        (
+            {"daemon": {"terminalProfiles": [{"id": "a", "name": "A"}]}},
+            "daemon.terminalProfiles[0].command",
+            "required",
+        ),
         (
             {"features": {"voiceMode": {"tts": {"provider": "openai", "speed": "fast"}}}},
             "features.voiceMode.tts.speed",
@@ -99,7 +103,11 @@ def test_non_object_root_is_an_error(config_file: Path) -> None:
             'plugins["acme.tools"].enabled',
             "valid boolean",
         ),
-        ({"worktrees": {"servicePorts": {"range": "9-1"}}}, "worktrees.servicePorts.range", "range"),
+        (
+            {"worktrees": {"servicePorts": {"range": "9-1"}}},
+            "worktrees.servicePorts.range",
+            "range",
+        ),
     ],
 )
 def test_schema_errors_name_the_file_and_json_path(
@@ -305,20 +313,28 @@ def test_patch_null_removes() -> None:
 
 
 def test_patch_switching_a_site_provider_replaces_the_site() -> None:
-    raw = {"features": {"dictation": {"stt": {"provider": "openai", "apiKey": "k", "language": "en"}}}}
+    raw = {
+        "features": {"dictation": {"stt": {"provider": "openai", "apiKey": "k", "language": "en"}}}
+    }
     assert patch(raw, {"features": {"dictation": {"stt": {"provider": "local"}}}}) == {
         "features": {"dictation": {"stt": {"provider": "local"}}}
     }
     # Same provider: fields merge and the write-only key survives a form re-save.
-    assert patch(raw, {"features": {"dictation": {"stt": {"provider": "openai", "model": "m"}}}}) == {
+    assert patch(
+        raw, {"features": {"dictation": {"stt": {"provider": "openai", "model": "m"}}}}
+    ) == {
         "features": {
-            "dictation": {"stt": {"provider": "openai", "apiKey": "k", "language": "en", "model": "m"}}
+            "dictation": {
+                "stt": {"provider": "openai", "apiKey": "k", "language": "en", "model": "m"}
+            }
         }
     }
 
 
 def test_patch_file_validates_and_writes(config_file: Path) -> None:
-    patch_file(config_file, {"agents": {"skills": {"selection": {"mode": "custom", "skills": ["a"]}}}})
+    patch_file(
+        config_file, {"agents": {"skills": {"selection": {"mode": "custom", "skills": ["a"]}}}}
+    )
     patch_file(config_file, {"agents": {"skills": {"selection": {"mode": "all"}}}})
     assert json.loads(config_file.read_text()) == {
         "agents": {"skills": {"selection": {"mode": "all"}}}
@@ -357,3 +373,20 @@ def test_validate_file_reports_bad_json(config_file: Path) -> None:
     [problem] = validate_file(config_file)
     assert problem.severity == "error"
     assert problem.path == "(root)"
+
+
+def test_set_a_site_provider_replaces_the_site(config_file: Path) -> None:
+    write(
+        config_file,
+        {"features": {"dictation": {"stt": {"provider": "openai", "apiKey": "k", "model": "m"}}}},
+    )
+    set_path(config_file, "features.dictation.stt.provider", "local")
+    assert json.loads(config_file.read_text()) == {
+        "features": {"dictation": {"stt": {"provider": "local"}}}
+    }
+    set_path(config_file, "features.dictation.stt.provider", "local")  # same: no change
+    set_path(config_file, "features.dictation.stt.model", "parakeet")
+    set_path(config_file, "features.dictation.stt.provider", "local")
+    assert json.loads(config_file.read_text()) == {
+        "features": {"dictation": {"stt": {"provider": "local", "model": "parakeet"}}}
+    }

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from paseo.config import PaseoConfig
 
@@ -110,10 +110,30 @@ def test_invalid_values_are_refused(data: dict[str, Any]) -> None:
 
 
 def test_builtin_providers_need_neither_extends_nor_label() -> None:
-    data = {"agents": {"providers": {name: {"enabled": False} for name in ("claude", "acp", "omp")}}}
+    data = {
+        "agents": {"providers": {name: {"enabled": False} for name in ("claude", "acp", "omp")}}
+    }
     assert roundtrip(data) == data
 
 
 def test_plugin_ids_may_be_entry_point_names() -> None:
     data = {"plugins": {"paseo_store.sqlite-2": {"enabled": True}, "Acme": {}}}
     assert roundtrip(data) == data
+
+
+def test_migration_tables_match_the_models() -> None:
+    from paseo.config import models
+    from paseo.config.sites import SPEECH_SITE_FIELDS
+
+    variants: dict[str, dict[str, type[BaseModel]]] = {
+        "stt": {"local": models.LocalStt, "openai": models.OpenAiStt},
+        "turnDetection": {
+            "local": models.LocalTurnDetection,
+            "openai": models.OpenAiTurnDetection,
+        },
+        "tts": {"local": models.LocalTts, "openai": models.OpenAiTts},
+    }
+    assert {
+        kind: {provider: frozenset(model.model_fields) for provider, model in by_provider.items()}
+        for kind, by_provider in variants.items()
+    } == SPEECH_SITE_FIELDS

@@ -8,12 +8,20 @@ from typing import Any
 
 import pytest
 
-from paseo.config import DEFAULT_TERMINAL_PROFILES, PaseoConfig, ResolvedConfig, load_config, resolve
+from paseo.config import (
+    DEFAULT_TERMINAL_PROFILES,
+    PaseoConfig,
+    ResolvedConfig,
+    load_config,
+    resolve,
+)
 
 HOME = Path("/srv/paseo-home")
 
 
-def resolved(data: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> ResolvedConfig:
+def resolved(
+    data: dict[str, Any] | None = None, env: dict[str, str] | None = None
+) -> ResolvedConfig:
     return resolve(PaseoConfig.model_validate(data or {}), env or {}, home=HOME)
 
 
@@ -33,14 +41,16 @@ def test_defaults() -> None:
     assert daemon.relay.enabled is False
     assert daemon.relay.endpoint == daemon.relay.publicEndpoint == "relay.paseo.sh:443"
     assert daemon.relay.useTls is daemon.relay.publicUseTls is True
-    assert daemon.auth.password is None and not daemon.auth.required
+    assert daemon.auth.password is None
+    assert not daemon.auth.required
     assert config.app.baseUrl == "https://app.paseo.sh"
     assert config.worktrees.root == str(HOME / "worktrees")
     assert config.providers.local.modelsDir == str(HOME / "models" / "local-speech")
     assert config.agents.skills.selection.mode == "all"
     assert config.agents.providers == {}
     assert config.agents.metadataGeneration.providers == ()
-    assert config.pluginsEnabled is False and config.plugins == {}
+    assert config.pluginsEnabled is True
+    assert config.plugins == {}
     assert config.features.dictation.enabled is True
     assert config.features.dictation.stt.provider == "local"
     assert config.features.voiceMode.tts.provider == "local"
@@ -102,11 +112,13 @@ def test_environment_overrides_the_file_and_is_recorded() -> None:
     )
     assert config.daemon.listen == "0.0.0.0:9"
     assert config.daemon.git.maxProcessesPerSecond == 20
-    assert config.log.level == "debug" and config.log.format == "json"
+    assert config.log.level == "debug"
+    assert config.log.format == "json"
     assert config.log.file.path == str(HOME / "elsewhere.log")
     assert config.storage.driver == "json"
     assert config.app.baseUrl == "https://app.local"
-    assert config.daemon.auth.envPassword == "hunter2" and config.daemon.auth.required
+    assert config.daemon.auth.envPassword == "hunter2"
+    assert config.daemon.auth.required
     assert config.envOverrides == {
         "app.baseUrl": "PASEO_APP_BASE_URL",
         "daemon.auth.password": "PASEO_PASSWORD",
@@ -157,8 +169,13 @@ def test_hostnames_from_the_environment_add_to_the_file() -> None:
     config = resolved({"daemon": {"hostnames": ["a", "b"]}}, {"PASEO_HOSTNAMES": "b, c,"})
     assert config.daemon.hostnames == ("a", "b", "c")
     assert resolved({}, {"PASEO_ALLOWED_HOSTS": "x"}).daemon.hostnames == ("x",)
-    assert resolved({"daemon": {"hostnames": ["a"]}}, {"PASEO_HOSTNAMES": "true"}).daemon.hostnames is True
-    assert resolved({"daemon": {"hostnames": True}}, {"PASEO_HOSTNAMES": "x"}).daemon.hostnames is True
+    assert (
+        resolved({"daemon": {"hostnames": ["a"]}}, {"PASEO_HOSTNAMES": "true"}).daemon.hostnames
+        is True
+    )
+    assert (
+        resolved({"daemon": {"hostnames": True}}, {"PASEO_HOSTNAMES": "x"}).daemon.hostnames is True
+    )
 
 
 def test_cors_origins_from_the_environment_add_to_the_file() -> None:
@@ -173,7 +190,9 @@ def test_cors_origins_from_the_environment_add_to_the_file() -> None:
 def test_trusted_proxies_environment() -> None:
     assert resolved({}, {"PASEO_TRUSTED_PROXIES": "off"}).daemon.trustedProxies == ()
     assert resolved({}, {"PASEO_TRUSTED_PROXIES": "yes"}).daemon.trustedProxies is True
-    assert resolved({}, {"PASEO_TRUSTED_PROXIES": "10.0.0.0/8, loopback"}).daemon.trustedProxies == (
+    assert resolved(
+        {}, {"PASEO_TRUSTED_PROXIES": "10.0.0.0/8, loopback"}
+    ).daemon.trustedProxies == (
         "10.0.0.0/8",
         "loopback",
     )
@@ -212,7 +231,9 @@ def test_log_levels_specific_beats_global_and_environment_beats_file() -> None:
     )
     config = resolved(data, {"PASEO_LOG_LEVEL": "nonsense", "PASEO_LOG_FILE_LEVEL": "info"})
     assert (config.log.level, config.log.file.level) == ("warn", "info")
-    config = resolved(data, {"PASEO_LOG_FILE_ROTATE_COUNT": "x", "PASEO_LOG_FILE_ROTATE_SIZE": "1m"})
+    config = resolved(
+        data, {"PASEO_LOG_FILE_ROTATE_COUNT": "x", "PASEO_LOG_FILE_ROTATE_SIZE": "1m"}
+    )
     assert (config.log.file.rotate.maxFiles, config.log.file.rotate.maxSize) == (2, "1m")
 
 

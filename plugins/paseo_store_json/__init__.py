@@ -1,0 +1,42 @@
+"""The ``json`` store driver: the TypeScript Paseo ``$PASEO_HOME`` layout, cached in memory.
+
+Layout (exactly the data model's, so a home written by TypeScript Paseo loads): one file per
+agent in ``agents/{sanitized-cwd}/{agentId}.json``, per schedule in ``schedules/{id}.json``, per
+helper process in ``runtime/managed-processes/{id}.json``; whole-file collections
+``projects/projects.json``, ``projects/workspaces.json``, ``projects/workspace-labels.json``,
+``push-tokens.json`` and ``plugins/sources.json``; the label transaction marker
+``projects/workspace-labels.transaction.json``. Python Paseo adds ``timelines/{agentId}.jsonl``
+(append-only, one timeline entry per line).
+
+**The cache is authoritative.** :meth:`JsonStore.open` reads every record into memory (bytes
+plus pydantic's ``model_validate_json``), and reads are served from memory; only timelines are
+loaded per agent on first use. Callers always get private copies.
+
+**Write path.** Each mutation takes its collection's lock (one per file-backed collection, one
+per id for agents, schedules, helper processes and timelines), validates the result strictly
+(``InvalidParams``), checks uniqueness and compare-and-set conditions under the lock, writes in a
+worker thread (temp file in the target directory, fsync, rename, fsync the directory), and only
+then publishes to memory. A failed write raises ``StorageError`` with memory and disk still at
+the previous version. A mutation runs as its own task, so cancelling the caller cannot leave a
+write on disk that memory never saw; :meth:`JsonStore.close` waits for in-flight writes.
+
+**Recovery at open**, before anything is served: leftover temp files are deleted; a label
+transaction marker is settled (``prepared`` rolls back to its before-images, ``committed`` is
+only removed, never replayed; an unreadable marker refuses to open); a torn trailing timeline
+line is cut. A record file that is not valid JSON or fails the schema is moved to
+``{home}/quarantine/{relative path}.{UTC timestamp}``, logged and listed in
+:attr:`JsonStore.quarantined`, and the rest loads. For a whole-file collection whose JSON is
+valid but some entries are not (or repeat an id), the valid entries load and the file is left
+untouched for now, but the original is first *copied* to quarantine: the next write of that
+collection rewrites it without the invalid entries, and by then a durable copy exists. Of two
+agent files claiming one id, the one at its canonical path (else the newer) is kept and the
+other quarantined. See :mod:`paseo_store_json._labels` for the label compound commit and the
+freeze.
+"""
+
+from __future__ import annotations
+
+from paseo_store_json._files import FileOps
+from paseo_store_json._store import JsonStore
+
+__all__ = ["FileOps", "JsonStore"]

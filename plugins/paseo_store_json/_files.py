@@ -1,0 +1,192 @@
+"""Disk primitives of the JSON store.
+
+:class:`FileOps` is every write the store performs on a live home, behind one small class so a
+test can substitute a failing one (disk full, EIO) without touching the store's logic. Open-time
+housekeeping (quarantine, temp-file cleanup, torn timeline tails) lives here too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from paseo_hookspecs.store import QuarantinedFile
+
+from paseo.fs import atomic_write_bytes, fsync_directory
+from paseo.fs.atomic import is_temp_file
+
+log = logging.getLogger("paseo.store.json")
+
+QUARANTINE_DIR = "quarantine"
+"""Where unloadable files go, mirroring their path relative to the home."""
+
+
+def encode_json(value: Any) -> bytes:
+    """``value`` as the bytes of a record file: 2-space indented JSON and a final newline.
+
+    ``allow_nan=False`` because ``NaN`` is not JSON: a TypeScript reader would reject the file.
+    """
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    return (text + "\n").encode("utf-8")
+
+
+def ensure_directory(directory: Path) -> None:
+    """Create ``directory`` and missing parents, making each new entry durable."""
+    missing: list[Path] = []
+    current = directory
+    while not current.is_dir():
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        fsync_directory(path.parent)
+
+
+class FileOps:
+    """The store's durable file operations on a live home.
+
+    Each method either completes durably or raises ``OSError`` with the previous content of the
+    target intact (see :func:`paseo.fs.atomic_write_bytes`). Tests subclass this to inject
+    failures at a precise step.
+    """
+
+    def write_bytes(self, path: Path, data: bytes) -> None:
+        """Atomically replace ``path`` with ``data`` (creating its directory)."""
+        ensure_directory(path.parent)
+        atomic_write_bytes(path, data)
+
+    def remove(self, path: Path) -> bool:
+        """Durably remove ``path``; ``False`` when it did not exist."""
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return False
+        fsync_directory(path.parent)
+        return True
+
+    def append(self, path: Path, data: bytes, committed_size: int) -> int:
+        """Append ``data`` after the first ``committed_size`` bytes of ``path`` and fsync.
+
+        Anything beyond ``committed_size`` (a torn line of an earlier failed append) is cut
+        first, and a failure cuts the file back, so the append is all or nothing. Returns the new
+        committed size.
+        """
+        ensure_directory(path.parent)
+        created = not path.exists()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            if os.fstat(fd).st_size != committed_size:
+                os.ftruncate(fd, committed_size)
+            os.lseek(fd, committed_size, os.SEEK_SET)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except OSError:
+                try:
+                    os.ftruncate(fd, committed_size)
+                except OSError:
+                    # The next append cuts the tail again (it compares the size first).
+                    log.exception("could not cut %s back after a failed append", path)
+                raise
+        finally:
+            os.close(fd)
+        if created:
+            fsync_directory(path.parent)
+        return committed_size + len(data)
+
+
+def _quarantine_target(home: Path, path: Path) -> Path:
+    relative = path.relative_to(home)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    base = home / QUARANTINE_DIR / relative
+    target = base.with_name(f"{base.name}.{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = base.with_name(f"{base.name}.{stamp}.{counter}")
+    return target
+
+
+def quarantine(home: Path, path: Path, reason: str, *, copy: bool = False) -> QuarantinedFile:
+    """Move (or, with ``copy``, durably copy) ``path`` under ``{home}/quarantine/``.
+
+    A copy is used when the original stays in place for now but a later rewrite will drop part
+    of it: the copy is durable before this returns, so nothing is lost at that rewrite.
+    """
+    target = _quarantine_target(home, path)
+    ensure_directory(target.parent)
+    if copy:
+        atomic_write_bytes(target, path.read_bytes())
+        log.warning("copied %s to %s before dropping invalid entries: %s", path, target, reason)
+    else:
+        os.replace(path, target)
+        fsync_directory(path.parent)
+        fsync_directory(target.parent)
+        log.warning("quarantined %s to %s: %s", path, target, reason)
+    return QuarantinedFile(original=str(path), moved_to=str(target), reason=reason)
+
+
+def remove_temp_files(directory: Path, *, target_names: frozenset[str] | None = None) -> int:
+    """Delete leftovers of interrupted atomic writes in ``directory``; returns how many.
+
+    With ``target_names``, only temp files of those targets are removed: in a directory the
+    store shares with other writers (the home root, ``plugins/``) it must not touch theirs.
+    """
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        path = Path(entry.path)
+        if not is_temp_file(path) or not entry.is_file(follow_symlinks=False):
+            continue
+        if target_names is not None and not any(
+            entry.name.startswith(f".{name}.") for name in target_names
+        ):
+            continue
+        os.unlink(path)
+        removed += 1
+        log.info("removed leftover temporary file %s", path)
+    if removed:
+        fsync_directory(directory)
+    return removed
+
+
+def cut_torn_tail(path: Path) -> int:
+    """Truncate ``path`` after its last newline (a line an interrupted append left half
+    written); returns the number of bytes cut."""
+    with open(path, "r+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        # Scan backwards for the end of the last complete line.
+        position = size
+        keep = 0
+        chunk = 64 * 1024
+        while position > 0:
+            start = max(0, position - chunk)
+            handle.seek(start)
+            block = handle.read(position - start)
+            index = block.rfind(b"\n")
+            if index >= 0:
+                keep = start + index + 1
+                break
+            position = start
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    log.warning("cut a torn trailing line (%d bytes) from %s", size - keep, path)
+    return size - keep

@@ -1,0 +1,496 @@
+"""Open-time work of the JSON store (blocking; run in a worker thread).
+
+Order matters: leftover temp files go first, then the label transaction is settled (before any
+workspace or label is read into memory), then every collection loads, quarantining what cannot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from paseo_hookspecs.errors import StorageError
+from paseo_hookspecs.records import (
+    AGENTS_DIR,
+    MANAGED_PROCESSES_DIR,
+    PLUGIN_SOURCES_FILE,
+    PROJECTS_FILE,
+    PUSH_TOKENS_FILE,
+    SCHEDULES_DIR,
+    WORKSPACE_LABELS_FILE,
+    WORKSPACE_LABELS_TRANSACTION_FILE,
+    WORKSPACES_FILE,
+    AgentRecord,
+    ManagedProcessRecord,
+    PluginSource,
+    PluginSourcesFile,
+    ProjectRecord,
+    ProjectsFile,
+    PushTokensFile,
+    ScheduleRecord,
+    WorkspaceLabelDefinition,
+    WorkspaceLabelsFile,
+    WorkspaceLabelTransaction,
+    WorkspaceRecord,
+    WorkspacesFile,
+    dump_record,
+    sanitize_cwd,
+)
+from paseo_hookspecs.store import QuarantinedFile
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from paseo.fs import fsync_directory
+from paseo.fs.atomic import TEMP_SUFFIX
+from paseo_store_json._core import describe_validation_error
+from paseo_store_json._files import (
+    FileOps,
+    cut_torn_tail,
+    encode_json,
+    quarantine,
+    remove_temp_files,
+)
+
+log = logging.getLogger("paseo.store.json")
+
+M = TypeVar("M", bound=BaseModel)
+
+TIMELINES_DIR = "timelines"
+"""Per-agent append-only timelines, ``timelines/{agentId}.jsonl`` (Python Paseo only)."""
+
+_PLUGIN_SOURCE = TypeAdapter[Any](PluginSource)
+
+
+@dataclass
+class Loaded:
+    """Everything a home holds, as loaded by :func:`load_home`."""
+
+    agents: dict[str, tuple[AgentRecord, str]] = field(default_factory=dict)
+    schedules: dict[str, tuple[ScheduleRecord, str]] = field(default_factory=dict)
+    processes: dict[str, tuple[ManagedProcessRecord, str]] = field(default_factory=dict)
+    projects: list[ProjectRecord] = field(default_factory=list)
+    workspaces: list[WorkspaceRecord] = field(default_factory=list)
+    labels: list[WorkspaceLabelDefinition] = field(default_factory=list)
+    push: PushTokensFile = field(default_factory=PushTokensFile)
+    plugin_sources: dict[str, Any] = field(default_factory=dict)
+    quarantined: list[QuarantinedFile] = field(default_factory=list)
+
+
+def load_home(home: Path, ops: FileOps) -> Loaded:
+    """Clean, recover and load ``home``. Raises ``StorageError`` when the home cannot be read
+    or the label transaction cannot be settled (serving would then be unsafe)."""
+    try:
+        _remove_leftovers(home)
+        recover_label_transaction(home, ops)
+        loaded = Loaded()
+        with _collector_paused():
+            _load_record_files(home, loaded)
+        _load_collections(home, loaded)
+        _cut_torn_timelines(home)
+    except OSError as exc:
+        raise StorageError(f"could not open the json store at {home}: {exc}") from exc
+    return loaded
+
+
+class _CollectorPause:
+    """Pause the cyclic garbage collector while thousands of records are created.
+
+    Every allocation batch otherwise triggers a collection that rescans the growing set of
+    live records: a third of the cold-load time for 10,000 agents. Pauses are counted, so
+    concurrent loads (several stores in one process) restore the collector only once, and
+    only if it was enabled before the first pause.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._was_enabled = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._count == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+                if self._count == 0 and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
+
+
+def _remove_leftovers(home: Path) -> None:
+    # Record directories (agents/*, schedules/, runtime/managed-processes/) are cleaned while
+    # they are loaded, to scan them once.
+    for directory in (home / "projects", home / TIMELINES_DIR):
+        remove_temp_files(directory)
+    # The home root and plugins/ are shared with other writers: only our own targets' temps.
+    remove_temp_files(home, target_names=frozenset({PUSH_TOKENS_FILE.name}))
+    remove_temp_files(
+        home / PLUGIN_SOURCES_FILE.parent, target_names=frozenset({PLUGIN_SOURCES_FILE.name})
+    )
+
+
+# --- label transaction recovery --------------------------------------------------------------
+
+
+def recover_label_transaction(home: Path, ops: FileOps) -> None:
+    """Settle ``workspace-labels.transaction.json`` as the data model prescribes.
+
+    ``prepared``: the commit point was never reached, so the before-images are written back
+    (catalog, and the label slice of each listed workspace) and the marker removed. Re-running
+    this after a crash half-way is harmless: it writes the same images again.
+    ``committed``: both data files already hold the after-images, and later registry writes
+    may have changed them since; the files are loaded as they are and only the marker goes.
+    An unreadable marker is refused: guessing its phase could undo or replay a label change.
+    """
+    marker = home / WORKSPACE_LABELS_TRANSACTION_FILE
+    try:
+        data = marker.read_bytes()
+    except FileNotFoundError:
+        return
+    try:
+        transaction = WorkspaceLabelTransaction.model_validate_json(data)
+    except ValidationError as exc:
+        raise StorageError(
+            f"cannot determine the state of the workspace label transaction {marker} "
+            f"({describe_validation_error(exc)}); inspect or remove it and restart",
+        ) from exc
+    if transaction.phase == "committed":
+        try:
+            ops.remove(marker)
+        except OSError:
+            # Harmless to leave: a committed marker is never replayed, only cleaned up.
+            log.warning(
+                "could not remove the committed label transaction %s", marker, exc_info=True
+            )
+        return
+    log.warning("rolling back an interrupted workspace label change (%s)", marker)
+    ops.write_bytes(
+        home / WORKSPACE_LABELS_FILE,
+        encode_json([dump_record(label) for label in transaction.beforeLabels]),
+    )
+    workspaces_path = home / WORKSPACES_FILE
+    try:
+        raw = json.loads(workspaces_path.read_bytes())
+    except FileNotFoundError:
+        raw = None
+    except ValueError as exc:
+        raise StorageError(
+            f"cannot roll back the label transaction: {workspaces_path} is not JSON ({exc})"
+        ) from exc
+    if raw is not None:
+        if not isinstance(raw, list):
+            raise StorageError(
+                f"cannot roll back the label transaction: {workspaces_path} is not an array"
+            )
+        # Rolled back on the raw JSON so that entries this version cannot validate survive.
+        before = {state.workspaceId: state for state in transaction.beforeWorkspaces}
+        for entry in raw:
+            state = before.get(str(entry.get("workspaceId"))) if isinstance(entry, dict) else None
+            if state is None:
+                continue
+            if state.labels is None:
+                entry.pop("labels", None)
+            else:
+                entry["labels"] = list(state.labels)
+            entry["updatedAt"] = state.updatedAt
+        ops.write_bytes(workspaces_path, encode_json(raw))
+    ops.remove(marker)
+
+
+# --- one file per record ---------------------------------------------------------------------
+
+
+def _load_record_files(home: Path, loaded: Loaded) -> None:
+    agent_files: list[str] = []
+    agents_dir = home / AGENTS_DIR
+    if agents_dir.is_dir():
+        for entry in os.scandir(agents_dir):
+            if entry.is_dir():
+                agent_files += _scan(entry.path)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paseo-store-read") as reader:
+        _load_files(
+            home,
+            reader,
+            agent_files,
+            AgentRecord,
+            into=loaded.agents,
+            loaded=loaded,
+            canonical=_agent_is_canonical,
+        )
+        _load_files(
+            home,
+            reader,
+            _scan(str(home / SCHEDULES_DIR)),
+            ScheduleRecord,
+            into=loaded.schedules,
+            loaded=loaded,
+        )
+        _load_files(
+            home,
+            reader,
+            _scan(str(home / MANAGED_PROCESSES_DIR)),
+            ManagedProcessRecord,
+            into=loaded.processes,
+            loaded=loaded,
+        )
+
+
+def _agent_is_canonical(record: AgentRecord, path: str) -> bool:
+    return os.path.basename(os.path.dirname(path)) == sanitize_cwd(record.cwd) and (
+        os.path.basename(path) == f"{record.id}.json"
+    )
+
+
+def _id_is_canonical(record: BaseModel, path: str) -> bool:
+    return os.path.basename(path) == f"{getattr(record, 'id', None)}.json"
+
+
+def _scan(directory: str) -> list[str]:
+    """The ``*.json`` files of ``directory``; leftover temp files there are deleted."""
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    files: list[str] = []
+    removed_temp = False
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed_temp = True
+                log.info("removed leftover temporary file %s", entry.path)
+        elif name.endswith(".json") and entry.is_file():
+            files.append(entry.path)
+    if removed_temp:
+        fsync_directory(Path(directory))
+    return files
+
+
+def _read_batch(paths: list[str]) -> list[bytes]:
+    contents = []
+    for path in paths:
+        with open(path, "rb") as handle:
+            contents.append(handle.read())
+    return contents
+
+
+_READ_BATCH = 256
+
+
+def _load_files(
+    home: Path,
+    reader: ThreadPoolExecutor,
+    paths: list[str],
+    model: type[M],
+    *,
+    into: dict[str, tuple[M, str]],
+    loaded: Loaded,
+    canonical: Any = _id_is_canonical,
+) -> None:
+    """Validate the records in ``paths`` into ``into`` (keyed by ``id``).
+
+    This is the cold-start hot path: a reader thread reads the next batch of files while this
+    thread validates the current one, and paths stay ``str`` (``Path`` objects cost as much
+    as parsing).
+    """
+    batches = [paths[i : i + _READ_BATCH] for i in range(0, len(paths), _READ_BATCH)]
+    for batch, contents in zip(batches, reader.map(_read_batch, batches), strict=True):
+        for path, data in zip(batch, contents, strict=True):
+            try:
+                record = model.model_validate_json(data)
+            except ValidationError as exc:
+                loaded.quarantined.append(
+                    quarantine(home, Path(path), describe_validation_error(exc))
+                )
+                continue
+            _keep_one(home, model, record, path, into=into, loaded=loaded, canonical=canonical)
+
+
+def _keep_one(
+    home: Path,
+    model: type[M],
+    record: M,
+    path: str,
+    *,
+    into: dict[str, tuple[M, str]],
+    loaded: Loaded,
+    canonical: Any,
+) -> None:
+    record_id = str(record.id)  # type: ignore[attr-defined]
+    previous = into.get(record_id)
+    if previous is None:
+        into[record_id] = (record, path)
+        return
+    # Two files claim one id (an interrupted move, a hand copy). Keep the one at its
+    # canonical path, else the newer file; the other is moved aside, never dropped.
+    keep, lose = (record, path), previous
+    old_record, old_path = previous
+    new_canonical = canonical(record, path)
+    old_canonical = canonical(old_record, old_path)
+    if (old_canonical and not new_canonical) or (
+        old_canonical == new_canonical and os.stat(old_path).st_mtime_ns > os.stat(path).st_mtime_ns
+    ):
+        keep, lose = previous, (record, path)
+    into[record_id] = keep
+    loaded.quarantined.append(
+        quarantine(home, Path(lose[1]), f"duplicate {model.__name__} {record_id}; kept {keep[1]}")
+    )
+
+
+# --- whole-file collections ------------------------------------------------------------------
+
+
+def _read_optional(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _load_collections(home: Path, loaded: Loaded) -> None:
+    loaded.projects = _load_array(
+        home,
+        home / PROJECTS_FILE,
+        file_model=ProjectsFile,
+        item_model=ProjectRecord,
+        id_field="projectId",
+        loaded=loaded,
+    )
+    loaded.workspaces = _load_array(
+        home,
+        home / WORKSPACES_FILE,
+        file_model=WorkspacesFile,
+        item_model=WorkspaceRecord,
+        id_field="workspaceId",
+        loaded=loaded,
+    )
+    # Duplicate label identities are kept readable (see WorkspaceLabelsFile); writers refuse
+    # to add more.
+    loaded.labels = _load_array(
+        home,
+        home / WORKSPACE_LABELS_FILE,
+        file_model=WorkspaceLabelsFile,
+        item_model=WorkspaceLabelDefinition,
+        id_field=None,
+        loaded=loaded,
+    )
+    loaded.plugin_sources = _load_plugin_sources(home, loaded)
+    push_path = home / PUSH_TOKENS_FILE
+    data = _read_optional(push_path)
+    if data is not None:
+        try:
+            loaded.push = PushTokensFile.model_validate_json(data)
+        except ValidationError as exc:
+            loaded.quarantined.append(quarantine(home, push_path, describe_validation_error(exc)))
+
+
+def _load_array(
+    home: Path,
+    path: Path,
+    *,
+    file_model: type[BaseModel],
+    item_model: type[M],
+    id_field: str | None,
+    loaded: Loaded,
+) -> list[M]:
+    """Load a JSON-array file.
+
+    A file that is not a JSON array is moved to quarantine (the collection starts empty). A
+    valid array with some invalid entries keeps the valid ones; the original file is first
+    copied to quarantine, because the next write of this collection rewrites it without the
+    invalid entries. Until then the file on disk stays untouched.
+    """
+    data = _read_optional(path)
+    if data is None:
+        return []
+    try:
+        items: list[M] = file_model.model_validate_json(data).root  # type: ignore[attr-defined]
+    except ValidationError:
+        items = []
+    else:
+        if id_field is None or len({getattr(item, id_field) for item in items}) == len(items):
+            return items
+    try:
+        raw = json.loads(data)
+    except ValueError as exc:
+        loaded.quarantined.append(quarantine(home, path, f"not valid JSON: {exc}"))
+        return []
+    if not isinstance(raw, list):
+        loaded.quarantined.append(quarantine(home, path, "not a JSON array"))
+        return []
+    valid: list[M] = []
+    seen: set[str] = set()
+    problems: list[str] = []
+    for index, entry in enumerate(raw):
+        try:
+            item = item_model.model_validate(entry)
+        except ValidationError as exc:
+            problems.append(f"[{index}] {describe_validation_error(exc)}")
+            continue
+        if id_field is not None:
+            item_id = str(getattr(item, id_field))
+            if item_id in seen:
+                problems.append(f"[{index}] duplicate {id_field} {item_id}")
+                continue
+            seen.add(item_id)
+        valid.append(item)
+    reason = f"{len(problems)} invalid entries dropped at the next write: " + "; ".join(problems)
+    loaded.quarantined.append(quarantine(home, path, reason, copy=True))
+    return valid
+
+
+def _load_plugin_sources(home: Path, loaded: Loaded) -> dict[str, Any]:
+    path = home / PLUGIN_SOURCES_FILE
+    data = _read_optional(path)
+    if data is None:
+        return {}
+    try:
+        return dict(PluginSourcesFile.model_validate_json(data).root)
+    except ValidationError:
+        pass
+    try:
+        raw = json.loads(data)
+    except ValueError as exc:
+        loaded.quarantined.append(quarantine(home, path, f"not valid JSON: {exc}"))
+        return {}
+    if not isinstance(raw, dict):
+        loaded.quarantined.append(quarantine(home, path, "not a JSON object"))
+        return {}
+    valid: dict[str, Any] = {}
+    problems: list[str] = []
+    for plugin_id, entry in raw.items():
+        try:
+            valid[plugin_id] = _PLUGIN_SOURCE.validate_python(entry)
+        except ValidationError as exc:
+            problems.append(f"[{plugin_id}] {describe_validation_error(exc)}")
+    reason = f"{len(problems)} invalid entries dropped at the next write: " + "; ".join(problems)
+    loaded.quarantined.append(quarantine(home, path, reason, copy=True))
+    return valid
+
+
+def _cut_torn_timelines(home: Path) -> None:
+    directory = home / TIMELINES_DIR
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.name.endswith(".jsonl") and entry.is_file():
+            cut_torn_tail(Path(entry.path))

@@ -1,0 +1,82 @@
+"""The :class:`JsonStore` driver object: wires the repositories and runs open and close."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from paseo_hookspecs.interfaces.store import Store
+
+from paseo_store_json._core import Core
+from paseo_store_json._files import FileOps
+from paseo_store_json._labels import JsonLabelRepository
+from paseo_store_json._load import load_home
+from paseo_store_json._repos import (
+    JsonAgentRepository,
+    JsonManagedProcessRepository,
+    JsonPluginSourceRepository,
+    JsonProjectRepository,
+    JsonPushTokenRepository,
+    JsonScheduleRepository,
+    JsonWorkspaceRepository,
+)
+from paseo_store_json._timeline import JsonTimelineRepository
+
+
+class JsonStore(Store):
+    """The ``json`` store driver: the TypeScript Paseo home layout, cached in memory.
+
+    ``file_ops`` replaces the disk operations of a live store (tests inject failures with it);
+    by default every write is atomic and durable.
+    """
+
+    name = "json"
+
+    def __init__(
+        self, home: Path, settings: Any = None, *, file_ops: FileOps | None = None
+    ) -> None:
+        super().__init__(Path(home), settings)
+        self._ops = file_ops or FileOps()
+        self._build()
+
+    def _build(self) -> None:
+        """Fresh repositories around a fresh core (nothing cached survives a reopen)."""
+        core = self._core = Core(self.home, self._ops, self.quarantined)
+        self.timeline: JsonTimelineRepository = JsonTimelineRepository(core)
+        self.agents: JsonAgentRepository = JsonAgentRepository(core, self.timeline.remove)
+        self.schedules: JsonScheduleRepository = JsonScheduleRepository(core)
+        self.projects: JsonProjectRepository = JsonProjectRepository(core)
+        self.workspaces: JsonWorkspaceRepository = JsonWorkspaceRepository(core)
+        self.labels: JsonLabelRepository = JsonLabelRepository(core, self.workspaces)
+        self.push_tokens: JsonPushTokenRepository = JsonPushTokenRepository(core)
+        self.managed_processes: JsonManagedProcessRepository = JsonManagedProcessRepository(core)
+        self.plugin_sources: JsonPluginSourceRepository = JsonPluginSourceRepository(core)
+
+    @property
+    def label_storage_uncertain(self) -> str | None:
+        """Why workspace and label writes are frozen, or ``None`` when they are not."""
+        return self._core.uncertain
+
+    async def open(self) -> None:
+        """Recover and load the home (see the package docstring). A closed store can be opened
+        again, which re-runs recovery (and lifts a label-storage freeze)."""
+        if self._core.is_open:
+            raise RuntimeError("the json store is already open")
+        loaded = await asyncio.to_thread(load_home, self.home, self._ops)
+        self._build()
+        self.quarantined[:] = loaded.quarantined
+        self.agents.files.load(loaded.agents)
+        self.schedules.files.load(loaded.schedules)
+        self.managed_processes.files.load(loaded.processes)
+        for project in loaded.projects:
+            self.projects.table.append(project)
+        for workspace in loaded.workspaces:
+            self.workspaces.table.append(workspace)
+        self.labels.catalog = loaded.labels
+        self.push_tokens.file = loaded.push
+        self.plugin_sources.sources = loaded.plugin_sources
+        self._core.is_open = True
+
+    async def close(self) -> None:
+        await self._core.close()

@@ -1,0 +1,189 @@
+"""Agent timelines: ``timelines/{agentId}.jsonl``, one :class:`TimelineEntry` per line.
+
+Files are append-only; each append batch is one write plus one fsync. Unlike the other
+collections a timeline is loaded on first use (timelines can be large and most are never read
+after a restart), then cached. A line without its newline is the torn end of an append that a
+crash interrupted: open cuts it, and a read ignores it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from paseo_hookspecs.errors import Conflict, InvalidParams
+from paseo_hookspecs.records import TimelineEntry, dump_record
+from paseo_hookspecs.store import TimelineRepository
+from pydantic import ValidationError
+
+from paseo_store_json._core import (
+    Core,
+    KeyedLocks,
+    check_file_id,
+    clone,
+    describe_validation_error,
+)
+from paseo_store_json._files import quarantine
+from paseo_store_json._load import TIMELINES_DIR
+
+log = logging.getLogger("paseo.store.json")
+
+
+@dataclass
+class _Timeline:
+    entries: list[TimelineEntry]
+    seqs: list[int]
+    size: int
+    """Bytes of complete, valid lines: appends go right after them."""
+
+
+def encode_line(entry: TimelineEntry) -> bytes:
+    return (
+        json.dumps(dump_record(entry), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        + "\n"
+    ).encode("utf-8")
+
+
+class JsonTimelineRepository(TimelineRepository):
+    """Per-agent append-only JSON Lines files."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self.locks = KeyedLocks()
+        self._cache: dict[str, _Timeline] = {}
+
+    def path(self, agent_id: str) -> Path:
+        return self.core.home / TIMELINES_DIR / f"{agent_id}.jsonl"
+
+    def _read_file(self, agent_id: str) -> _Timeline:
+        """Parse a timeline file (blocking). Invalid complete lines are corruption, not a torn
+        append: the file is copied to quarantine and rewritten without them."""
+        path = self.path(agent_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return _Timeline([], [], 0)
+        complete = data[: data.rfind(b"\n") + 1]
+        entries: list[TimelineEntry] = []
+        problems: list[str] = []
+        for number, line in enumerate(complete.splitlines(), start=1):
+            try:
+                entry = TimelineEntry.model_validate_json(line)
+            except ValidationError as exc:
+                problems.append(f"line {number}: {describe_validation_error(exc)}")
+                continue
+            if entry.agentId != agent_id or (entries and entry.seq <= entries[-1].seq):
+                problems.append(f"line {number}: wrong agent or seq out of order")
+                continue
+            entries.append(entry)
+        size = len(complete)
+        if problems:
+            self.core.quarantined.append(
+                quarantine(self.core.home, path, "; ".join(problems), copy=True)
+            )
+            rewritten = b"".join(encode_line(entry) for entry in entries)
+            self.core.ops.write_bytes(path, rewritten)
+            size = len(rewritten)
+        return _Timeline(entries, [entry.seq for entry in entries], size)
+
+    async def _load(self, agent_id: str) -> _Timeline:
+        """The cached timeline (caller holds the agent's lock)."""
+        timeline = self._cache.get(agent_id)
+        if timeline is None:
+            timeline = await self.core.io(
+                lambda: self._read_file(agent_id), f"reading the timeline of {agent_id}"
+            )
+            self._cache[agent_id] = timeline
+        return timeline
+
+    async def append(self, entries: Sequence[TimelineEntry]) -> None:
+        if not entries:
+            return
+        checked: list[TimelineEntry] = []
+        for entry in entries:
+            if not isinstance(entry, TimelineEntry):
+                raise InvalidParams(f"expected a TimelineEntry, got {type(entry).__name__}")
+            try:
+                checked.append(TimelineEntry.model_validate_json(encode_line(entry)))
+            except (ValidationError, ValueError) as exc:
+                raise InvalidParams(f"invalid timeline entry: {exc}") from exc
+        agent_id = checked[0].agentId
+        check_file_id("agent", agent_id)
+        if any(entry.agentId != agent_id for entry in checked):
+            raise Conflict("a timeline append holds entries of one agent")
+        if any(b.seq <= a.seq for a, b in itertools.pairwise(checked)):
+            raise Conflict("timeline entries must have strictly increasing seq")
+        data = b"".join(encode_line(entry) for entry in checked)
+
+        async def operation() -> None:
+            async with self.locks.hold(agent_id):
+                timeline = await self._load(agent_id)
+                if timeline.seqs and checked[0].seq <= timeline.seqs[-1]:
+                    raise Conflict(
+                        f"seq {checked[0].seq} is not after the last stored seq "
+                        f"{timeline.seqs[-1]} of agent {agent_id}"
+                    )
+                path = self.path(agent_id)
+                size = await self.core.io(
+                    lambda: self.core.ops.append(path, data, timeline.size),
+                    f"appending to the timeline of {agent_id} ({path})",
+                )
+                timeline.size = size
+                timeline.entries.extend(checked)
+                timeline.seqs.extend(entry.seq for entry in checked)
+
+        await self.core.write(operation)
+
+    async def read(
+        self,
+        agent_id: str,
+        *,
+        after_seq: int | None = None,
+        before_seq: int | None = None,
+        limit: int | None = None,
+        tail: bool = False,
+    ) -> list[TimelineEntry]:
+        self.core.check_open()
+        check_file_id("agent", agent_id)
+        if limit is not None and (isinstance(limit, bool) or limit < 0):
+            raise InvalidParams(f"limit must be a non-negative integer, got {limit!r}")
+        async with self.locks.hold(agent_id):
+            timeline = await self._load(agent_id)
+        start = 0 if after_seq is None else bisect.bisect_right(timeline.seqs, after_seq)
+        end = (
+            len(timeline.seqs)
+            if before_seq is None
+            else bisect.bisect_left(timeline.seqs, before_seq)
+        )
+        if limit is not None and end - start > limit:
+            if tail:
+                start = end - limit
+            else:
+                end = start + limit
+        return [clone(entry) for entry in timeline.entries[start:end]]
+
+    async def last(self, agent_id: str) -> TimelineEntry | None:
+        entries = await self.read(agent_id, limit=1, tail=True)
+        return entries[0] if entries else None
+
+    async def delete(self, agent_id: str) -> None:
+        check_file_id("agent", agent_id)
+
+        async def operation() -> None:
+            await self.remove(agent_id)
+
+        await self.core.write(operation)
+
+    async def remove(self, agent_id: str) -> None:
+        """Delete the timeline file and cache (inside an already running write)."""
+        async with self.locks.hold(agent_id):
+            path = self.path(agent_id)
+            await self.core.io(
+                lambda: self.core.ops.remove(path), f"deleting the timeline of {agent_id} ({path})"
+            )
+            self._cache.pop(agent_id, None)

@@ -1,0 +1,182 @@
+"""Forward-only schema migrations with immutable identifiers.
+
+A migration is an ``(id, sql)`` pair. Once any database may have recorded an id in
+``schema_migrations``, that migration's SQL never changes: a later table, column or index gets a
+*new* migration appended to :data:`MIGRATIONS`. Each pending migration is applied in its own
+transaction together with its ``schema_migrations`` row, so a crash leaves it either fully applied
+and recorded or not applied at all. A database that records an id this version does not know was
+written by a newer Paseo and is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from paseo_hookspecs.errors import StorageError
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: an immutable identifier and the SQL it runs."""
+
+    id: str
+    sql: str
+
+
+# Records are stored whole as their ``dump_record`` JSON (``record``), so reads are lossless,
+# unknown fields included; the other columns copy the few fields that filters, sort orders and
+# uniqueness checks need, and are rewritten from the record on every write.
+_INITIAL_SCHEMA = """
+CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT,
+    provider TEXT NOT NULL,
+    last_status TEXT NOT NULL,
+    archived_at TEXT,
+    requires_attention INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX agents_by_created ON agents (created_at, id);
+CREATE INDEX agents_by_workspace ON agents (workspace_id, created_at, id);
+
+CREATE TABLE agent_labels (
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (agent_id, key)
+) WITHOUT ROWID;
+CREATE INDEX agent_labels_by_pair ON agent_labels (key, value);
+
+CREATE TABLE timeline (
+    agent_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    epoch TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (agent_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX schedules_by_created ON schedules (created_at, id);
+CREATE INDEX schedules_by_status ON schedules (status, created_at, id);
+
+CREATE TABLE projects (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id TEXT NOT NULL UNIQUE,
+    root_path TEXT NOT NULL,
+    archived INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX projects_by_root ON projects (root_path, archived);
+
+CREATE TABLE workspaces (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id TEXT NOT NULL UNIQUE,
+    project_id TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    archived INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX workspaces_by_project ON workspaces (project_id, position);
+CREATE INDEX workspaces_by_cwd ON workspaces (cwd, position);
+
+CREATE TABLE workspace_labels (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    identity TEXT NOT NULL UNIQUE,
+    record TEXT NOT NULL
+);
+
+CREATE TABLE push_tokens (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    token TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE managed_processes (
+    id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+
+CREATE TABLE plugin_sources (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    plugin_id TEXT NOT NULL UNIQUE,
+    record TEXT NOT NULL
+);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (Migration("0001_initial_schema", _INITIAL_SCHEMA),)
+"""Every migration, in the order they apply. Append only; never edit or reorder."""
+
+
+def split_statements(sql: str) -> list[str]:
+    """``sql`` cut into complete statements.
+
+    ``executescript`` would commit the surrounding transaction first, so statements run one by
+    one inside the migration's own transaction instead.
+    """
+    statements: list[str] = []
+    buffer = ""
+    for piece in sql.split(";"):
+        buffer += piece + ";"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip(" \t\r\n;"):
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip(" \t\r\n;"):
+        statements.append(buffer.strip())
+    return statements
+
+
+def applied_migrations(conn: sqlite3.Connection) -> list[str]:
+    """The identifiers recorded in ``schema_migrations``, oldest first."""
+    rows = conn.execute("SELECT id FROM schema_migrations ORDER BY applied_at, id").fetchall()
+    return [row[0] for row in rows]
+
+
+def migrate(conn: sqlite3.Connection, migrations: tuple[Migration, ...] = MIGRATIONS) -> list[str]:
+    """Bring the database up to date; return the identifiers applied now.
+
+    Raises :class:`StorageError` when the database records a migration ``migrations`` does not
+    contain (a newer Paseo wrote it), before changing anything.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    known = {migration.id for migration in migrations}
+    unknown = [ident for ident in applied_migrations(conn) if ident not in known]
+    if unknown:
+        msg = (
+            f"the database was written by a newer Paseo: it records unknown migrations "
+            f"{', '.join(unknown)}; upgrade Paseo to open it"
+        )
+        raise StorageError(msg, data={"unknownMigrations": unknown})
+    applied_now: list[str] = []
+    for migration in migrations:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-checked inside the write lock: another process may have applied it meanwhile.
+            done = conn.execute(
+                "SELECT 1 FROM schema_migrations WHERE id = ?", (migration.id,)
+            ).fetchone()
+            if done is None:
+                for statement in split_statements(migration.sql):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)",
+                    (migration.id, datetime.now(UTC).isoformat()),
+                )
+                applied_now.append(migration.id)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return applied_now

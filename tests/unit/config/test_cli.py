@@ -1,0 +1,183 @@
+"""``paseo config get|set|validate`` through the real command (``python -m paseo``)."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import RunPaseo
+
+from .conftest import FULL_CONFIG
+
+
+def test_get_on_a_missing_home_creates_nothing(run_paseo: RunPaseo, paseo_home: Path) -> None:
+    result = run_paseo("config", "get", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {}
+    result = run_paseo("config", "get", "--effective", "daemon.listen")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "127.0.0.1:6767\n"
+    result = run_paseo("config", "validate")
+    assert result.returncode == 0, result.stderr
+    assert "defaults apply" in result.stdout
+    assert not paseo_home.exists()
+
+
+def test_set_then_get(run_paseo: RunPaseo, paseo_home: Path) -> None:
+    result = run_paseo("config", "set", "daemon.git.maxProcessConcurrency", "4", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"path": "daemon.git.maxProcessConcurrency", "value": 4}
+    assert stat.S_IMODE(paseo_home.stat().st_mode) == 0o700
+    config_file = paseo_home / "config.json"
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o600
+    assert json.loads(config_file.read_text()) == {"daemon": {"git": {"maxProcessConcurrency": 4}}}
+
+    result = run_paseo("config", "get", "daemon.git.maxProcessConcurrency")
+    assert (result.returncode, result.stdout) == (0, "4\n")
+    result = run_paseo("--json", "config", "get", "daemon")
+    assert json.loads(result.stdout) == {"git": {"maxProcessConcurrency": 4}}
+    result = run_paseo("config", "get", "-o", "yaml", "daemon.git")
+    assert result.stdout == "maxProcessConcurrency: 4\n"
+    # The table view lists one leaf per line.
+    result = run_paseo("config", "get")
+    assert result.stdout.splitlines() == [
+        "PATH                              VALUE",
+        "daemon.git.maxProcessConcurrency  4",
+    ]
+
+
+def test_get_effective_applies_defaults_and_environment(run_paseo: RunPaseo) -> None:
+    run_paseo("config", "set", "daemon.git.maxProcessConcurrency", "4", check=True)
+    result = run_paseo(
+        "config",
+        "get",
+        "--effective",
+        "-o",
+        "json",
+        env={"PASEO_GIT_MAX_PROCESSES_PER_SECOND": "12", "PASEO_PASSWORD": "hunter2"},
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["daemon"]["git"] == {"maxProcessesPerSecond": 12, "maxProcessConcurrency": 4}
+    assert data["envOverrides"] == {
+        "daemon.auth.password": "PASEO_PASSWORD",
+        "daemon.git.maxProcessesPerSecond": "PASEO_GIT_MAX_PROCESSES_PER_SECOND",
+    }
+    assert "hunter2" not in result.stdout
+    # Effective values are never written back.
+    result = run_paseo("config", "get", "-o", "json")
+    assert json.loads(result.stdout) == {"daemon": {"git": {"maxProcessConcurrency": 4}}}
+
+
+def test_get_an_unset_path_fails(run_paseo: RunPaseo) -> None:
+    result = run_paseo("config", "get", "daemon.listen")
+    assert result.returncode == 1
+    assert "daemon.listen: not set" in result.stderr
+
+
+def test_set_string_and_dotted_keys(run_paseo: RunPaseo, paseo_home: Path) -> None:
+    run_paseo("config", "set", "daemon.listen", "0.0.0.0:7000", check=True)
+    run_paseo("config", "set", 'plugins["acme.tools"].enabled', "false", check=True)
+    run_paseo("config", "set", "--string", "daemon.appendSystemPrompt", "42", check=True)
+    assert json.loads((paseo_home / "config.json").read_text()) == {
+        "daemon": {"listen": "0.0.0.0:7000", "appendSystemPrompt": "42"},
+        "plugins": {"acme.tools": {"enabled": False}},
+    }
+    run_paseo("config", "set", "daemon.listen", "null", check=True)
+    assert "listen" not in json.loads((paseo_home / "config.json").read_text())["daemon"]
+
+
+def test_set_refuses_unknown_and_invalid_values(run_paseo: RunPaseo, paseo_home: Path) -> None:
+    result = run_paseo("config", "set", "daemon.lisen", "x")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"paseo: error: {paseo_home / 'config.json'}: daemon.lisen: unknown key\n"
+    )
+    result = run_paseo("config", "set", "daemon.git.maxProcessConcurrency", "0")
+    assert result.returncode == 1
+    assert "daemon.git.maxProcessConcurrency" in result.stderr
+    assert not (paseo_home / "config.json").exists()
+
+
+def test_legacy_warnings_go_to_stderr_without_values(run_paseo: RunPaseo, paseo_home: Path) -> None:
+    paseo_home.mkdir()
+    (paseo_home / "config.json").write_text(
+        json.dumps(
+            {"providers": {"openai": {"apiKey": "sk-secret"}}, "daemon": {"allowedHosts": ["h"]}}
+        )
+    )
+    result = run_paseo("config", "get", "daemon.hostnames", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["h"]
+    assert "daemon.allowedHosts: migrated to daemon.hostnames" in result.stderr
+    assert "providers.openai.apiKey" in result.stderr
+    assert "sk-secret" not in result.stderr
+
+
+def test_validate(run_paseo: RunPaseo, paseo_home: Path, tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(FULL_CONFIG))
+    result = run_paseo("config", "validate", str(good), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "file": str(good),
+        "exists": True,
+        "valid": True,
+        "problems": [],
+    }
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"daemon": {"git": {"maxProcessConcurrency": 0}}, "future": {}}))
+    result = run_paseo("config", "validate", str(bad), "-o", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["valid"] is False
+    assert {(p["path"], p["severity"]) for p in report["problems"]} == {
+        ("daemon.git.maxProcessConcurrency", "error"),
+        ("future", "warning"),
+    }
+    result = run_paseo("config", "validate", str(bad))
+    assert result.returncode == 1
+    assert "daemon.git.maxProcessConcurrency" in result.stdout
+    assert result.stdout.rstrip().endswith(f"{bad}: 1 error(s)")
+
+    result = run_paseo("config", "validate", str(tmp_path / "missing.json"))
+    assert result.returncode == 1
+    assert "no such file" in result.stderr
+    assert not paseo_home.exists()
+
+
+def test_invalid_file_makes_get_fail_with_the_json_path(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    paseo_home.mkdir()
+    (paseo_home / "config.json").write_text('{"daemon": {"hostnames": 5}}')
+    result = run_paseo("config", "get", "--effective")
+    assert result.returncode == 1
+    assert f"{paseo_home / 'config.json'}: daemon.hostnames: " in result.stderr
+
+
+def test_home_option(run_paseo: RunPaseo, tmp_path: Path) -> None:
+    other = tmp_path / "other-home"
+    run_paseo("--home", str(other), "config", "set", "app.baseUrl", "https://x", check=True)
+    result = run_paseo("config", "get", "app.baseUrl", "--home", str(other))
+    assert (result.returncode, result.stdout) == (0, "https://x\n")
+
+
+def test_usage_errors(run_paseo: RunPaseo) -> None:
+    assert run_paseo("config").returncode == 2
+    assert run_paseo("config", "set", "daemon.listen").returncode == 2
+    assert run_paseo("config", "get", "daemon..listen").returncode == 2
+
+
+def test_showing_the_file_does_not_import_pydantic(paseo_home: Path) -> None:
+    code = (
+        "import sys\n"
+        "from paseo.cli import main\n"
+        "main(['config', 'get', '-q'])\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)

@@ -1,0 +1,115 @@
+"""Forward-only migrations: recorded once, immutable, one transaction each, newer ones refused."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+from paseo_hookspecs.errors import StorageError
+from paseo_store_sqlite import DATABASE_FILE, SqliteStore
+from paseo_store_sqlite._database import Database
+from paseo_store_sqlite._migrations import MIGRATIONS, Migration, split_statements
+
+# The SQL of every migration that any database may have recorded. Editing an applied migration
+# would leave existing databases on the old schema with nothing to bring them forward: add a new
+# migration instead, and pin its digest here.
+PINNED_SHA256 = {
+    "0001_initial_schema": "e1732124735efeff3eac450225473d652d8e8e0f4c3b799755c05398eee4996b",
+}
+
+
+def _rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_applied_migrations_are_never_edited() -> None:
+    digests = {m.id: hashlib.sha256(m.sql.encode()).hexdigest() for m in MIGRATIONS}
+    assert digests == PINNED_SHA256
+
+
+def test_migration_ids_are_unique_and_ordered() -> None:
+    ids = [m.id for m in MIGRATIONS]
+    assert len(set(ids)) == len(ids)
+    assert ids == sorted(ids)
+
+
+def test_fresh_database_records_every_migration(home: Path, with_store) -> None:
+    with_store(lambda store: store.agents.count())
+    rows = _rows(home / DATABASE_FILE, "SELECT id, applied_at FROM schema_migrations")
+    assert [row[0] for row in rows] == [m.id for m in MIGRATIONS]
+    assert all(isinstance(row[1], str) and row[1] for row in rows)
+
+
+def test_reopening_applies_nothing_again(home: Path, with_store) -> None:
+    with_store(lambda store: store.push_tokens.add("tok"))
+    before = _rows(home / DATABASE_FILE, "SELECT id, applied_at FROM schema_migrations")
+    assert with_store(lambda store: store.push_tokens.list()) == ["tok"]
+    assert _rows(home / DATABASE_FILE, "SELECT id, applied_at FROM schema_migrations") == before
+
+
+def test_database_recording_an_unknown_migration_is_refused(home: Path, with_store, arun) -> None:
+    with_store(lambda store: store.push_tokens.add("tok"))
+    conn = sqlite3.connect(home / DATABASE_FILE)
+    with conn:
+        conn.execute(
+            "INSERT INTO schema_migrations (id, applied_at) VALUES ('9999_from_the_future', 'x')"
+        )
+    conn.close()
+
+    store = SqliteStore(home)
+    with pytest.raises(StorageError, match="9999_from_the_future") as caught:
+        arun(store.open())
+    assert "newer Paseo" in caught.value.message
+    assert caught.value.data == {"unknownMigrations": ["9999_from_the_future"]}
+    # Refused before touching anything: the data is still there, and the store is not open.
+    assert _rows(home / DATABASE_FILE, "SELECT token FROM push_tokens") == [("tok",)]
+    arun(store.close())
+
+
+def test_a_failing_migration_leaves_no_trace(home: Path, arun) -> None:
+    path = home / DATABASE_FILE
+    broken = (
+        *MIGRATIONS,
+        Migration("0002_broken", "CREATE TABLE extra (x); CREATE TABLE extra (x)"),
+    )
+    with pytest.raises(StorageError):
+        arun(Database(path, migrations=broken).open())
+    assert _rows(path, "SELECT name FROM sqlite_master WHERE name = 'extra'") == []
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")] == [
+        m.id for m in MIGRATIONS
+    ]
+
+
+def test_a_new_migration_applies_on_an_existing_database(home: Path, with_store, arun) -> None:
+    with_store(lambda store: store.push_tokens.add("tok"))
+    path = home / DATABASE_FILE
+    newer = (
+        *MIGRATIONS,
+        Migration("0002_extra", "CREATE TABLE extra (x TEXT); CREATE INDEX extra_x ON extra (x);"),
+    )
+
+    async def open_and_close() -> None:
+        db = Database(path, migrations=newer)
+        await db.open()
+        await db.close()
+
+    arun(open_and_close())
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")][-1] == "0002_extra"
+    assert _rows(path, "SELECT token FROM push_tokens") == [("tok",)]
+    # An older Paseo (without 0002) now refuses this database.
+    with pytest.raises(StorageError, match="0002_extra"):
+        arun(SqliteStore(path.parent).open())
+
+
+def test_split_statements_keeps_semicolons_inside_literals() -> None:
+    sql = "CREATE TABLE t (x TEXT DEFAULT 'a;b'); INSERT INTO t VALUES ('c;d');\n"
+    assert split_statements(sql) == [
+        "CREATE TABLE t (x TEXT DEFAULT 'a;b');",
+        "INSERT INTO t VALUES ('c;d');",
+    ]
