@@ -33,7 +33,6 @@ _PATH_HELP = (
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``get``, ``set`` and ``validate`` sub-commands."""
     # Global options (-o, --home, ...) are also accepted after the sub-command.
-    from paseo.cli.app import _add_global_options
 
     sub = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND")
 
@@ -75,9 +74,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     validate.add_argument("file", nargs="?", metavar="FILE", help="file to check")
     validate.set_defaults(run=_run_validate)
 
-    for command in (get, set_, validate):
-        _add_global_options(command, suppress=True)
-
 
 def _layout(args: argparse.Namespace) -> HomeLayout:
     return HomeLayout(resolve_home(getattr(args, "home", None)))
@@ -89,7 +85,8 @@ def _warn(file: Path, problems: Iterable[ConfigProblem]) -> None:
 
 
 def _run_get(args: argparse.Namespace) -> int:
-    from paseo.config import ConfigError, get_path, load_config, parse_path, read_document
+    # Only --effective needs the models (pydantic); showing the file does not.
+    from paseo.config import ConfigError, get_path, parse_path, read_document
     from paseo.config.jsonpath import PathError
 
     layout = _layout(args)
@@ -100,6 +97,8 @@ def _run_get(args: argparse.Namespace) -> int:
     data: Any
     try:
         if args.effective:
+            from paseo.config import load_config
+
             loaded = load_config(layout.config, os.environ, home=layout.root)
             _warn(layout.config, loaded.warnings)
             data = loaded.resolved.to_json()
@@ -112,7 +111,7 @@ def _run_get(args: argparse.Namespace) -> int:
         value = get_path(data, segments)
     except KeyError as error:
         where = "the effective config" if args.effective else str(layout.config)
-        raise CliError(f"{error.args[0]}: not set in {where}", exit_code=EXIT_FAILURE) from error
+        raise CliError(f"{args.path}: not set in {where}", exit_code=EXIT_FAILURE) from error
     _emit_value(args, value, args.path or "")
     return 0
 
