@@ -12,6 +12,16 @@ an I/O failure (disk full, permission denied) with the previous state intact.
 Reads return validated record models (see :mod:`paseo_hookspecs.records`). Listing is stable
 cursor pagination: a cursor names the last row seen, so rows inserted or deleted meanwhile
 never cause a row to be skipped or repeated.
+
+Rules every driver follows (the conformance suite in :mod:`paseo.testing.store_conformance`
+checks them):
+
+- A malformed cursor raises ``InvalidParams`` on every listing; a ``limit`` above
+  :data:`MAX_PAGE_SIZE` is clamped; a page shorter than ``limit`` has ``next_cursor=None``.
+- ``AgentFilter(requires_attention=False)`` also matches agents without the field.
+- A ``None`` change removes a field that may be omitted but never be null, and stores ``null``
+  otherwise.
+- Labels are looked up by identity; assignments store the catalog's display name.
 """
 
 from __future__ import annotations
