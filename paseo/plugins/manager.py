@@ -75,7 +75,12 @@ class PaseoPluginManager:
 
     def load_all(self) -> None:
         """Discover and load every allowed plugin (entry points, then directory plugins)."""
+        # A directory plugin recorded under a built-in's id replaces that built-in (the user
+        # asked for it explicitly when installing with --allow-builtin-shadow).
+        shadowing = {plugin_id for plugin_id, _ in self.policy.directory_entries()}
         for candidate in entry_point_candidates(HOOK_GROUP):
+            if candidate.builtin and candidate.name in shadowing:
+                continue
             self._load_candidate(candidate)
         for plugin_id, entry in self.policy.directory_entries():
             self._load_directory(plugin_id, Path(str(entry["path"])))
