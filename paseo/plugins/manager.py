@@ -92,38 +92,32 @@ class PaseoPluginManager:
         try:
             candidates = directory_candidates(plugin_id, path, HOOK_GROUP)
         except DirectoryPluginError as exc:
-            record = PluginRecord(
-                name=plugin_id,
-                version=None,
-                distribution=None,
-                builtin=False,
-                source="directory",
-                enabled=self.policy.allows(plugin_id, builtin=False),
-                path=str(path),
-            )
-            self._fail(record, exc)
-            self.records.append(record)
+            self._directory_failure(plugin_id, path, exc)
             return
         if not candidates:
-            record = PluginRecord(
-                name=plugin_id,
-                version=None,
-                distribution=None,
-                builtin=False,
-                source="directory",
-                enabled=self.policy.allows(plugin_id, builtin=False),
-                path=str(path),
-            )
-            self._fail(
-                record,
+            self._directory_failure(
+                plugin_id,
+                path,
                 DirectoryPluginError(
                     f"{path / 'pyproject.toml'} declares no [project.entry-points.{HOOK_GROUP}]"
                 ),
             )
-            self.records.append(record)
             return
         for candidate in candidates:
             self._load_candidate(candidate, policy_name=plugin_id)
+
+    def _directory_failure(self, plugin_id: str, path: Path, exc: Exception) -> None:
+        record = PluginRecord(
+            name=plugin_id,
+            version=None,
+            distribution=None,
+            builtin=False,
+            source="directory",
+            enabled=self.policy.allows(plugin_id, builtin=False),
+            path=str(path),
+        )
+        self.records.append(record)
+        self._fail(record, exc)
 
     def _load_candidate(self, candidate: Candidate, *, policy_name: str | None = None) -> None:
         record = PluginRecord(

@@ -8,11 +8,11 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.waiting import wait_for
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
@@ -25,15 +25,6 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
     return result
 
 
-def _wait_for(predicate, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def foreground_daemon(paseo_home: Path) -> Iterator[subprocess.Popen[str]]:
     process = subprocess.Popen(
@@ -44,12 +35,12 @@ def foreground_daemon(paseo_home: Path) -> Iterator[subprocess.Popen[str]]:
         start_new_session=True,
     )
     try:
-        _wait_for(
+        wait_for(
             lambda: (paseo_home / "local-credential").exists() or process.poll() is not None,
             what="the daemon to write its credential",
         )
         assert process.poll() is None, process.communicate()
-        _wait_for(
+        wait_for(
             lambda: "running" in (process.stdout.readline() if process.stdout else ""),
             what="the ready line",
         )
@@ -112,7 +103,7 @@ def test_stale_pid_file_from_a_killed_daemon_is_replaced(paseo_home: Path, run_p
         text=True,
         start_new_session=True,
     )
-    _wait_for((paseo_home / "local-credential").exists, what="first daemon")
+    wait_for((paseo_home / "local-credential").exists, what="first daemon")
     first_server_id = (paseo_home / "server-id").read_text()
     process.kill()
     process.wait(timeout=10)
@@ -125,14 +116,14 @@ def test_stale_pid_file_from_a_killed_daemon_is_replaced(paseo_home: Path, run_p
         start_new_session=True,
     )
     try:
-        _wait_for(
+        wait_for(
             lambda: (
                 json.loads((paseo_home / "paseo.pid").read_text() or "{}").get("pid") == second.pid
             ),
             what="the second daemon's pid file",
         )
         assert (paseo_home / "server-id").read_text() == first_server_id
-        _wait_for(
+        wait_for(
             lambda: "stale paseo.pid" in (paseo_home / "daemon.log").read_text(),
             what="the stale-pid warning",
         )
@@ -152,7 +143,7 @@ def test_unreadable_keypair_is_regenerated(paseo_home: Path) -> None:
         start_new_session=True,
     )
     try:
-        _wait_for((paseo_home / "local-credential").exists, what="daemon")
+        wait_for((paseo_home / "local-credential").exists, what="daemon")
         keypair = json.loads((paseo_home / "daemon-keypair.json").read_text())
         assert keypair["v"] == 2
         assert stat.S_IMODE((paseo_home / "daemon-keypair.json").stat().st_mode) == 0o600

@@ -9,12 +9,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.waiting import wait_for
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import (
     AgentRecord,
@@ -302,15 +302,6 @@ def test_same_or_unknown_driver_is_refused(json_home: Path, run_paseo) -> None:
     assert not (json_home / DATABASE_FILE).exists()
 
 
-def _wait_for(predicate, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def running_daemon(json_home: Path) -> Iterator[subprocess.Popen[str]]:
     process = subprocess.Popen(
@@ -322,7 +313,7 @@ def running_daemon(json_home: Path) -> Iterator[subprocess.Popen[str]]:
         env={**os.environ, "PASEO_HOME": str(json_home), "PASEO_LISTEN": "127.0.0.1:0"},
     )
     try:
-        _wait_for(
+        wait_for(
             lambda: (json_home / "local-credential").exists() or process.poll() is not None,
             what="the daemon to start",
         )
