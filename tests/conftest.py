@@ -25,6 +25,8 @@ def _hermetic_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PASEO_HOME", str(tmp_path / "paseo-home"))
     monkeypatch.setenv("PASEO_STRICT_PLUGINS", "1")
+    # Never the default port: tests run in parallel and the machine may run a real daemon.
+    monkeypatch.setenv("PASEO_LISTEN", "127.0.0.1:0")
     return
 
 

@@ -16,7 +16,10 @@ Named drivers (exactly one chosen by configuration) use their own groups: :data:
 
 from __future__ import annotations
 
-import pluggy
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pluggy
 
 PROJECT_NAME = "paseo"
 """The pluggy project name; every hook is named ``paseo_*``."""
@@ -35,8 +38,24 @@ TTS_GROUP = "paseo.speech.tts"
 
 DRIVER_GROUPS = (STORE_GROUP, STT_GROUP, TTS_GROUP)
 
-hookspec = pluggy.HookspecMarker(PROJECT_NAME)
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+hookspec: pluggy.HookspecMarker
+hookimpl: pluggy.HookimplMarker
+
+
+def __getattr__(name: str) -> Any:
+    # The markers are built on first use so that importing the constants or
+    # ``paseo_hookspecs.errors`` (every CLI command does) does not pay for importing pluggy.
+    if name in ("hookspec", "hookimpl"):
+        import pluggy
+
+        markers = {
+            "hookspec": pluggy.HookspecMarker(PROJECT_NAME),
+            "hookimpl": pluggy.HookimplMarker(PROJECT_NAME),
+        }
+        globals().update(markers)
+        return markers[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DRIVER_GROUPS",

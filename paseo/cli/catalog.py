@@ -8,6 +8,7 @@ from __future__ import annotations
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (summary, module under paseo.cli.commands)
     "daemon": ("Start, stop and inspect the Paseo daemon", "daemon"),
+    "reload": ("Re-read config.json in the running daemon", "reload"),
     "config": ("Read, change and validate config.json", "config"),
     "plugins": ("List and manage plugins", "plugins"),
     "store": ("Durable state: migrate between store drivers", "store"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from paseo.config import LoadedConfig
     from paseo.plugins import PaseoPluginManager
+    from paseo.rpc.server import RpcServer
 
 log = logging.getLogger("paseo.daemon")
 
@@ -39,6 +40,7 @@ class Daemon:
         self._server_id = ""
         self.local_credential = ""
         self.listen_addresses: list[str] = []
+        self.rpc: RpcServer | None = None
 
     # -------------------------------------------------------- DaemonContext
 
@@ -123,10 +125,26 @@ class Daemon:
         self.plugins = manager
         await self._open_store()
         manager.startup(self)
+        await self._start_rpc()
         log.info(
             "paseo %s started on %s (pid file %s, host %s)",
             __version__, self.layout.root, self.layout.pid, socket.gethostname(),
         )
+
+    async def _start_rpc(self) -> None:
+        """Serve the wire protocol on every registered transport; record where in paseo.pid."""
+        from paseo.rpc.address import parse_address
+        from paseo.rpc.server import start_rpc
+
+        self.rpc = await start_rpc(self)
+        self.listen_addresses = list(self.rpc.listen_addresses)
+        info = read_pid_file(self.layout.pid) or meta.pid_info(
+            home=self.layout.root, version=__version__
+        )
+        # paseo.pid keeps the TypeScript form (host:port or a socket path) of the first address.
+        first = self.listen_addresses[0] if self.listen_addresses else None
+        info["listen"] = parse_address(first).listen_form() if first else None
+        await asyncio.to_thread(meta.write_pid_file, self.layout, info)
 
     async def _open_store(self) -> None:
         """Open the configured store driver (recovery runs inside ``open``)."""
@@ -150,6 +168,10 @@ class Daemon:
 
     async def shutdown(self) -> None:
         """Stop services, flush state, delete the credential and the pid marker."""
+        if self.rpc is not None:
+            # Stop accepting, finish or fail calls in flight, close connections and
+            # transports while the store is still open.
+            await self.rpc.stop()
         if self.plugins is not None:
             self.plugins.shutdown(self)
         if self._store is not None:

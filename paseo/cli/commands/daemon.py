@@ -1,4 +1,10 @@
-"""``paseo daemon …``: start, stop, restart and inspect the daemon of a state root."""
+"""``paseo daemon …``: start, stop, restart, inspect and reload the daemon of a state root.
+
+``status`` is kept fast: it reads the pid marker and asks the daemon for ``GET /api/status``
+over a plain socket, never importing asyncio, websockets or pydantic. ``stop`` asks the daemon
+to shut down over RPC first, then sends SIGTERM, then (with ``--force``) kills its process
+group, each step bounded by a timeout.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,25 @@ import argparse
 import os
 import signal
 import sys
+import time
+from typing import TYPE_CHECKING, Any
 
-from paseo.cli.context import home_layout
 from paseo.cli.errors import CliError
 from paseo.cli.output import emit
+
+if TYPE_CHECKING:
+    from paseo.home import HomeLayout
+
+
+def home_layout(args: argparse.Namespace) -> HomeLayout:
+    # Imported on use: the home package costs more than the whole status command may.
+    from paseo.cli.context import home_layout as layout_of
+
+    return layout_of(args)
+
+
+EXIT_NOT_RUNNING = 3
+"""``paseo daemon status`` exit code when no daemon runs (as ``systemctl status`` does)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     start = subs.add_parser("start", help="start the daemon (in the background by default)")
     start.add_argument("--foreground", action="store_true", help="stay attached to the terminal")
-    start.add_argument("--listen", help="host:port, port or unix socket path to listen on")
+    start.add_argument(
+        "--listen",
+        help="host:port, a port, unix:///path or an absolute socket path (port 0: any free "
+        "port); default daemon.listen, else 127.0.0.1:6767",
+    )
     start.add_argument(
         "--timeout",
         type=float,
@@ -27,35 +52,63 @@ def configure(parser: argparse.ArgumentParser) -> None:
     start.set_defaults(run=run_start)
 
     stop = subs.add_parser("stop", help="stop the daemon")
-    stop.add_argument(
+    _stop_options(stop)
+    stop.set_defaults(run=run_stop)
+
+    restart = subs.add_parser("restart", help="stop, then start the daemon")
+    _stop_options(restart)
+    restart.add_argument("--listen", help="as for start")
+    restart.set_defaults(run=run_restart, foreground=False)
+
+    status = subs.add_parser("status", help="show whether the daemon runs, where, and how")
+    status.add_argument("--host", help="ask the daemon at this address (default: this home's)")
+    status.set_defaults(run=run_status)
+
+    reload = subs.add_parser("reload", help="re-read config.json in the running daemon")
+    reload.add_argument("--host", help="daemon address (default: this home's)")
+    reload.set_defaults(run=run_reload)
+
+    password = subs.add_parser(
+        "set-password", help="require a password from remote clients (bcrypt hash in config.json)"
+    )
+    password.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from standard input instead of prompting",
+    )
+    password.add_argument("--clear", action="store_true", help="remove the password")
+    password.set_defaults(run=run_set_password)
+
+
+def _stop_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--timeout",
         type=float,
         default=15.0,
         help="seconds to wait for a graceful exit (default 15)",
     )
-    stop.add_argument(
+    parser.add_argument(
         "--force",
         action="store_true",
         help="kill the daemon's process group if it does not exit in time",
     )
-    stop.add_argument(
+    parser.add_argument(
         "--kill-timeout", type=float, default=3.0, help="seconds to wait after the kill (default 3)"
     )
-    stop.set_defaults(run=run_stop)
 
-    restart = subs.add_parser("restart", help="stop, then start the daemon")
-    restart.add_argument("--timeout", type=float, default=15.0)
-    restart.add_argument("--force", action="store_true")
-    restart.add_argument("--listen")
-    restart.set_defaults(run=run_restart, kill_timeout=3.0, foreground=False)
 
-    status = subs.add_parser("status", help="show whether the daemon runs, and where")
-    status.set_defaults(run=run_status)
+# ----------------------------------------------------------------------------- start
 
 
 def run_start(args: argparse.Namespace) -> int:
     layout = home_layout(args)
     if args.listen:
+        from paseo.rpc.address import AddressError, parse_address
+
+        try:
+            parse_address(args.listen)
+        except AddressError as exc:
+            raise CliError(f"--listen: {exc}", exit_code=2) from None
         os.environ["PASEO_LISTEN"] = args.listen
     if args.foreground:
         from paseo.daemon import DaemonOptions, run_daemon
@@ -78,30 +131,88 @@ def run_start(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------ stop
+
+
+def _request_shutdown(listen: str, home: str, timeout: float) -> bool:
+    """Ask the daemon at ``listen`` to stop over RPC; ``False`` when that did not work."""
+    import asyncio
+
+    from paseo_hookspecs.errors import PaseoError
+
+    from paseo.client.client import PaseoClient
+
+    async def ask() -> None:
+        client = PaseoClient(
+            listen,
+            home=home,
+            client_type="cli",
+            reconnect=False,
+            connect_timeout=timeout,
+            request_timeout=timeout,
+        )
+        try:
+            await client.connect()
+            await client.shutdown("paseo daemon stop")
+        finally:
+            await client.close()
+
+    try:
+        asyncio.run(ask())
+    except (PaseoError, OSError):
+        return False
+    return True
+
+
+def _wait_gone(layout: HomeLayout, pid: int, timeout: float, *, lock: bool = True) -> bool:
+    """Wait until the daemon released the home lock (``lock``) and its process ended.
+
+    A process that has exited but not yet been reaped by its new parent (a zombie) counts as
+    ended: it holds no resources and runs no code.
+    """
+    import psutil
+
+    from paseo.client.discovery import daemon_running
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            alive = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            alive = False
+        if not alive and not (lock and daemon_running(layout.root)):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
 def _stop(args: argparse.Namespace) -> bool:
     """Stop the daemon; ``False`` when none was running."""
-    from paseo.daemon.control import (
-        clean_after_kill,
-        local_state,
-        signal_daemon,
-        wait_for_exit,
-    )
+    from paseo.daemon.control import clean_after_kill, local_state, signal_daemon
 
     layout = home_layout(args)
     state = local_state(layout)
     if not state.running or state.pid is None:
         return False
-    signal_daemon(state.pid, signal.SIGTERM)
-    if wait_for_exit(state.pid, args.timeout):
+    pid = state.pid
+    listen = state.info.get("listen")
+    asked = isinstance(listen, str) and _request_shutdown(
+        listen, str(layout.root), min(5.0, args.timeout)
+    )
+    if asked and _wait_gone(layout, pid, args.timeout):
+        return True
+    signal_daemon(pid, signal.SIGTERM)
+    if _wait_gone(layout, pid, args.timeout):
         return True
     if not args.force:
         raise CliError(
-            f"the daemon (pid {state.pid}) did not exit within {args.timeout:.0f}s; "
+            f"the daemon (pid {pid}) did not exit within {args.timeout:.0f}s; "
             "retry with --force to kill it"
         )
-    signal_daemon(state.pid, signal.SIGKILL, group=True)
-    if not wait_for_exit(state.pid, args.kill_timeout):
-        raise CliError(f"the daemon (pid {state.pid}) survived SIGKILL")
+    signal_daemon(pid, signal.SIGKILL, group=True)
+    if not _wait_gone(layout, pid, args.kill_timeout, lock=False):
+        raise CliError(f"the daemon (pid {pid}) survived SIGKILL")
     clean_after_kill(layout)
     return True
 
@@ -118,21 +229,187 @@ def run_stop(args: argparse.Namespace) -> int:
 def run_restart(args: argparse.Namespace) -> int:
     _stop(args)
     args.foreground = False
+    args.timeout = max(args.timeout, 30.0)
     return run_start(args)
 
 
+# ---------------------------------------------------------------------------- status
+
+_TABLE_KEYS = (
+    ("running", "running"),
+    ("pid", "pid"),
+    ("listen", "listen"),
+    ("uptime", "uptime"),
+    ("version", "version"),
+    ("serverId", "server id"),
+    ("home", "home"),
+    ("storageDriver", "store"),
+    ("pluginsLoaded", "plugins"),
+    ("pluginsFailed", "failed plugins"),
+    ("connections", "connections"),
+    ("agents", "agents"),
+    ("note", "note"),
+)
+
+
+def _uptime(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    if days:
+        return f"{days}d {hours}h {minutes}m"
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m {secs}s" if minutes else f"{secs}s"
+
+
+def _started_uptime(started_at: Any) -> float | None:
+    """Seconds since an ISO ``startedAt`` (pid-file fallback when the daemon cannot answer)."""
+    if not isinstance(started_at, str):
+        return None
+    import calendar
+
+    try:
+        parsed = time.strptime(started_at.split(".")[0].rstrip("Z"), "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return None
+    return max(0.0, time.time() - calendar.timegm(parsed))
+
+
 def run_status(args: argparse.Namespace) -> int:
-    from paseo.daemon.control import local_state
+    from paseo.client.discovery import daemon_running, discover, home_path, pid_info
+    from paseo.client.quick import get_json
+    from paseo.rpc.address import AddressError
+
+    home = home_path(getattr(args, "home", None))
+    explicit = args.host or os.environ.get("PASEO_HOST")
+    data: dict[str, Any] = {"running": False, "home": str(home)}
+    if not explicit:
+        if not daemon_running(home):
+            return _emit_status(args, data, hint=True)
+        info = pid_info(home)
+        data.update(
+            running=True,
+            pid=info.get("pid"),
+            listen=info.get("listen"),
+            version=info.get("version"),
+            startedAt=info.get("startedAt"),
+        )
+    try:
+        target = discover(args.host, home=home)
+    except AddressError as exc:
+        raise CliError(f"--host: {exc}", exit_code=2) from None
+    try:
+        code, body = get_json(target.address, "/api/status", token=target.token, timeout=3.0)
+    except OSError as exc:
+        if explicit:
+            raise CliError(
+                target.not_running(str(exc)).message, exit_code=EXIT_NOT_RUNNING
+            ) from None
+        data["note"] = f"the daemon does not answer at {target.address}: {exc}"
+        data["uptimeSeconds"] = _started_uptime(data.get("startedAt"))
+        return _emit_status(args, data)
+    if code != 200 or not isinstance(body, dict):
+        reason = "the credentials were refused" if code in (401, 403) else f"HTTP {code}"
+        if explicit:
+            raise CliError(f"the daemon at {target.address} answered: {reason}")
+        data["note"] = f"status unavailable: {reason}"
+        data["uptimeSeconds"] = _started_uptime(data.get("startedAt"))
+        return _emit_status(args, data)
+    data.update(body)
+    data["running"] = True
+    return _emit_status(args, data)
+
+
+def _emit_status(args: argparse.Namespace, data: dict[str, Any], *, hint: bool = False) -> int:
+    if args.output != "table" or args.quiet:
+        emit(args, data, id_key="pid")
+    else:
+        plugins = data.get("plugins") or {}
+        counts = data.get("counts") or {}
+        listen = data.get("listen")
+        uptime = data.get("uptimeSeconds")
+        row = {
+            **data,
+            "listen": ", ".join(listen) if isinstance(listen, list) else listen,
+            "uptime": _uptime(uptime) if isinstance(uptime, (int, float)) else None,
+            "pluginsLoaded": plugins.get("loaded"),
+            "pluginsFailed": [f"{f['name']} ({f['error']})" for f in plugins["failed"]]
+            if plugins.get("failed") is not None
+            else None,
+            "connections": counts.get("connections"),
+            "agents": counts.get("agents"),
+        }
+        emit(
+            args,
+            {
+                label: row.get(key)
+                for key, label in _TABLE_KEYS
+                if key in row and (row.get(key) is not None or key == "running")
+            },
+        )
+    if hint:
+        sys.stderr.write("paseo: the daemon is not running; start it with `paseo daemon start`\n")
+    return 0 if data.get("running") else EXIT_NOT_RUNNING
+
+
+# ---------------------------------------------------------------------------- reload
+
+
+def run_reload(args: argparse.Namespace) -> int:
+    """Re-read config.json inside the daemon; report what applied and what needs a restart."""
+    from paseo.client.sync import SyncClient
+
+    with SyncClient(
+        args.host, home=home_layout(args).root, client_type="cli", reconnect=False
+    ) as client:
+        outcome = client.config_reload()
+    data = outcome.model_dump(mode="json")
+    if args.output != "table" or args.quiet:
+        emit(args, data)
+        return 0
+    if not outcome.changed:
+        sys.stdout.write("config.json reloaded: nothing changed\n")
+    for path in outcome.applied:
+        sys.stdout.write(f"applied: {path}\n")
+    for path in outcome.restartRequired:
+        sys.stdout.write(f"restart required: {path} (run `paseo daemon restart`)\n")
+    for warning in outcome.warnings:
+        sys.stderr.write(f"paseo: warning: {warning}\n")
+    return 0
+
+
+# ---------------------------------------------------------------------- set-password
+
+
+def run_set_password(args: argparse.Namespace) -> int:
+    """Write ``daemon.auth.password`` (a bcrypt hash) to config.json atomically."""
+    from paseo.config import ConfigError, set_path
+    from paseo.rpc.trust import hash_password
 
     layout = home_layout(args)
-    state = local_state(layout)
-    data = {
-        "running": state.running,
-        "pid": state.pid,
-        "home": str(layout.root),
-        "startedAt": state.info.get("startedAt") if state.running else None,
-        "version": state.info.get("version") if state.running else None,
-        "listen": state.info.get("listen") if state.running else None,
-    }
-    emit(args, data, id_key="pid")
-    return 0 if state.running else 3
+    if args.clear:
+        value: str | None = None
+    else:
+        if args.password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            import getpass
+
+            password = getpass.getpass("New password: ")
+            if getpass.getpass("Repeat it: ") != password:
+                raise CliError("the passwords differ; nothing changed")
+        if len(password) < 8:
+            raise CliError("the password must have at least 8 characters; nothing changed")
+        value = hash_password(password)
+    layout.create_root()
+    try:
+        set_path(layout.config, "daemon.auth.password", value, literal=True)
+    except ConfigError as exc:
+        raise CliError(str(exc)) from exc
+    if not args.quiet:
+        done = "removed" if value is None else "set"
+        sys.stdout.write(
+            f"password {done} in {layout.config}; a running daemon applies it on `paseo reload`\n"
+        )
+    return 0

@@ -8,12 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import RunPaseo
 
 from .conftest import FULL_CONFIG
 
 
-def test_get_on_a_missing_home_creates_nothing(run_paseo: RunPaseo, paseo_home: Path) -> None:
+def test_get_on_a_missing_home_creates_nothing(
+    run_paseo: RunPaseo, paseo_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PASEO_LISTEN")  # the suite's port-0 override would show as effective
     result = run_paseo("config", "get", "-o", "json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {}
@@ -49,7 +54,10 @@ def test_set_then_get(run_paseo: RunPaseo, paseo_home: Path) -> None:
     ]
 
 
-def test_get_effective_applies_defaults_and_environment(run_paseo: RunPaseo) -> None:
+def test_get_effective_applies_defaults_and_environment(
+    run_paseo: RunPaseo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PASEO_LISTEN")  # only the variables this test sets
     run_paseo("config", "set", "daemon.git.maxProcessConcurrency", "4", check=True)
     result = run_paseo(
         "config",

@@ -1,0 +1,236 @@
+"""Decoding frames and dispatching calls to registered methods.
+
+:func:`decode_frame` is a pure function (fuzzed by the tests): any text becomes either a
+:class:`Call` or a :class:`Rejection` that says what to answer. :class:`MethodTable` holds every
+method, and :func:`invoke` runs one call against it and returns the encoded answer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs.errors import AccessDenied, InvalidParams, PaseoError
+from paseo_hookspecs.registration import SESSION_KINDS, RpcMethod, RpcMethodGroup
+from pydantic import BaseModel, ValidationError
+
+from paseo.rpc.errors import (
+    InternalError,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    error_object,
+)
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import RpcContext
+
+log = logging.getLogger("paseo.rpc")
+
+MAX_METHOD_NAME = 128
+HELLO = "server.hello"
+HUB_BASE_METHODS = frozenset({HELLO, "server.ping"})
+"""Kernel methods a hub session may call besides ``hub.*``."""
+
+RequestId = str | int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A well-formed request (``id`` set) or client notification (``notification``)."""
+
+    id: RequestId | None
+    method: str
+    params: dict[str, Any]
+    notification: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A frame that cannot be called; ``id`` is ``None`` when it could not be read."""
+
+    id: RequestId | None
+    error: PaseoError
+    notification: bool = False
+
+
+def _valid_id(value: Any) -> bool:
+    # bool is an int subclass but not a JSON-RPC id; floats are discouraged by the spec and
+    # would not round-trip as map keys on the client side.
+    return (isinstance(value, str) and len(value) <= 200) or (
+        isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53
+    )
+
+
+def decode_frame(text: str) -> Call | Rejection:
+    """Turn one text frame into a call, or into the error to answer it with."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        # ValueError covers malformed JSON and integers too long to convert; RecursionError
+        # deeply nested arrays. Neither reveals anything about the server.
+        return Rejection(None, ParseError("invalid JSON"))
+    if isinstance(message, list):
+        return Rejection(None, InvalidRequest("batch requests are not supported"))
+    if not isinstance(message, dict):
+        return Rejection(None, InvalidRequest("a request must be a JSON object"))
+    has_id = "id" in message
+    raw_id = message.get("id")
+    request_id: RequestId | None = raw_id if has_id and _valid_id(raw_id) else None
+    if has_id and request_id is None:
+        return Rejection(None, InvalidRequest("id must be a string or an integer"))
+    notification = not has_id
+    if message.get("jsonrpc") != "2.0":
+        return Rejection(request_id, InvalidRequest('jsonrpc must be "2.0"'), notification)
+    method = message.get("method")
+    if not isinstance(method, str) or not method or len(method) > MAX_METHOD_NAME:
+        return Rejection(
+            request_id, InvalidRequest("method must be a non-empty string"), notification
+        )
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        return Rejection(request_id, InvalidParams("params must be an object"), notification)
+    return Call(request_id, method, params, notification)
+
+
+def encode_result(request_id: RequestId, result: Any) -> str:
+    """The response frame for a result (a pydantic model, or plain JSON data)."""
+    if isinstance(result, BaseModel):
+        body = result.model_dump_json(by_alias=True)
+    else:
+        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{body}}}'
+
+
+def encode_error(request_id: RequestId | None, error: PaseoError) -> str:
+    """The error response frame for ``error``."""
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "error": error_object(error)},
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
+
+
+def encode_notification(method: str, params: BaseModel | dict[str, Any]) -> str:
+    """A notification frame."""
+    body = (
+        params.model_dump_json(by_alias=True)
+        if isinstance(params, BaseModel)
+        else json.dumps(params, ensure_ascii=False, separators=(",", ":"))
+    )
+    return f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":{body}}}'
+
+
+@dataclass(frozen=True, slots=True)
+class MethodEntry:
+    method: RpcMethod
+    owner: str
+    """``kernel`` or the name of the plugin that registered the method."""
+
+
+class MethodTable:
+    """Every RPC method the daemon serves, and which session kind may call which."""
+
+    def __init__(self) -> None:
+        self._methods: dict[str, MethodEntry] = {}
+        self._allowed: dict[str, frozenset[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._methods)
+
+    def __iter__(self) -> Any:
+        return iter(self._methods.values())
+
+    def add_group(self, group: RpcMethodGroup, owner: str) -> list[str]:
+        """Add ``group``'s methods; returns the names refused (logged), e.g. duplicates or names
+        outside the group's ``area.`` prefix."""
+        refused: list[str] = []
+        for method in group.methods:
+            problem = None
+            if not method.name.startswith(f"{group.area}.") or len(method.name) > MAX_METHOD_NAME:
+                problem = f"is outside its group's prefix {group.area!r}."
+            elif method.name in self._methods:
+                problem = f"is already registered by {self._methods[method.name].owner}"
+            elif not method.access <= SESSION_KINDS:
+                problem = f"names unknown session kinds {sorted(method.access - SESSION_KINDS)}"
+            if problem is not None:
+                log.error("RPC method %r from %s refused: it %s", method.name, owner, problem)
+                refused.append(method.name)
+                continue
+            self._methods[method.name] = MethodEntry(method, owner)
+        self._allowed.clear()
+        return refused
+
+    def get(self, name: str) -> MethodEntry | None:
+        return self._methods.get(name)
+
+    def allowed_for(self, kind: str) -> frozenset[str]:
+        """The explicit allowlist of a session kind.
+
+        A hub session is confined to ``hub.*`` methods (plus hello and ping) even if another
+        method's ``access`` mentions ``hub``.
+        """
+        cached = self._allowed.get(kind)
+        if cached is None:
+            cached = frozenset(
+                name
+                for name, entry in self._methods.items()
+                if kind in entry.method.access
+                and (kind != "hub" or name.startswith("hub.") or name in HUB_BASE_METHODS)
+            )
+            self._allowed[kind] = cached
+        return cached
+
+
+def _validation_details(error: ValidationError) -> list[dict[str, Any]]:
+    # Only locations and messages: echoing input values back could reflect secrets into logs.
+    return [
+        {"path": ".".join(str(part) for part in detail["loc"]), "message": detail["msg"]}
+        for detail in error.errors(include_url=False, include_input=False)
+    ]
+
+
+def _prepare(table: MethodTable, allowed: frozenset[str], call: Call) -> tuple[RpcMethod, Any]:
+    """The method to run and its validated params; raises the error to answer with."""
+    entry = table.get(call.method)
+    if entry is None:
+        raise MethodNotFound(f"unknown method {call.method!r}")
+    if call.method not in allowed:
+        raise AccessDenied(f"this session may not call {call.method!r}")
+    method = entry.method
+    if method.params is None:
+        if call.params:
+            raise InvalidParams(f"{call.method} takes no params")
+        return method, None
+    try:
+        return method, method.params.model_validate(call.params)
+    except ValidationError as exc:
+        raise InvalidParams(
+            f"invalid params for {call.method}", data={"errors": _validation_details(exc)}
+        ) from None
+
+
+async def invoke(
+    table: MethodTable, allowed: frozenset[str], call: Call, ctx: RpcContext
+) -> str | None:
+    """Run ``call``; return the frame to send back (``None`` for a client notification)."""
+    try:
+        method, params = _prepare(table, allowed, call)
+        result = await method.handler(ctx, params)
+        if call.notification or call.id is None:
+            return None
+        return encode_result(call.id, result)
+    except PaseoError as error:
+        if call.notification:
+            return None
+        return encode_error(call.id, error)
+    except Exception:
+        log.exception("RPC method %s failed", call.method)
+        if call.notification:
+            return None
+        return encode_error(call.id, InternalError("internal error"))

@@ -1,0 +1,303 @@
+"""The kernel's own method groups: ``server.*`` and ``config.*``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs.errors import AccessDenied, InvalidParams, NotFound
+from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
+
+from paseo import __version__
+from paseo.config import get_path, patch_file
+from paseo.rpc.errors import InvalidRequest, VersionMismatch
+from paseo.rpc.models import (
+    PROTOCOL_VERSION,
+    ConfigChangedEvent,
+    ConfigGetParams,
+    ConfigGetResult,
+    ConfigPatchParams,
+    ConfigPatchResult,
+    ConfigReloadResult,
+    HelloParams,
+    HelloResult,
+    PingParams,
+    PingResult,
+    ShutdownParams,
+    ShutdownResult,
+    StatusResult,
+    StreamPosition,
+    SubscribeParams,
+    SubscribeResult,
+    UnsubscribeResult,
+)
+from paseo.rpc.reload import ReloadOutcome, redact, reload_config
+from paseo.rpc.session import CallContext, Session
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import RpcContext
+
+    from paseo.rpc.server import RpcServer
+
+ALL = frozenset({"local", "remote", "hub"})
+OWNER = frozenset({"local", "remote"})
+LOCAL = frozenset({"local"})
+
+FEATURES: dict[str, bool] = {
+    "streams": True,
+    "resync": True,
+    "configReload": True,
+}
+"""Capabilities every server of this protocol version has; method areas are added per server."""
+
+
+def _session(ctx: RpcContext) -> Session:
+    if not isinstance(ctx, CallContext):
+        raise TypeError("kernel methods run only through the daemon's dispatcher")
+    return ctx.session
+
+
+def _server(ctx: RpcContext) -> RpcServer:
+    return _session(ctx).server
+
+
+# --- server.* --------------------------------------------------------------------------------
+
+
+async def hello(ctx: RpcContext, params: HelloParams) -> HelloResult:
+    session = _session(ctx)
+    if session.hello_done:
+        raise InvalidRequest("server.hello was already called on this connection")
+    if params.protocolVersion != PROTOCOL_VERSION:
+        raise VersionMismatch(
+            f"protocol version {params.protocolVersion} is not supported",
+            data={"supported": [PROTOCOL_VERSION]},
+        )
+    session.mark_hello(params.clientId, params.clientType)
+    server = session.server
+    features = dict(FEATURES)
+    features["passwordAuth"] = server.auth.password_required
+    for entry in server.methods:
+        features[f"methods.{entry.method.name.split('.', 1)[0]}"] = True
+    return HelloResult(
+        serverId=server.daemon.server_id,
+        version=__version__,
+        protocolVersion=PROTOCOL_VERSION,
+        sessionKind=session.kind,
+        features=dict(sorted(features.items())),
+        methods=sorted(session.allowed),
+    )
+
+
+async def ping(ctx: RpcContext, params: PingParams) -> PingResult:
+    return PingResult(data=params.data, time=time.time())
+
+
+async def status(ctx: RpcContext, params: None) -> StatusResult:
+    return await _server(ctx).status()
+
+
+async def shutdown(ctx: RpcContext, params: ShutdownParams) -> ShutdownResult:
+    daemon = _server(ctx).daemon
+    daemon.log.info(
+        "shutdown requested over RPC by %s%s",
+        ctx.client_id or "a client",
+        f": {params.reason}" if params.reason else "",
+    )
+    stop = daemon.stop_requested
+    loop = asyncio.get_running_loop()
+    # Answer first: the stop begins on the next loop turn, and shutdown flushes this answer
+    # to the client before closing its connection.
+    if stop is not None:
+        loop.call_soon(stop.set)
+    else:
+        loop.call_soon(os.kill, os.getpid(), signal.SIGTERM)
+    return ShutdownResult(accepted=True)
+
+
+async def subscribe(ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
+    session = _session(ctx)
+    server = session.server
+    positions: list[StreamPosition] = []
+    for name in params.streams:
+        stream = server.streams.get(name)
+        if stream is None:
+            raise NotFound(f"no stream named {name!r}", data={"stream": name})
+        if session.kind not in stream.access:
+            raise AccessDenied(f"this session may not subscribe to {name!r}")
+        positions.append(StreamPosition(stream=name, seq=stream.seq))
+    session.subscriptions.update(params.streams)
+    return SubscribeResult(streams=positions)
+
+
+async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeResult:
+    session = _session(ctx)
+    removed = sorted(set(params.streams) & session.subscriptions)
+    session.subscriptions.difference_update(params.streams)
+    return UnsubscribeResult(streams=removed)
+
+
+# --- config.* --------------------------------------------------------------------------------
+
+
+async def config_get(ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
+    loaded = _server(ctx).daemon.config
+    document: Any = redact(loaded.document)
+    resolved: Any = redact(loaded.resolved.to_json())
+    if params.path:
+        try:
+            document = _get(document, params.path)
+            resolved = _get(resolved, params.path)
+        except ValueError as exc:  # a malformed path
+            raise InvalidParams(str(exc), data={"path": params.path}) from None
+    return ConfigGetResult(
+        file=str(loaded.path),
+        exists=loaded.exists,
+        config=document,
+        resolved=resolved,
+        envOverrides=loaded.env_overrides,
+    )
+
+
+def _get(data: Any, path: str) -> Any:
+    try:
+        return get_path(data, path)
+    except KeyError:
+        return None
+
+
+def _outcome(outcome: ReloadOutcome) -> dict[str, Any]:
+    return {
+        "changed": outcome.changed,
+        "applied": outcome.applied,
+        "restartRequired": outcome.restart_required,
+        "warnings": outcome.warnings,
+    }
+
+
+def _announce(server: RpcServer, outcome: ReloadOutcome) -> None:
+    if outcome.changed:
+        server.publish(
+            "config",
+            "config.changed",
+            {
+                "changed": outcome.changed,
+                "applied": outcome.applied,
+                "restartRequired": outcome.restart_required,
+            },
+            model=ConfigChangedEvent,
+        )
+
+
+async def config_reload(ctx: RpcContext, params: None) -> ConfigReloadResult:
+    server = _server(ctx)
+    async with server.config_lock:
+        outcome = await reload_config(server.daemon)
+    _announce(server, outcome)
+    return ConfigReloadResult(**_outcome(outcome))
+
+
+async def config_patch(ctx: RpcContext, params: ConfigPatchParams) -> ConfigPatchResult:
+    auth = params.patch.get("daemon")
+    if isinstance(auth, dict) and "auth" in auth:
+        raise AccessDenied(
+            "daemon.auth cannot be changed over the wire; "
+            "use `paseo daemon set-password` on the daemon's host"
+        )
+    server = _server(ctx)
+    async with server.config_lock:
+        written = await asyncio.to_thread(patch_file, server.daemon.layout.config, params.patch)
+        outcome = await reload_config(server.daemon)
+    _announce(server, outcome)
+    return ConfigPatchResult(config=redact(written.document), **_outcome(outcome))
+
+
+def kernel_groups() -> list[RpcMethodGroup]:
+    """The ``server`` and ``config`` method groups."""
+    return [
+        RpcMethodGroup(
+            "server",
+            [
+                RpcMethod(
+                    "server.hello",
+                    hello,
+                    HelloParams,
+                    HelloResult,
+                    access=ALL,
+                    summary="Identify the client; must be the first call on a connection",
+                ),
+                RpcMethod(
+                    "server.ping",
+                    ping,
+                    PingParams,
+                    PingResult,
+                    access=ALL,
+                    summary="Round-trip probe; echoes data",
+                ),
+                RpcMethod(
+                    "server.status",
+                    status,
+                    None,
+                    StatusResult,
+                    access=OWNER,
+                    summary="Pid, listen addresses, uptime, version, plugins and counts",
+                ),
+                RpcMethod(
+                    "server.shutdown",
+                    shutdown,
+                    ShutdownParams,
+                    ShutdownResult,
+                    access=LOCAL,
+                    summary="Stop the daemon gracefully (answered before it stops)",
+                ),
+                RpcMethod(
+                    "server.subscribe",
+                    subscribe,
+                    SubscribeParams,
+                    SubscribeResult,
+                    access=OWNER,
+                    summary="Receive the notifications of the named streams",
+                ),
+                RpcMethod(
+                    "server.unsubscribe",
+                    unsubscribe,
+                    SubscribeParams,
+                    UnsubscribeResult,
+                    access=OWNER,
+                    summary="Stop receiving the named streams",
+                ),
+            ],
+        ),
+        RpcMethodGroup(
+            "config",
+            [
+                RpcMethod(
+                    "config.get",
+                    config_get,
+                    ConfigGetParams,
+                    ConfigGetResult,
+                    access=OWNER,
+                    summary="The loaded config.json and the effective values",
+                ),
+                RpcMethod(
+                    "config.patch",
+                    config_patch,
+                    ConfigPatchParams,
+                    ConfigPatchResult,
+                    access=OWNER,
+                    summary="Persist a deep-merge patch to config.json, then reload",
+                ),
+                RpcMethod(
+                    "config.reload",
+                    config_reload,
+                    None,
+                    ConfigReloadResult,
+                    access=OWNER,
+                    summary="Re-read config.json; apply runtime-safe changes live",
+                ),
+            ],
+        ),
+    ]

@@ -1,0 +1,178 @@
+"""Re-reading ``config.json`` inside the running daemon.
+
+The file is loaded again with the *launch* environment, so environment overrides stay
+authoritative. The effective values before and after are compared path by path; changed paths
+that are safe to change live (:data:`RUNTIME_SAFE`) are applied at once, every other changed
+path is reported as needing a restart. A config.json that does not validate changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import logging.handlers
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paseo.config import ResolvedConfig, load_config
+
+if TYPE_CHECKING:
+    from paseo.daemon.runtime import Daemon
+
+log = logging.getLogger("paseo.daemon")
+
+RUNTIME_SAFE: tuple[str, ...] = (
+    "log.level",
+    "log.console.level",
+    "log.file.level",
+    "daemon.hostnames",
+    "daemon.cors",
+    "daemon.trustedProxies",
+    "daemon.auth.password",
+    "daemon.git",
+    "daemon.appendSystemPrompt",
+    "daemon.terminalProfiles",
+    "daemon.agentProfiles",
+    "app.baseUrl",
+)
+"""Config paths (and everything under them) a reload applies live. Services read these from
+``daemon.config`` each time they need them; the transport's trust settings are rebuilt."""
+
+_SECRET_KEY = re.compile(r"(password|apikey|secret|token)$", re.IGNORECASE)
+REDACTED = "********"
+
+
+@dataclass(frozen=True)
+class ReloadOutcome:
+    changed: list[str]
+    applied: list[str]
+    restart_required: list[str]
+    warnings: list[str]
+
+
+Path = tuple[str, ...]
+_MISSING = object()
+
+
+def _flatten(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
+    # Lists are leaves: a list-valued setting is always replaced whole.
+    if isinstance(value, Mapping) and value:
+        for key, child in value.items():
+            _flatten(child, (*prefix, str(key)), out)
+    else:
+        out[prefix] = value
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[Path, Any]:
+    """Changed leaf paths -> their value in ``before`` (:data:`_MISSING` when absent)."""
+    old: dict[Path, Any] = {}
+    new: dict[Path, Any] = {}
+    _flatten(before, (), old)
+    _flatten(after, (), new)
+    return {
+        path: old.get(path, _MISSING)
+        for path in sorted(old.keys() | new.keys())
+        if old.get(path, _MISSING) != new.get(path, _MISSING)
+    }
+
+
+def changed_paths(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Leaf paths (dotted) whose value differs between two JSON documents."""
+    return [".".join(path) for path in _changes(before, after)]
+
+
+def _keep_startup_values(
+    before: ResolvedConfig, after: ResolvedConfig, restore: dict[Path, Any]
+) -> ResolvedConfig:
+    """``after`` with the restart-only paths put back to the values the daemon runs with, so
+    ``daemon.config`` keeps describing the running process."""
+    if not restore:
+        return after
+    data = after.to_json()
+    for path, value in restore.items():
+        parent: Any = data
+        for key in path[:-1]:
+            parent = parent.setdefault(key, {})
+        if value is _MISSING:
+            parent.pop(path[-1], None)
+        else:
+            parent[path[-1]] = value
+    merged = ResolvedConfig.model_validate(data)
+    # The launch-only plain password is excluded from dumps; carry it over.
+    auth = merged.daemon.auth.model_copy(update={"envPassword": before.daemon.auth.envPassword})
+    return merged.model_copy(update={"daemon": merged.daemon.model_copy(update={"auth": auth})})
+
+
+def is_runtime_safe(path: str) -> bool:
+    return any(path == safe or path.startswith(safe + ".") for safe in RUNTIME_SAFE)
+
+
+def redact(value: Any) -> Any:
+    """A copy of JSON data with secret-looking fields (passwords, API keys) masked."""
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED
+            if _SECRET_KEY.search(str(key)) and isinstance(item, str) and item
+            else redact(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(item) for item in value]
+    return value
+
+
+def apply_log_levels(resolved: ResolvedConfig) -> None:
+    """Set the levels of the daemon's existing log handlers (file and console)."""
+    from paseo.logs import LEVELS
+
+    root = logging.getLogger("paseo")
+    levels: list[int] = []
+    for handler in root.handlers:
+        if isinstance(handler, logging.handlers.RotatingFileHandler):
+            handler.setLevel(LEVELS.get(resolved.log.file.level, logging.INFO))
+        elif isinstance(handler, logging.StreamHandler):
+            handler.setLevel(LEVELS.get(resolved.log.console.level, logging.INFO))
+        levels.append(handler.level)
+    if levels:
+        root.setLevel(min(levels))
+
+
+async def reload_config(daemon: Daemon) -> ReloadOutcome:
+    """Re-read config.json once and apply what can be applied live.
+
+    Raises :class:`paseo.config.ConfigError` (nothing applied) when the file is invalid.
+    """
+    loaded = await asyncio.to_thread(
+        load_config, daemon.layout.config, daemon.options.env, home=daemon.layout.root
+    )
+    before = daemon.config.resolved
+    changes = _changes(before.to_json(), loaded.resolved.to_json())
+    changed = [".".join(path) for path in changes]
+    applied = [path for path in changed if is_runtime_safe(path)]
+    restart = [path for path in changed if not is_runtime_safe(path)]
+    after = _keep_startup_values(
+        before,
+        loaded.resolved,
+        {path: old for path, old in changes.items() if not is_runtime_safe(".".join(path))},
+    )
+    daemon.config = dataclasses.replace(loaded, resolved=after)
+    if any(path.startswith("log.") for path in applied):
+        apply_log_levels(after)
+    rpc = daemon.rpc
+    if rpc is not None:
+        rpc.apply_config(after)
+    if changed:
+        log.info(
+            "config reloaded: applied %s; restart required for %s",
+            applied or "nothing",
+            restart or "nothing",
+        )
+    return ReloadOutcome(
+        changed=changed,
+        applied=applied,
+        restart_required=restart,
+        warnings=[str(w) for w in loaded.warnings],
+    )

@@ -1,0 +1,420 @@
+"""One client connection: its trust, its allowlist, its calls and its bounded outbound queue.
+
+A transport creates a :class:`Session` per accepted connection through
+:meth:`paseo.rpc.server.RpcServer.open_session`, feeds it every inbound frame with
+:meth:`Session.receive` and awaits :meth:`Session.run` (which writes outbound frames through
+the transport's :class:`Channel`).
+
+Isolation: every outbound frame goes through this session's own queue, drained by its own
+writer task. A client that stops reading blocks only that task; when its queue reaches
+``outbound_queue`` frames the queue is dropped and replaced by one ``server.resync``
+notification, and if the client still has not read that one by the next overflow the
+connection is closed with :data:`CLOSE_SLOW_CONSUMER`. Memory per connection stays bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from paseo_hookspecs.errors import PaseoError
+
+from paseo.rpc.dispatch import (
+    HELLO,
+    Call,
+    Rejection,
+    decode_frame,
+    encode_error,
+    encode_notification,
+    invoke,
+)
+from paseo.rpc.errors import HelloRequired, RateLimited, ShuttingDown
+from paseo.rpc.models import ResyncEvent
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+
+    from paseo.rpc.server import RpcServer
+
+log = logging.getLogger("paseo.rpc")
+
+CLOSE_GOING_AWAY = 1001
+"""The daemon is shutting down."""
+CLOSE_UNSUPPORTED_DATA = 1003
+"""A binary frame arrived; the protocol is text only."""
+CLOSE_TOO_BIG = 1009
+"""A frame exceeded the maximum size (sent by the WebSocket layer)."""
+CLOSE_IDLE = 4000
+"""Nothing was received for the idle timeout while nothing was subscribed."""
+CLOSE_HELLO_TIMEOUT = 4001
+"""``server.hello`` did not arrive within the hello timeout."""
+CLOSE_UNAUTHORIZED = 4401
+"""Authentication failed after the upgrade (transports that cannot refuse over HTTP)."""
+CLOSE_SLOW_CONSUMER = 4008
+"""The client did not read its messages: the outbound queue overflowed twice."""
+
+CLOSE_CODES: dict[int, str] = {
+    CLOSE_GOING_AWAY: "the daemon is shutting down",
+    CLOSE_UNSUPPORTED_DATA: "binary frames are not supported",
+    CLOSE_TOO_BIG: "frame larger than the maximum frame size",
+    CLOSE_IDLE: "idle timeout",
+    CLOSE_HELLO_TIMEOUT: "server.hello not received in time",
+    CLOSE_UNAUTHORIZED: "unauthorized",
+    CLOSE_SLOW_CONSUMER: "client too slow: outbound queue overflowed",
+}
+
+SESSION_STREAM = "session"
+"""The per-connection stream (``server.resync`` and ``RpcContext.notify`` pushes)."""
+
+
+class Channel(Protocol):
+    """What a transport hands a session: a way to send one text frame, and to close."""
+
+    async def send(self, text: str) -> None:
+        """Send one text frame; raise when the connection is gone."""
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close the connection with a WebSocket close code."""
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """Per-connection bounds (the WebSocket transport takes them from its settings)."""
+
+    outbound_queue: int = 1000
+    max_in_flight: int = 64
+    rate_per_second: float = 500.0
+    rate_burst: int = 1000
+    hello_timeout: float = 15.0
+    idle_timeout: float = 3600.0
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the server saw of the connection; the only inputs to trust decisions."""
+
+    transport: str
+    unix_socket: bool
+    peer: str | None
+    client_address: str | None
+    origin: str | None
+
+
+class _Outbound:
+    __slots__ = ("request_id", "resync", "stream", "text")
+
+    def __init__(
+        self,
+        text: str,
+        request_id: Any = None,
+        stream: str | None = None,
+        *,
+        resync: bool = False,
+    ) -> None:
+        self.text = text
+        self.request_id = request_id
+        self.stream = stream
+        self.resync = resync
+
+
+class CallContext:
+    """The :class:`paseo_hookspecs.context.RpcContext` handed to method handlers."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    @property
+    def daemon(self) -> DaemonContext:
+        daemon: DaemonContext = self.session.server.daemon
+        return daemon
+
+    @property
+    def server(self) -> RpcServer:
+        return self.session.server
+
+    @property
+    def session_kind(self) -> str:
+        return self.session.kind
+
+    @property
+    def client_id(self) -> str:
+        return self.session.client_id
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        self.session.push(method, params)
+
+
+class Session:
+    """See the module docstring."""
+
+    _ids = itertools.count(1)
+
+    def __init__(
+        self,
+        server: RpcServer,
+        *,
+        kind: str,
+        channel: Channel,
+        observed: Observed,
+        limits: SessionLimits,
+    ) -> None:
+        self.id = next(self._ids)
+        self.server = server
+        self.kind = kind
+        self.channel = channel
+        self.observed = observed
+        self.limits = limits
+        self.allowed = server.methods.allowed_for(kind)
+        self.client_id = ""
+        self.client_type = ""
+        self.hello_done = False
+        self.subscriptions: set[str] = set()
+        self.opened_at = time.monotonic()
+        self._context = CallContext(self)
+        self._queue: deque[_Outbound] = deque()
+        self._wake = asyncio.Event()
+        self._resync_pending = False
+        self._session_seq: dict[str, int] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._tokens = float(limits.rate_burst)
+        self._refilled = time.monotonic()
+        self._last_inbound = time.monotonic()
+        self._closing: tuple[int, str] | None = None
+        self._closer: asyncio.Task[None] | None = None
+        self._flushed = asyncio.Event()
+        self._closed = asyncio.Event()
+
+    # ------------------------------------------------------------------ inbound
+
+    def receive(self, frame: str | bytes) -> None:
+        """Handle one inbound frame; never blocks (calls run in their own tasks)."""
+        self._last_inbound = time.monotonic()
+        if self._closing is not None:
+            return
+        if isinstance(frame, bytes):
+            self.close(CLOSE_UNSUPPORTED_DATA, CLOSE_CODES[CLOSE_UNSUPPORTED_DATA])
+            return
+        decoded = decode_frame(frame)
+        if isinstance(decoded, Rejection):
+            if not decoded.notification:
+                self._enqueue(_Outbound(encode_error(decoded.id, decoded.error), decoded.id))
+            return
+        error = self._admission_error(decoded)
+        if error is not None:
+            if not decoded.notification:
+                self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
+            return
+        task = asyncio.get_running_loop().create_task(self._run_call(decoded))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _admission_error(self, call: Call) -> PaseoError | None:
+        if not self.server.accepting:
+            return ShuttingDown("the daemon is shutting down")
+        if not self.hello_done and call.method != HELLO:
+            return HelloRequired("call server.hello first")
+        now = time.monotonic()
+        self._tokens = min(
+            float(self.limits.rate_burst),
+            self._tokens + (now - self._refilled) * self.limits.rate_per_second,
+        )
+        self._refilled = now
+        if self._tokens < 1:
+            return RateLimited(
+                "too many requests on this connection",
+                data={"retryAfterMs": int(1000 / self.limits.rate_per_second) + 1},
+            )
+        if len(self._tasks) >= self.limits.max_in_flight:
+            return RateLimited(
+                "too many requests in flight on this connection",
+                data={"maxInFlight": self.limits.max_in_flight},
+            )
+        self._tokens -= 1
+        return None
+
+    async def _run_call(self, call: Call) -> None:
+        try:
+            answer = await invoke(self.server.methods, self.allowed, call, self._context)
+        except asyncio.CancelledError:
+            # Cancelled by shutdown (the connection is still open: say why) or by the
+            # connection ending (enqueueing is then a no-op).
+            if not call.notification and call.id is not None:
+                self._enqueue(
+                    _Outbound(
+                        encode_error(
+                            call.id, ShuttingDown("the daemon shut down before answering")
+                        ),
+                        call.id,
+                    )
+                )
+            raise
+        if answer is not None:
+            self._enqueue(_Outbound(answer, call.id))
+
+    def mark_hello(self, client_id: str, client_type: str) -> None:
+        self.hello_done = True
+        self.client_id = client_id
+        self.client_type = client_type
+
+    # ----------------------------------------------------------------- outbound
+
+    def push(self, method: str, params: dict[str, Any]) -> None:
+        """Push a notification to this connection only, numbered on its own stream."""
+        stream = str(params.get("stream") or SESSION_STREAM)
+        seq = self._session_seq.get(stream, 0) + 1
+        self._session_seq[stream] = seq
+        payload = {**params, "stream": stream, "seq": seq}
+        self._enqueue(_Outbound(encode_notification(method, payload), stream=stream))
+
+    def deliver(self, stream: str, text: str) -> None:
+        """Queue an already-encoded notification of a published ``stream``."""
+        self._enqueue(_Outbound(text, stream=stream))
+
+    def _enqueue(self, item: _Outbound) -> None:
+        if self._closing is not None:
+            return
+        if len(self._queue) >= self.limits.outbound_queue:
+            self._overflow()
+            if self._closing is not None:
+                return
+        self._queue.append(item)
+        self._wake.set()
+
+    def _overflow(self) -> None:
+        if self._resync_pending:
+            log.warning(
+                "session %s (%s) did not read its messages; closing",
+                self.id,
+                self.client_id or "no hello",
+            )
+            self.close(CLOSE_SLOW_CONSUMER, CLOSE_CODES[CLOSE_SLOW_CONSUMER])
+            return
+        dropped_ids = [i.request_id for i in self._queue if i.request_id is not None]
+        streams = sorted({i.stream for i in self._queue if i.stream is not None})
+        self._queue.clear()
+        seq = self._session_seq.get(SESSION_STREAM, 0) + 1
+        self._session_seq[SESSION_STREAM] = seq
+        event = ResyncEvent(
+            stream=SESSION_STREAM,
+            seq=seq,
+            reason="overflow",
+            streams=streams,
+            droppedRequestIds=dropped_ids,
+        )
+        self._queue.append(_Outbound(encode_notification("server.resync", event), resync=True))
+        self._resync_pending = True
+        log.info(
+            "session %s fell behind: dropped %d answers and events of %s",
+            self.id,
+            len(dropped_ids),
+            streams,
+        )
+
+    async def run(self) -> None:
+        """Write queued frames until the session is closed; returns once it is."""
+        loop = asyncio.get_running_loop()
+        writer = loop.create_task(self._write_loop())
+        watchdog = loop.create_task(self._watch_timeouts())
+        try:
+            await self._closed.wait()
+        finally:
+            for task in (writer, watchdog, self._closer):
+                if task is not None:
+                    task.cancel()
+            for task in (writer, watchdog):
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while self._queue:
+                    item = self._queue.popleft()
+                    await self.channel.send(item.text)
+                    if item.resync:
+                        # The client read up to the drop; a later overflow gets a new notice.
+                        self._resync_pending = False
+                if self._closing is not None:
+                    self._flushed.set()
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - any send failure means the connection is gone;
+            # the transport notices too and ends the session.
+            self._flushed.set()
+
+    async def _watch_timeouts(self) -> None:
+        await asyncio.sleep(self.limits.hello_timeout)
+        if not self.hello_done:
+            self.close(CLOSE_HELLO_TIMEOUT, CLOSE_CODES[CLOSE_HELLO_TIMEOUT])
+            return
+        while self._closing is None:
+            idle = time.monotonic() - self._last_inbound
+            if idle >= self.limits.idle_timeout and not self.subscriptions and not self._tasks:
+                self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
+                return
+            await asyncio.sleep(max(1.0, self.limits.idle_timeout - idle))
+
+    # ------------------------------------------------------------------ closing
+
+    def close(self, code: int, reason: str, *, flush_timeout: float = 2.0) -> None:
+        """Close with ``code`` once what is queued is written (at most ``flush_timeout``).
+
+        A slow-consumer close drops the queue and closes at once: the queue is exactly what
+        the client failed to read.
+        """
+        if self._closing is not None:
+            return
+        self._closing = (code, reason)
+        if code == CLOSE_SLOW_CONSUMER:
+            self._queue.clear()
+            flush_timeout = 0.0
+        self._wake.set()
+        self._closer = asyncio.get_running_loop().create_task(
+            self._close_after_flush(code, reason, flush_timeout)
+        )
+
+    async def _close_after_flush(self, code: int, reason: str, flush_for: float) -> None:
+        if flush_for > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._flushed.wait(), flush_for)
+        with contextlib.suppress(Exception):
+            await self.channel.close(code, reason)
+        self._closed.set()
+
+    def connection_lost(self) -> None:
+        """The transport saw the connection end: cancel calls, stop writing."""
+        if self._closing is None:
+            self._closing = (CLOSE_GOING_AWAY, "connection lost")
+        self._queue.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        self._closed.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    async def drain_calls(self) -> None:
+        """Wait for the calls in flight (the caller bounds the wait)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def fail_calls(self) -> None:
+        """Cancel calls still running at shutdown; their callers get ``shutting_down``."""
+        for task in list(self._tasks):
+            task.cancel()

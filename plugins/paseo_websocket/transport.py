@@ -1,0 +1,359 @@
+"""The WebSocket listener: HTTP routes, the upgrade checks, and one session per connection.
+
+Routes (every request must carry an allowed ``Host`` header, else 403):
+
+* ``GET /api/health`` — no authentication: ``{"ok": true, "version": ...}``.
+* ``GET /api/status`` — ``Authorization: Bearer <token>``: the ``server.status`` result.
+* ``GET /ws`` — the WebSocket. Refused before the upgrade with 403 (browser ``Origin`` not
+  allowed), 503 (connection cap, or shutting down) or 401 (no valid token). The token is an
+  ``Authorization: Bearer`` header or, for browsers, a ``paseo.bearer.<token>`` subprotocol.
+
+Refusal bodies are fixed strings that reveal nothing about the reason beyond the status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import http
+import json
+import logging
+import os
+import socket
+import stat
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs.interfaces.transport import Transport
+from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from paseo.rpc.address import Address, parse_address
+from paseo.rpc.session import Observed, SessionLimits
+from paseo_websocket.settings import WebSocketSettings
+
+if TYPE_CHECKING:
+    from paseo.daemon.runtime import Daemon
+    from paseo.rpc.server import RpcServer
+
+log = logging.getLogger("paseo.websocket")
+
+SUBPROTOCOL = "paseo.v1"
+BEARER_SUBPROTOCOL = "paseo.bearer."
+STOP_GRACE = 5.0
+"""Seconds :meth:`WebSocketTransport.stop` waits for connections to close before aborting."""
+
+
+def _settings(daemon: Any) -> WebSocketSettings:
+    section = daemon.config_section("websocket")
+    if isinstance(section, WebSocketSettings):
+        return section
+    if isinstance(section, dict):
+        return WebSocketSettings.model_validate(section)
+    return WebSocketSettings()
+
+
+def _single(headers: Headers, name: str) -> str | None:
+    """A header that must appear at most once; a repeated one counts as absent (and so fails
+    the Host check) rather than letting one copy vouch for the other."""
+    values = headers.get_all(name)
+    return values[0] if len(values) == 1 else None
+
+
+def _bearer(headers: Headers) -> str | None:
+    value = _single(headers, "Authorization")
+    if value:
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return token.strip()
+    return None
+
+
+def _offered_subprotocols(headers: Headers) -> list[str]:
+    return [
+        item.strip()
+        for value in headers.get_all("Sec-WebSocket-Protocol")
+        for item in value.split(",")
+        if item.strip()
+    ]
+
+
+def _subprotocol_token(headers: Headers) -> str | None:
+    for offered in _offered_subprotocols(headers):
+        if offered.startswith(BEARER_SUBPROTOCOL) and len(offered) > len(BEARER_SUBPROTOCOL):
+            return offered[len(BEARER_SUBPROTOCOL) :]
+    return None
+
+
+class _Channel:
+    """The :class:`paseo.rpc.session.Channel` of one WebSocket connection."""
+
+    __slots__ = ("_connection",)
+
+    def __init__(self, connection: ServerConnection) -> None:
+        self._connection = connection
+
+    async def send(self, text: str) -> None:
+        await self._connection.send(text)
+
+    async def close(self, code: int, reason: str) -> None:
+        await self._connection.close(code, reason)
+
+
+class _Admitted:
+    """What the upgrade checks decided, handed from ``process_request`` to the handler."""
+
+    __slots__ = ("kind", "observed")
+
+    def __init__(self, kind: str, observed: Observed) -> None:
+        self.kind = kind
+        self.observed = observed
+
+
+class WebSocketTransport(Transport):
+    """Listens on ``daemon.listen`` (``host:port``, a port, or a unix socket path)."""
+
+    name = "websocket"
+
+    def __init__(self) -> None:
+        self._server: Server | None = None
+        self._rpc: RpcServer | None = None
+        self._settings = WebSocketSettings()
+        self._limits = SessionLimits()
+        self._address: Address | None = None
+        self._admitted: weakref.WeakKeyDictionary[ServerConnection, _Admitted] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._active = 0
+
+    @property
+    def rpc(self) -> RpcServer:
+        if self._rpc is None:
+            raise RuntimeError("the transport is not started")
+        return self._rpc
+
+    # ---------------------------------------------------------------- lifecycle
+
+    async def start(self, daemon: Daemon) -> list[str]:
+        self._rpc = daemon.rpc
+        self._settings = settings = _settings(daemon)
+        self._limits = SessionLimits(
+            outbound_queue=settings.outboundQueue,
+            max_in_flight=settings.maxInFlight,
+            rate_per_second=settings.requestsPerSecond,
+            rate_burst=settings.requestBurst,
+            hello_timeout=settings.helloTimeout,
+            idle_timeout=settings.idleTimeout,
+        )
+        listen = daemon.config.resolved.daemon.listen
+        try:
+            address = parse_address(listen)
+        except ValueError as exc:
+            raise OSError(errno.EINVAL, f"daemon.listen {listen!r}: {exc}") from exc
+        options: dict[str, Any] = {
+            "process_request": self._process_request,
+            "select_subprotocol": self._select_subprotocol,
+            "compression": "deflate" if settings.compression else None,
+            "server_header": None,
+            "max_size": settings.maxFrameBytes,
+            "ping_interval": settings.pingInterval,
+            "ping_timeout": settings.pingTimeout,
+            "close_timeout": settings.closeTimeout,
+            "open_timeout": 10,
+            "logger": log,
+        }
+        if address.path is not None:
+            self._server = await self._serve_unix(address.path, options)
+            self._address = address
+            return [address.ws_url()]
+        try:
+            self._server = await serve(self._handle, address.host, address.port, **options)
+        except OSError as exc:
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise OSError(exc.errno, f"{address.listen_form()}: {reason}") from exc
+        urls: list[str] = []
+        for sock in self._server.sockets:
+            host, port = sock.getsockname()[:2]
+            bound = Address(host=host, port=port)
+            self._address = self._address or bound
+            urls.append(bound.ws_url())
+        return urls
+
+    async def _serve_unix(self, path: str, options: dict[str, Any]) -> Server:
+        await asyncio.to_thread(_prepare_socket_path, path)
+        # Created owner-only from the start (no chmod afterwards); nothing else creates files
+        # while the daemon is starting, so the process-wide umask change is safe here.
+        previous = os.umask(0o177)
+        try:
+            return await unix_serve(self._handle, path, **options)
+        finally:
+            os.umask(previous)
+
+    async def stop(self) -> None:
+        server = self._server
+        if server is None:
+            return
+        self._server = None
+        server.close(close_connections=False)
+        try:
+            await asyncio.wait_for(server.wait_closed(), STOP_GRACE)
+        except TimeoutError:
+            log.warning("connections did not close within %.0fs; aborting them", STOP_GRACE)
+            for connection in list(server.connections):
+                connection.transport.abort()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), STOP_GRACE)
+        if self._address is not None and self._address.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._address.path)
+
+    # ----------------------------------------------------------------- requests
+
+    def _select_subprotocol(self, connection: ServerConnection, subprotocols: Any) -> Any:
+        # A browser that offered subprotocols fails the handshake unless one is selected.
+        if SUBPROTOCOL in subprotocols:
+            return SUBPROTOCOL
+        for offered in subprotocols:
+            if offered.startswith(BEARER_SUBPROTOCOL):
+                return offered
+        return None
+
+    async def _process_request(
+        self, connection: ServerConnection, request: Request
+    ) -> Response | None:
+        rpc = self.rpc
+        headers = request.headers
+        host = _single(headers, "Host")
+        if not rpc.policy.host_allowed(host):
+            return _plain(connection, http.HTTPStatus.FORBIDDEN)
+        path = request.path.split("?", 1)[0]
+        origins = headers.get_all("Origin")
+        if len(origins) > 1:
+            return _plain(connection, http.HTTPStatus.FORBIDDEN)
+        origin = origins[0] if origins else None
+        if path == "/api/health":
+            return _json(connection, rpc.health().model_dump(mode="json"), self._cors(origin, host))
+        if path == "/api/status":
+            if not rpc.policy.origin_allowed(origin, host):
+                return _plain(connection, http.HTTPStatus.FORBIDDEN)
+            observed = self._observe(connection, headers)
+            kind = await rpc.authenticate(
+                _bearer(headers),
+                unix_socket=observed.unix_socket,
+                client_address=observed.client_address,
+            )
+            if kind is None:
+                return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
+            status = await rpc.status()
+            return _json(connection, status.model_dump(mode="json"), self._cors(origin, host))
+        if path != "/ws":
+            return _plain(connection, http.HTTPStatus.NOT_FOUND)
+        if not rpc.policy.origin_allowed(origin, host):
+            return _plain(connection, http.HTTPStatus.FORBIDDEN)
+        if not rpc.accepting or self._active + len(self._admitted) >= (
+            self._settings.maxConnections
+        ):
+            return _plain(connection, http.HTTPStatus.SERVICE_UNAVAILABLE)
+        observed = self._observe(connection, headers)
+        token = _bearer(headers) or _subprotocol_token(headers)
+        kind = await rpc.authenticate(
+            token, unix_socket=observed.unix_socket, client_address=observed.client_address
+        )
+        if kind is None:
+            log.info("refused an unauthenticated connection from %s", observed.client_address)
+            return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
+        self._admitted[connection] = _Admitted(kind, observed)
+        return None
+
+    def _observe(self, connection: ServerConnection, headers: Headers) -> Observed:
+        unix = self._address is not None and self._address.path is not None
+        remote = connection.remote_address
+        peer = str(remote[0]) if isinstance(remote, tuple) and remote else None
+        return Observed(
+            transport="unix" if unix else "tcp",
+            unix_socket=unix,
+            peer=peer,
+            client_address=None
+            if unix
+            else self.rpc.policy.client_address(peer, _forwarded_for(headers)),
+            origin=_single(headers, "Origin"),
+        )
+
+    def _cors(self, origin: str | None, host: str | None) -> dict[str, str]:
+        if origin is not None and self.rpc.policy.origin_allowed(origin, host):
+            return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
+        return {}
+
+    # -------------------------------------------------------------- connections
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        admitted = self._admitted.pop(connection, None)
+        if admitted is None:  # cannot happen: the upgrade is refused without admission
+            await connection.close(4401, "unauthorized")
+            return
+        rpc = self.rpc
+        session = rpc.open_session(
+            kind=admitted.kind,
+            channel=_Channel(connection),
+            observed=admitted.observed,
+            limits=self._limits,
+        )
+        self._active += 1
+        runner = asyncio.get_running_loop().create_task(session.run())
+        try:
+            async for frame in connection:
+                session.receive(frame)
+        except ConnectionClosed:
+            pass  # oversized frames (1009) and abrupt disconnects end up here
+        finally:
+            self._active -= 1
+            rpc.close_session(session)
+            with contextlib.suppress(asyncio.CancelledError):
+                await runner
+
+
+def _forwarded_for(headers: Headers) -> str | None:
+    # Proxies may split the chain over several headers; together they form one list.
+    values = headers.get_all("X-Forwarded-For")
+    return ",".join(values) if values else None
+
+
+def _plain(connection: ServerConnection, status: http.HTTPStatus) -> Response:
+    response = connection.respond(status, f"{status.phrase}\n")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _json(connection: ServerConnection, data: dict[str, Any], extra: dict[str, str]) -> Response:
+    response = connection.respond(http.HTTPStatus.OK, json.dumps(data) + "\n")
+    del response.headers["Content-Type"]
+    response.headers["Content-Type"] = "application/json"
+    response.headers["Cache-Control"] = "no-store"
+    for key, value in extra.items():
+        response.headers[key] = value
+    return response
+
+
+def _prepare_socket_path(path: str) -> None:
+    """Create the socket's directory; remove a socket file a dead daemon left behind, but
+    refuse one a live process listens on (blocking: run in a thread)."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise OSError(errno.EEXIST, f"{path}: exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except OSError:
+        os.unlink(path)
+        return
+    finally:
+        probe.close()
+    raise OSError(errno.EADDRINUSE, f"{path}: another process listens there")
