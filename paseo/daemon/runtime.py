@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.store import Store
 
     from paseo.config import LoadedConfig
+    from paseo.daemon.services import Service
     from paseo.plugins import PaseoPluginManager
     from paseo.rpc.server import RpcServer
 
@@ -41,6 +42,7 @@ class Daemon:
         self.local_credential = ""
         self.listen_addresses: list[str] = []
         self.rpc: RpcServer | None = None
+        self.services: list[Service] = []
 
     # -------------------------------------------------------- DaemonContext
 
@@ -124,6 +126,11 @@ class Daemon:
             raise StartupError(str(exc)) from exc
         self.plugins = manager
         await self._open_store()
+        from paseo.daemon.services import build_services
+
+        for service in build_services(self):
+            await service.start()
+            self.services.append(service)
         manager.startup(self)
         await self._start_rpc()
         log.info(
@@ -174,6 +181,12 @@ class Daemon:
             await self.rpc.stop()
         if self.plugins is not None:
             self.plugins.shutdown(self)
+        while self.services:
+            service = self.services.pop()
+            try:
+                await service.stop()
+            except Exception:
+                log.exception("service %s failed to stop cleanly", service.name)
         if self._store is not None:
             await self._store.close()
             self._store = None

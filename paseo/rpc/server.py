@@ -281,6 +281,9 @@ async def start_rpc(daemon: Daemon) -> RpcServer:
     await server.hash_env_password()
     for group in kernel_groups():
         server.methods.add_group(group, "kernel")
+    for service in daemon.services:
+        for group in service.rpc_groups():
+            server.methods.add_group(group, "kernel")
     plugins = daemon.plugins
     if plugins is not None:
         for owner, group in plugins.rpc_method_groups():

@@ -1,0 +1,46 @@
+"""The daemon's kernel services and how they plug into its lifecycle.
+
+A service owns one area of state (projects and workspaces, agents, schedules, …): it starts
+after the store is open, contributes RPC method groups, and stops before the store closes.
+Services start in list order and stop in reverse.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.registration import RpcMethodGroup
+
+    from paseo.daemon.runtime import Daemon
+
+
+class Service(Protocol):
+    """What the daemon expects of a kernel service."""
+
+    name: str
+
+    def rpc_groups(self) -> list[RpcMethodGroup]:
+        """The method groups this service serves (may be empty)."""
+
+    async def start(self) -> None:
+        """Recover and start background work; the store is open."""
+
+    async def stop(self) -> None:
+        """Stop background work and release resources; the store is still open."""
+
+
+SERVICE_FACTORIES: tuple[str, ...] = ()
+"""``module:function`` paths of service factories, each ``factory(daemon) -> Service``, in start
+order. Imported only when the daemon starts, never by the CLI."""
+
+
+def build_services(daemon: Daemon) -> list[Service]:
+    """Construct every kernel service for ``daemon``."""
+    services: list[Service] = []
+    for path in SERVICE_FACTORIES:
+        module_name, _, function = path.partition(":")
+        factory = getattr(importlib.import_module(module_name), function)
+        services.append(factory(daemon))
+    return services
