@@ -1,75 +1,152 @@
 """Agent providers and their sessions.
 
 A provider translates one agent program's native protocol (Claude Code's stream-json control
-protocol, Codex's app-server JSON-RPC, the Agent Client Protocol, …) into Paseo's one event
-vocabulary. The provider object is cheap and long-lived; a session owns one running agent
-process.
+protocol, Codex's app-server JSON-RPC, the Agent Client Protocol, …) into the one event
+vocabulary of :mod:`paseo_hookspecs.events`. The provider object is cheap and long-lived; a
+session owns one running agent process.
+
+Process rules every session follows: the agent program runs in its own process group (so the
+whole tree can be killed), its environment carries ``PASEO_AGENT_ID`` (from
+``SessionConfig.env``), its stderr is kept (bounded) for diagnosis, and :meth:`AgentSession.close`
+returns only once no process of the session is alive.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
 
-EventSink = Callable[[Mapping[str, Any]], Awaitable[None]]
-"""Where a session delivers its events (``{"type": "turn_started", …}``), in order."""
+from pydantic import BaseModel, ConfigDict, Field
+
+from paseo_hookspecs.events import AgentEvent, PermissionResolution
+
+EventSink = Callable[[AgentEvent], Awaitable[None]]
+"""Where a session delivers its events, in order. Awaiting it applies back-pressure."""
+
+
+class SessionConfig(BaseModel):
+    """How to start (or resume) a session."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agentId: str
+    cwd: str
+    modeId: str | None = None
+    model: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] = Field(default_factory=dict)
+    systemPrompt: str | None = None
+    """Already includes ``daemon.appendSystemPrompt``."""
+    mcpServers: dict[str, Any] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment for the agent process (always holds ``PASEO_AGENT_ID``)."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific options."""
+
+
+class ThinkingOption(BaseModel):
+    id: str
+    label: str
+
+
+class ModelInfo(BaseModel):
+    id: str
+    label: str
+    default: bool = False
+    thinkingOptions: list[ThinkingOption] = Field(default_factory=list)
+
+
+class ModeInfo(BaseModel):
+    id: str
+    label: str
+    description: str | None = None
+
+
+class Availability(BaseModel):
+    status: Literal["ready", "loading", "error", "unavailable"]
+    reason: str | None = None
+    """Why it is not ready, and what to do about it."""
+
+
+class PersistenceHandle(BaseModel):
+    """What is needed to resume a conversation later (stored in the agent record)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    provider: str
+    sessionId: str
+    nativeHandle: Any = None
+    metadata: dict[str, Any] | None = None
 
 
 class AgentSession(ABC):
     """One live agent: a provider process and its conversation.
 
     Sessions deliver events through the sink given at creation, strictly in order, and never
-    raise from a background task: failures become ``turn_failed`` events.
+    raise from a background task: failures become ``turn_failed`` events (and a process that
+    dies unexpectedly also yields ``turn_failed`` when a turn was running).
     """
 
     @property
     @abstractmethod
     def session_id(self) -> str | None:
-        """The provider's session id once known (``None`` before the first turn starts)."""
+        """The provider's session id once known (``None`` before the program assigned one)."""
 
     @abstractmethod
-    def persistence_handle(self) -> Mapping[str, Any] | None:
-        """``{provider, sessionId, nativeHandle?, metadata?}`` to resume this conversation later,
-        or ``None`` while the provider has not assigned a session yet."""
+    def persistence_handle(self) -> PersistenceHandle | None:
+        """How to resume this conversation, or ``None`` while there is no session id yet."""
+
+    def runtime_info(self) -> dict[str, Any]:
+        """Live facts (``model``, ``modeId``, ``thinkingOptionId``, ``sessionId``, …)."""
+        return {"sessionId": self.session_id}
 
     @abstractmethod
     async def prompt(self, text: str, *, message_id: str) -> None:
         """Start a turn with ``text``. Returns once the turn is accepted, not when it ends; the
-        end arrives as ``turn_completed``, ``turn_failed`` or ``turn_canceled``."""
+        end arrives as ``turn_completed``, ``turn_failed`` or ``turn_canceled``. Raises
+        ``Conflict`` if a turn is already running (the manager interrupts first)."""
 
     @abstractmethod
     async def interrupt(self) -> None:
-        """Cancel the running turn, if any. Idempotent; a ``turn_canceled`` event follows."""
+        """Cancel the running turn, if any. Idempotent; ``turn_canceled`` follows."""
 
     @abstractmethod
-    async def respond_permission(self, request_id: str, response: Mapping[str, Any]) -> None:
-        """Answer a pending permission request: ``{"behavior": "allow", "updatedInput"?}`` or
-        ``{"behavior": "deny", "message"?, "interrupt"?}``. Raises ``NotFound`` when the
-        request is not pending."""
+    async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
+        """Answer a pending permission request. Raises ``NotFound`` when it is not pending."""
 
-    @abstractmethod
     async def set_mode(self, mode_id: str) -> None:
-        """Switch the permission/behaviour mode; raises ``InvalidParams`` for an unknown id."""
+        """Switch the permission/behaviour mode; ``InvalidParams`` for an unknown id."""
+        from paseo_hookspecs.errors import InvalidParams
 
-    @abstractmethod
+        raise InvalidParams(f"this provider has no mode {mode_id!r}")
+
     async def set_model(self, model: str) -> None:
         """Switch the model for later turns."""
+        from paseo_hookspecs.errors import InvalidParams
 
-    @abstractmethod
+        raise InvalidParams("this provider cannot switch models in a running session")
+
     async def set_thinking(self, option_id: str) -> None:
         """Switch the thinking/reasoning level for later turns."""
+        from paseo_hookspecs.errors import InvalidParams
+
+        raise InvalidParams("this provider has no thinking levels")
 
     async def set_feature(self, feature_id: str, value: Any) -> None:
-        """Set a provider feature (toggle or select). Providers without features refuse."""
+        """Set a provider feature (toggle or select)."""
         from paseo_hookspecs.errors import InvalidParams
 
         raise InvalidParams(f"unknown feature {feature_id!r}")
 
     @abstractmethod
     async def close(self) -> None:
-        """Stop the agent process and reap it (its whole process group). Idempotent; after it
+        """Stop the agent process and reap its whole process group. Idempotent; after it
         returns no process of this session is alive."""
+
+    def diagnostics(self) -> str:
+        """The tail of the program's stderr, for error messages."""
+        return ""
 
 
 class AgentProvider(ABC):
@@ -82,27 +159,34 @@ class AgentProvider(ABC):
     """Human-readable name."""
 
     @abstractmethod
-    async def availability(self) -> Mapping[str, Any]:
-        """``{"status": "ready"|"error"|"unavailable", "reason"?}`` — e.g. unavailable when the
-        agent program is not installed. Must not start a long-lived process."""
+    async def availability(self) -> Availability:
+        """Whether sessions can start (e.g. ``unavailable`` when the program is not installed,
+        with the reason saying what to install). Must not start a long-lived process."""
 
     @abstractmethod
-    async def list_models(self) -> list[Mapping[str, Any]]:
-        """Models as ``{"id", "label", "thinkingOptions"?: [...], "default"?}``."""
+    async def list_models(self) -> list[ModelInfo]:
+        """The models this provider offers."""
+
+    async def list_modes(self) -> list[ModeInfo]:
+        """The modes this provider offers (none by default)."""
+        return []
 
     @abstractmethod
-    async def list_modes(self) -> list[Mapping[str, Any]]:
-        """Modes as ``{"id", "label", "description"?}``; an empty list when the provider has
-        none."""
-
-    @abstractmethod
-    async def create_session(self, config: Mapping[str, Any], sink: EventSink) -> AgentSession:
-        """Start a new session with the agent's ``config`` (cwd, modeId, model,
-        thinkingOptionId, systemPrompt, mcpServers, env, …). Raises ``Unavailable`` when the
-        program is missing; the error message says what to install."""
+    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
+        """Start a new session. Raises ``Unavailable`` when the program is missing or fails to
+        start, with a message that says what happened and what to do."""
 
     @abstractmethod
     async def resume_session(
-        self, handle: Mapping[str, Any], config: Mapping[str, Any], sink: EventSink
+        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
     ) -> AgentSession:
-        """Reattach to the conversation named by a persistence ``handle``."""
+        """Reattach to the conversation named by ``handle`` (Claude ``--resume``, Codex
+        ``thread/resume``, ACP ``session/load``)."""
+
+    def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
+        """A custom provider (``agents.providers.<id>`` with ``extends`` naming this one) that
+        reports ``provider_id`` everywhere. Providers that support overrides (command, env,
+        models, additionalModels, disallowedTools) override this."""
+        from paseo_hookspecs.errors import InvalidParams
+
+        raise InvalidParams(f"provider {self.id!r} cannot be extended")
