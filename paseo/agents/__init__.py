@@ -1,0 +1,1 @@
+"""Agents: the manager service, timelines, permissions, and agent program processes."""

@@ -1,0 +1,205 @@
+"""Agent program processes: their own process group, kept stderr, and guaranteed reaping.
+
+Every provider starts its agent program through :func:`spawn_agent_process`. The program runs
+in a new session (so it and every child it forks share one process group), its stdout is a
+line stream for the provider's protocol, its stderr is drained into a bounded ring buffer for
+error messages, and :meth:`AgentProcess.terminate` kills the whole group and waits for it, so
+nothing is orphaned when an agent stops, is archived or deleted, or the daemon shuts down.
+
+npm launchers are Node wrappers around native binaries: killing only the wrapper would orphan
+the real program, which is why the group is the unit.
+
+While the daemon runs, a :class:`ProcessTracker` (installed by the agent service) records each
+live process durably, so a daemon that crashed leaves records the next daemon uses to kill
+orphaned groups at boot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+log = logging.getLogger("paseo.agents.process")
+
+LINE_LIMIT = 64 * 1024 * 1024
+"""Largest protocol line accepted from an agent (tool outputs can be big)."""
+
+STDERR_KEEP = 64 * 1024
+"""Bytes of stderr kept per process for diagnosis."""
+
+
+class ProcessTracker(Protocol):
+    """Durably records live agent processes (implemented by the agent service)."""
+
+    async def started(self, process: AgentProcess) -> None:
+        """``process`` is running; record it before the provider talks to it."""
+
+    async def exited(self, process: AgentProcess) -> None:
+        """``process`` and its group are gone; forget it."""
+
+
+_tracker: ProcessTracker | None = None
+
+
+def set_process_tracker(tracker: ProcessTracker | None) -> None:
+    """Install (or remove) the tracker every spawned process reports to."""
+    global _tracker
+    _tracker = tracker
+
+
+class AgentProcess:
+    """A running agent program. Create with :func:`spawn_agent_process`."""
+
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        argv: Sequence[str],
+        *,
+        provider: str,
+        agent_id: str | None,
+    ) -> None:
+        self._process = process
+        self.argv = list(argv)
+        self.provider = provider
+        self.agent_id = agent_id
+        self.record_id: str | None = None
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._stderr_task = asyncio.create_task(self._drain_stderr())
+        self._write_lock = asyncio.Lock()
+        self._terminated = False
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    @property
+    def stdout(self) -> asyncio.StreamReader:
+        assert self._process.stdout is not None
+        return self._process.stdout
+
+    async def _drain_stderr(self) -> None:
+        stream = self._process.stderr
+        if stream is None:
+            return
+        while chunk := await stream.read(4096):
+            self._stderr.append(chunk)
+            self._stderr_size += len(chunk)
+            while self._stderr_size > STDERR_KEEP and len(self._stderr) > 1:
+                self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        """The last ``limit`` characters of what the program wrote to stderr."""
+        return b"".join(self._stderr).decode("utf-8", "replace")[-limit:]
+
+    async def write_line(self, message: Mapping[str, Any] | str) -> None:
+        """Send one line (a JSON object or raw text) to the program's stdin.
+
+        Raises ``BrokenPipeError``/``ConnectionResetError`` when the program is gone.
+        """
+        stdin = self._process.stdin
+        if stdin is None or stdin.is_closing():
+            raise BrokenPipeError("the agent program's stdin is closed")
+        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        async with self._write_lock:
+            stdin.write(text.encode("utf-8") + b"\n")
+            await stdin.drain()
+
+    async def read_line(self) -> bytes | None:
+        """The next stdout line without its newline, or ``None`` at end of stream."""
+        try:
+            line = await self.stdout.readline()
+        except ValueError:
+            # A line beyond LINE_LIMIT: skip what was buffered rather than wedge the reader.
+            log.warning("agent %s sent an oversized line; skipped", self.agent_id)
+            return b""
+        if not line:
+            return None
+        return line.rstrip(b"\r\n")
+
+    def close_stdin(self) -> None:
+        stdin = self._process.stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+
+    async def terminate(self, grace: float = 3.0) -> int:
+        """Close stdin, SIGTERM the group, SIGKILL it after ``grace`` seconds, and reap.
+
+        Idempotent. When it returns, the program and every process of its group have been
+        signalled and the program itself has been reaped.
+        """
+        if not self._terminated:
+            self._terminated = True
+            self.close_stdin()
+            if self._process.returncode is None:
+                self._signal_group(signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._process.wait(), grace)
+            # Children of the group may outlive the leader (e.g. a native binary behind an
+            # npm launcher): always finish the group off.
+            self._signal_group(signal.SIGKILL)
+            await self._process.wait()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(self._stderr_task, 1.0)
+            if _tracker is not None:
+                try:
+                    await _tracker.exited(self)
+                except Exception:
+                    log.exception("could not forget process record of pid %s", self.pid)
+        return self._process.returncode if self._process.returncode is not None else -1
+
+
+async def spawn_agent_process(
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    provider: str,
+    agent_id: str | None = None,
+    inherit_env: bool = True,
+) -> AgentProcess:
+    """Start ``argv`` in its own process group with piped stdio.
+
+    ``env`` is layered over the daemon's environment (unless ``inherit_env`` is false). Raises
+    ``FileNotFoundError`` when the program does not exist and ``NotADirectoryError`` /
+    ``FileNotFoundError`` for a bad ``cwd``; providers turn those into ``Unavailable``.
+    """
+    full_env = dict(os.environ) if inherit_env else {}
+    full_env.update(env)
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=full_env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        limit=LINE_LIMIT,
+    )
+    child = AgentProcess(process, argv, provider=provider, agent_id=agent_id)
+    if _tracker is not None:
+        try:
+            await _tracker.started(child)
+        except Exception:
+            # Without a durable record a crash could orphan the process: refuse to run it.
+            await child.terminate(grace=0.5)
+            raise
+    return child
