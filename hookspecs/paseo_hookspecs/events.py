@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class _Event(BaseModel):
     # Events are produced by this process and consumed by clients: unknown fields are kept so
     # a provider can attach extra diagnostics without a contract change.
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 # --------------------------------------------------------------------------- tool details

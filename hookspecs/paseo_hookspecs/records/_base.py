@@ -39,7 +39,8 @@ class RecordModel(BaseModel):
         ``.nullable()``); an explicit ``null`` is a validation error.
     """
 
-    model_config = ConfigDict(extra="allow", strict=True)
+    # Built on first use: an empty home never pays for the schemas of records it lacks.
+    model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
 
     ALWAYS_EMIT: ClassVar[frozenset[str]] = frozenset()
     NOT_NULL: ClassVar[frozenset[str]] = frozenset()
