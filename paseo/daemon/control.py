@@ -7,7 +7,6 @@ These functions never create the state root except :func:`start_detached`, which
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import signal
@@ -26,17 +25,11 @@ READY_PREFIX = "PASEO_READY "
 
 def lock_is_held(layout: HomeLayout) -> bool:
     """Whether a live daemon holds the home lock (read-only probe, creates nothing)."""
-    try:
-        fd = os.open(layout.lock, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    # One implementation, kept in the client's light-weight discovery module so that
+    # `paseo daemon status` can probe without importing the home package.
+    from paseo.client.discovery import daemon_running
+
+    return daemon_running(layout.root)
 
 
 @dataclass(frozen=True)
