@@ -7,7 +7,10 @@ error messages, and :meth:`AgentProcess.terminate` kills the whole group and wai
 nothing is orphaned when an agent stops, is archived or deleted, or the daemon shuts down.
 
 npm launchers are Node wrappers around native binaries: killing only the wrapper would orphan
-the real program, which is why the group is the unit.
+the real program, which is why the group is the unit. Some programs go further and start
+helpers detached, in a group of their own (``claude-agent-acp`` does this with the Claude CLI).
+Every process inherits its parent's environment, so each agent process is tagged with a unique
+:data:`TAG_VARIABLE`; after the group is killed, whatever still carries the tag is killed too.
 
 While the daemon runs, a :class:`ProcessTracker` (installed by the agent service) records each
 live process durably, so a daemon that crashed leaves records the next daemon uses to kill
@@ -21,6 +24,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import signal
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -33,6 +37,27 @@ LINE_LIMIT = 64 * 1024 * 1024
 
 STDERR_KEEP = 64 * 1024
 """Bytes of stderr kept per process for diagnosis."""
+
+TAG_VARIABLE = "PASEO_PROCESS_TAG"
+"""Environment variable carrying an agent process tree's unique tag."""
+
+
+def kill_tagged(tag: str, grace: float = 2.0) -> int:
+    """SIGKILL every process whose environment carries ``tag`` and wait up to ``grace`` seconds
+    for them to go. Blocking (reads /proc): call it in a thread. Returns how many were found."""
+    import psutil
+
+    victims: list[psutil.Process] = []
+    for candidate in psutil.process_iter():
+        # Processes of other users, or ones that exit while we look, are not ours to judge.
+        with contextlib.suppress(psutil.Error, OSError):
+            if candidate.environ().get(TAG_VARIABLE) == tag:
+                victims.append(candidate)
+    for victim in victims:
+        with contextlib.suppress(psutil.Error):
+            victim.kill()
+    psutil.wait_procs(victims, timeout=grace)
+    return len(victims)
 
 
 class ProcessTracker(Protocol):
@@ -64,8 +89,10 @@ class AgentProcess:
         *,
         provider: str,
         agent_id: str | None,
+        tag: str,
     ) -> None:
         self._process = process
+        self.tag = tag
         self.argv = list(argv)
         self.provider = provider
         self.agent_id = agent_id
@@ -74,7 +101,7 @@ class AgentProcess:
         self._stderr_size = 0
         self._stderr_task = asyncio.create_task(self._drain_stderr())
         self._write_lock = asyncio.Lock()
-        self._terminated = False
+        self._terminating: asyncio.Task[None] | None = None
 
     @property
     def pid(self) -> int:
@@ -141,30 +168,38 @@ class AgentProcess:
             os.killpg(self.pid, sig)
 
     async def terminate(self, grace: float = 3.0) -> int:
-        """Close stdin, SIGTERM the group, SIGKILL it after ``grace`` seconds, and reap.
+        """Close stdin, SIGTERM the group, SIGKILL it after ``grace`` seconds, kill tagged
+        processes that left the group, and reap.
 
-        Idempotent. When it returns, the program and every process of its group have been
-        signalled and the program itself has been reaped.
+        Idempotent and safe to call concurrently: every caller returns only once the whole
+        tree is gone, with the program's real exit code.
         """
-        if not self._terminated:
-            self._terminated = True
-            self.close_stdin()
-            if self._process.returncode is None:
-                self._signal_group(signal.SIGTERM)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._process.wait(), grace)
-            # Children of the group may outlive the leader (e.g. a native binary behind an
-            # npm launcher): always finish the group off.
-            self._signal_group(signal.SIGKILL)
-            await self._process.wait()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(self._stderr_task, 1.0)
-            if _tracker is not None:
-                try:
-                    await _tracker.exited(self)
-                except Exception:
-                    log.exception("could not forget process record of pid %s", self.pid)
-        return self._process.returncode if self._process.returncode is not None else -1
+        if self._terminating is None:
+            self._terminating = asyncio.ensure_future(self._terminate(grace))
+        await asyncio.shield(self._terminating)
+        code = self._process.returncode
+        return code if code is not None else -1
+
+    async def _terminate(self, grace: float) -> None:
+        self.close_stdin()
+        if self._process.returncode is None:
+            self._signal_group(signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.wait(), grace)
+        # Children of the group may outlive the leader (e.g. a native binary behind an npm
+        # launcher): always finish the group off, then anything that escaped it.
+        self._signal_group(signal.SIGKILL)
+        await self._process.wait()
+        strays = await asyncio.to_thread(kill_tagged, self.tag)
+        if strays:
+            log.debug("killed %d process(es) that left agent %s's group", strays, self.agent_id)
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(self._stderr_task, 1.0)
+        if _tracker is not None:
+            try:
+                await _tracker.exited(self)
+            except Exception:
+                log.exception("could not forget process record of pid %s", self.pid)
 
 
 async def spawn_agent_process(
@@ -184,6 +219,8 @@ async def spawn_agent_process(
     """
     full_env = dict(os.environ) if inherit_env else {}
     full_env.update(env)
+    tag = secrets.token_hex(12)
+    full_env[TAG_VARIABLE] = tag
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -194,7 +231,7 @@ async def spawn_agent_process(
         start_new_session=True,
         limit=LINE_LIMIT,
     )
-    child = AgentProcess(process, argv, provider=provider, agent_id=agent_id)
+    child = AgentProcess(process, argv, provider=provider, agent_id=agent_id, tag=tag)
     if _tracker is not None:
         try:
             await _tracker.started(child)

@@ -109,6 +109,10 @@ ERROR_CODES: dict[str, str] = {
     StorageError.code: "a durable write failed; the previous version is intact",
     WorkspaceLabelStorageUncertain.code: "label storage is frozen until restart",
     "invalid_config": "config.json or a change to it is invalid",
+    "git_failed": "a git command failed; the message carries its output",
+    "worktree_setup_failed": "a worktree setup command failed; nothing was left registered",
+    "worktree_teardown_failed": "a worktree teardown command failed",
+    "worktree_lifecycle_failed": "a worktree lifecycle step failed",
 }
 """Every documented string code and what it means (rendered into the protocol schema)."""
 

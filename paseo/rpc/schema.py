@@ -47,10 +47,15 @@ def builtin_method_groups() -> list[RpcMethodGroup]:
 
 def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str, Any]:
     """The schema document (kernel groups plus ``groups``, default the built-in plugins')."""
+    from paseo.daemon.services import service_method_groups
     from paseo.rpc.kernel import kernel_groups
     from paseo.rpc.models import NOTIFICATIONS
 
-    every = [*kernel_groups(), *(builtin_method_groups() if groups is None else groups)]
+    every = [
+        *kernel_groups(),
+        *service_method_groups(),
+        *(builtin_method_groups() if groups is None else groups),
+    ]
     models: list[tuple[type[BaseModel], Mode]] = [
         (RequestEnvelope, "validation"),
         (ResultResponse, "serialization"),

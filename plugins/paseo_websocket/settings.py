@@ -11,7 +11,12 @@ class WebSocketSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     maxConnections: int = Field(256, ge=1, description="open connections; beyond: HTTP 503")
-    maxFrameBytes: int = Field(1 << 20, ge=1024, description="largest inbound frame; close 1009")
+    maxFrameBytes: int = Field(
+        # 2 MiB: a 1 MiB project icon is about 1.4 MiB once base64-encoded.
+        2 << 20,
+        ge=1024,
+        description="largest inbound frame; close 1009",
+    )
     outboundQueue: int = Field(
         1000, ge=2, description="frames queued per connection before server.resync"
     )

@@ -1,0 +1,178 @@
+"""``project.*``: the project registry over the wire."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs.context import RpcContext
+from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.records import ProjectRecord
+from paseo_hookspecs.registration import RpcMethodGroup
+from pydantic import Field
+
+from paseo.projects.icons import MAX_ICON_BYTES
+from paseo.rpc.models import WireModel
+from paseo.workspaces.common import owner_method
+
+if TYPE_CHECKING:
+    from paseo.workspaces.service import Placement
+
+
+class ProjectAddParams(WireModel):
+    path: str = Field(description="absolute directory; the exact root of the project")
+    name: str | None = Field(default=None, description="custom name")
+
+
+class ProjectResult(WireModel):
+    project: ProjectRecord
+
+
+class ProjectAddResult(WireModel):
+    project: ProjectRecord
+    created: bool = Field(description="false when an active project already had this root")
+
+
+class ProjectListParams(WireModel):
+    includeArchived: bool = False
+
+
+class ProjectListResult(WireModel):
+    projects: list[ProjectRecord]
+
+
+class ProjectIdParams(WireModel):
+    projectId: str = Field(min_length=1)
+
+
+class ProjectRenameParams(WireModel):
+    projectId: str = Field(min_length=1)
+    name: str | None = Field(description="the custom name; null returns to the derived name")
+
+
+class ProjectSetIconParams(WireModel):
+    projectId: str = Field(min_length=1)
+    data: str = Field(
+        max_length=(MAX_ICON_BYTES * 4) // 3 + 4,
+        description="the image bytes, base64; PNG, JPEG, GIF, WebP or SVG up to 1 MiB",
+    )
+
+
+class ProjectIconResult(WireModel):
+    source: str | None = Field(description="custom, discovered, or null when there is no icon")
+    mimeType: str | None = None
+    data: str | None = Field(default=None, description="base64 image bytes")
+    revision: str | None = None
+
+
+def _placement(ctx: RpcContext) -> Placement:
+    from paseo.workspaces.service import placement_of
+
+    return placement_of(ctx.daemon)
+
+
+async def project_add(ctx: RpcContext, params: ProjectAddParams) -> ProjectAddResult:
+    placement = _placement(ctx)
+    root = await placement.workspaces.check_path(params.path, session_kind=ctx.session_kind)
+    project, created = await placement.projects.add(root, name=params.name)
+    return ProjectAddResult(project=project, created=created)
+
+
+async def project_list(ctx: RpcContext, params: ProjectListParams) -> ProjectListResult:
+    projects = await _placement(ctx).projects.list(include_archived=params.includeArchived)
+    return ProjectListResult(projects=projects)
+
+
+async def project_get(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
+    return ProjectResult(project=await _placement(ctx).projects.get(params.projectId))
+
+
+async def project_rename(ctx: RpcContext, params: ProjectRenameParams) -> ProjectResult:
+    project = await _placement(ctx).projects.rename(params.projectId, params.name)
+    return ProjectResult(project=project)
+
+
+async def project_archive(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
+    return ProjectResult(project=await _placement(ctx).projects.archive(params.projectId))
+
+
+async def project_set_icon(ctx: RpcContext, params: ProjectSetIconParams) -> ProjectResult:
+    try:
+        data = base64.b64decode(params.data, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidParams("data is not valid base64") from None
+    project = await _placement(ctx).projects.set_icon(params.projectId, data)
+    return ProjectResult(project=project)
+
+
+async def project_clear_icon(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
+    return ProjectResult(project=await _placement(ctx).projects.clear_icon(params.projectId))
+
+
+async def project_icon(ctx: RpcContext, params: ProjectIdParams) -> ProjectIconResult:
+    icon = await _placement(ctx).projects.icon(params.projectId)
+    if icon is None:
+        return ProjectIconResult(source=None)
+    return ProjectIconResult(
+        source=icon.source,
+        mimeType=icon.mime_type,
+        data=base64.b64encode(icon.data).decode("ascii"),
+        revision=icon.revision,
+    )
+
+
+def project_group() -> RpcMethodGroup:
+    """The ``project`` method group."""
+
+    return RpcMethodGroup(
+        "project",
+        [
+            owner_method(
+                "project.add",
+                project_add,
+                ProjectAddParams,
+                ProjectAddResult,
+                "Open a directory as a project (idempotent for an active exact root)",
+            ),
+            owner_method(
+                "project.list", project_list, ProjectListParams, ProjectListResult, "List projects"
+            ),
+            owner_method("project.get", project_get, ProjectIdParams, ProjectResult, "One project"),
+            owner_method(
+                "project.rename",
+                project_rename,
+                ProjectRenameParams,
+                ProjectResult,
+                "Set or clear a project's custom name",
+            ),
+            owner_method(
+                "project.archive",
+                project_archive,
+                ProjectIdParams,
+                ProjectResult,
+                "Archive a project (its root may be added again as a new project)",
+            ),
+            owner_method(
+                "project.setIcon",
+                project_set_icon,
+                ProjectSetIconParams,
+                ProjectResult,
+                "Upload a custom icon (validated image bytes, base64)",
+            ),
+            owner_method(
+                "project.clearIcon",
+                project_clear_icon,
+                ProjectIdParams,
+                ProjectResult,
+                "Return to the automatic icon; deletes the stored image",
+            ),
+            owner_method(
+                "project.icon",
+                project_icon,
+                ProjectIdParams,
+                ProjectIconResult,
+                "The project's icon: custom, else discovered in its directory",
+            ),
+        ],
+    )

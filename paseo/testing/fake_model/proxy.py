@@ -1,0 +1,123 @@
+"""A recording proxy that refuses everything: proof that an agent tried to reach nothing else.
+
+Point ``HTTPS_PROXY``/``HTTP_PROXY`` (and the lower-case spellings) of an agent at
+:attr:`RefusingProxy.url` and exempt the fake model server with ``NO_PROXY=127.0.0.1,localhost``.
+Any attempt to reach another host then arrives here — a ``CONNECT host:443`` for HTTPS, an
+absolute-URI request for plain HTTP — is recorded in :attr:`RefusingProxy.attempts` and answered
+``403`` so the agent fails fast instead of waiting for a network that is not there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from types import TracebackType
+
+from ._http import MAX_HEADER_BYTES, BadRequest, ResponseWriter, read_request
+
+
+class RefusingProxy:
+    """Records ``"METHOD target"`` for every proxied attempt and refuses it with 403."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.port = 0
+        self._attempts: list[str] = []
+        self._lock = threading.Lock()
+        self._server: asyncio.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The proxy URL for ``HTTPS_PROXY``/``HTTP_PROXY``."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def attempts(self) -> list[str]:
+        """Every refused attempt so far, e.g. ``"CONNECT api.example.com:443"``."""
+        with self._lock:
+            return list(self._attempts)
+
+    def proxy_env(self) -> dict[str, str]:
+        """Environment variables routing an agent's outbound traffic here (loopback exempt)."""
+        no_proxy = "127.0.0.1,localhost,::1"
+        return {
+            "HTTPS_PROXY": self.url,
+            "https_proxy": self.url,
+            "HTTP_PROXY": self.url,
+            "http_proxy": self.url,
+            "ALL_PROXY": self.url,
+            "all_proxy": self.url,
+            "NO_PROXY": no_proxy,
+            "no_proxy": no_proxy,
+        }
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await read_request(reader, writer)
+            if request is not None:
+                with self._lock:
+                    self._attempts.append(f"{request.method} {request.target}")
+                await ResponseWriter(reader, writer, keep_alive=False, head_only=False).send(
+                    403, b"outbound traffic is refused in tests\n", "text/plain"
+                )
+        except (BadRequest, ConnectionError, asyncio.IncompleteReadError):
+            # Not HTTP (a SOCKS client via ALL_PROXY, say): the connection itself is the evidence.
+            with self._lock:
+                self._attempts.append("non-HTTP connection")
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+
+    async def start(self) -> None:
+        """Listen on the running loop."""
+        self._server = await asyncio.start_server(self._serve, self.host, 0, limit=MAX_HEADER_BYTES)
+        self.port = int(self._server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def __aenter__(self) -> RefusingProxy:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    def __enter__(self) -> RefusingProxy:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._thread = threading.Thread(target=loop.run_forever, name="refusing-proxy", daemon=True)
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.start(), loop).result(10)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(10)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+            if not thread.is_alive():
+                loop.close()
+            self._loop = self._thread = None

@@ -1,0 +1,290 @@
+"""``workspace.*`` and ``label.*`` over the wire.
+
+Changes are announced on the ``workspaces`` stream: ``project.changed``, ``workspace.changed``,
+``workspace.removed``, ``label.catalogChanged`` and ``worktree.progress``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs.context import RpcContext
+from paseo_hookspecs.records import (
+    ProjectRecord,
+    WorkspaceLabelColor,
+    WorkspaceLabelDefinition,
+    WorkspaceRecord,
+)
+from paseo_hookspecs.registration import RpcMethodGroup
+from pydantic import Field
+
+from paseo.rpc.models import WireModel
+from paseo.workspaces.common import owner_method
+from paseo.worktrees.rpc import (
+    ArchiveParams,
+    ArchiveResult,
+    RestoreParams,
+    WorkspaceResult,
+    archive_result,
+)
+
+if TYPE_CHECKING:
+    from paseo.workspaces.service import Placement
+
+
+class WorkspaceListParams(WireModel):
+    projectId: str | None = None
+    includeArchived: bool = False
+
+
+class WorkspaceListResult(WireModel):
+    workspaces: list[WorkspaceRecord]
+
+
+class WorkspaceIdParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+
+
+class WorkspaceOpenParams(WireModel):
+    path: str = Field(description="absolute directory: the workspace's exact cwd")
+    projectId: str | None = Field(
+        default=None, description="put the workspace in this (active) project"
+    )
+    title: str | None = None
+
+
+class WorkspaceOpenResult(WireModel):
+    workspace: WorkspaceRecord
+    project: ProjectRecord
+    created: bool
+
+
+class WorkspacePinParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    pinned: bool = True
+
+
+class WorkspaceRenameParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    title: str | None = Field(description="the title; null returns to the derived name")
+
+
+class ReconcileResult(WireModel):
+    observed: int
+    read: int
+    updated: list[str]
+
+
+class LabelListResult(WireModel):
+    labels: list[WorkspaceLabelDefinition]
+
+
+class LabelCreateParams(WireModel):
+    name: str = Field(min_length=1, max_length=200)
+    color: WorkspaceLabelColor
+
+
+class LabelEditParams(WireModel):
+    name: str = Field(min_length=1)
+    newName: str | None = Field(default=None, max_length=200)
+    color: WorkspaceLabelColor | None = None
+
+
+class LabelResult(WireModel):
+    label: WorkspaceLabelDefinition
+
+
+class LabelNameParams(WireModel):
+    name: str = Field(min_length=1)
+
+
+class LabelDeleteResult(WireModel):
+    deleted: bool
+
+
+class LabelAssignParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    names: list[str] = Field(min_length=1)
+
+
+def _placement(ctx: RpcContext) -> Placement:
+    from paseo.workspaces.service import placement_of
+
+    return placement_of(ctx.daemon)
+
+
+async def workspace_list(ctx: RpcContext, params: WorkspaceListParams) -> WorkspaceListResult:
+    rows = await _placement(ctx).workspaces.list(
+        project_id=params.projectId, include_archived=params.includeArchived
+    )
+    return WorkspaceListResult(workspaces=rows)
+
+
+async def workspace_get(ctx: RpcContext, params: WorkspaceIdParams) -> WorkspaceResult:
+    return WorkspaceResult(workspace=await _placement(ctx).workspaces.get(params.workspaceId))
+
+
+async def workspace_open(ctx: RpcContext, params: WorkspaceOpenParams) -> WorkspaceOpenResult:
+    workspace, project, created = await _placement(ctx).workspaces.open_directory(
+        params.path,
+        project_id=params.projectId,
+        title=params.title,
+        session_kind=ctx.session_kind,
+    )
+    return WorkspaceOpenResult(workspace=workspace, project=project, created=created)
+
+
+async def workspace_archive(ctx: RpcContext, params: ArchiveParams) -> ArchiveResult:
+    outcome = await _placement(ctx).worktrees.archive(params.workspaceId, force=params.force)
+    return archive_result(outcome)
+
+
+async def workspace_restore(ctx: RpcContext, params: RestoreParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).worktrees.restore(
+        params.workspaceId, run_setup=params.runSetup
+    )
+    return WorkspaceResult(workspace=workspace)
+
+
+async def workspace_pin(ctx: RpcContext, params: WorkspacePinParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).workspaces.pin(params.workspaceId, params.pinned)
+    return WorkspaceResult(workspace=workspace)
+
+
+async def workspace_rename(ctx: RpcContext, params: WorkspaceRenameParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).workspaces.rename(params.workspaceId, params.title)
+    return WorkspaceResult(workspace=workspace)
+
+
+async def workspace_reconcile(ctx: RpcContext, params: None) -> ReconcileResult:
+    stats = await _placement(ctx).reconciler.reconcile_once()
+    return ReconcileResult(observed=stats.observed, read=stats.read, updated=stats.updated)
+
+
+async def label_list(ctx: RpcContext, params: None) -> LabelListResult:
+    return LabelListResult(labels=await _placement(ctx).labels.list())
+
+
+async def label_create(ctx: RpcContext, params: LabelCreateParams) -> LabelResult:
+    return LabelResult(label=await _placement(ctx).labels.create(params.name, params.color))
+
+
+async def label_edit(ctx: RpcContext, params: LabelEditParams) -> LabelResult:
+    label = await _placement(ctx).labels.edit(
+        params.name, new_name=params.newName, color=params.color
+    )
+    return LabelResult(label=label)
+
+
+async def label_delete(ctx: RpcContext, params: LabelNameParams) -> LabelDeleteResult:
+    await _placement(ctx).labels.delete(params.name)
+    return LabelDeleteResult(deleted=True)
+
+
+async def label_assign(ctx: RpcContext, params: LabelAssignParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).labels.assign(params.workspaceId, params.names)
+    return WorkspaceResult(workspace=workspace)
+
+
+async def label_unassign(ctx: RpcContext, params: LabelAssignParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).labels.unassign(params.workspaceId, params.names)
+    return WorkspaceResult(workspace=workspace)
+
+
+def workspace_group() -> RpcMethodGroup:
+    """The ``workspace`` method group."""
+    return RpcMethodGroup(
+        "workspace",
+        [
+            owner_method(
+                "workspace.list",
+                workspace_list,
+                WorkspaceListParams,
+                WorkspaceListResult,
+                "List workspaces (rows whose project is missing are omitted)",
+            ),
+            owner_method(
+                "workspace.get", workspace_get, WorkspaceIdParams, WorkspaceResult, "One workspace"
+            ),
+            owner_method(
+                "workspace.open",
+                workspace_open,
+                WorkspaceOpenParams,
+                WorkspaceOpenResult,
+                "The workspace of a directory, created (with its project) when missing",
+            ),
+            owner_method(
+                "workspace.archive",
+                workspace_archive,
+                ArchiveParams,
+                ArchiveResult,
+                "Archive a workspace (a Paseo-owned worktree is torn down and removed once "
+                "no other workspace uses it)",
+            ),
+            owner_method(
+                "workspace.restore",
+                workspace_restore,
+                RestoreParams,
+                WorkspaceResult,
+                "Unarchive a workspace, recreating its worktree checkout when needed",
+            ),
+            owner_method(
+                "workspace.pin", workspace_pin, WorkspacePinParams, WorkspaceResult, "Pin or unpin"
+            ),
+            owner_method(
+                "workspace.rename",
+                workspace_rename,
+                WorkspaceRenameParams,
+                WorkspaceResult,
+                "Set or clear a workspace title",
+            ),
+            owner_method(
+                "workspace.reconcile",
+                workspace_reconcile,
+                None,
+                ReconcileResult,
+                "Refresh Git-derived facts of projects and workspaces now",
+            ),
+        ],
+    )
+
+
+def label_group() -> RpcMethodGroup:
+    """The ``label`` method group (the host-wide workspace label catalog)."""
+    return RpcMethodGroup(
+        "label",
+        [
+            owner_method("label.list", label_list, None, LabelListResult, "The label catalog"),
+            owner_method(
+                "label.create", label_create, LabelCreateParams, LabelResult, "Add a label"
+            ),
+            owner_method(
+                "label.edit",
+                label_edit,
+                LabelEditParams,
+                LabelResult,
+                "Rename and/or recolour a label in one commit (rename rewrites assignments)",
+            ),
+            owner_method(
+                "label.delete",
+                label_delete,
+                LabelNameParams,
+                LabelDeleteResult,
+                "Delete a label and every assignment of it",
+            ),
+            owner_method(
+                "label.assign",
+                label_assign,
+                LabelAssignParams,
+                WorkspaceResult,
+                "Add catalog labels to a workspace",
+            ),
+            owner_method(
+                "label.unassign",
+                label_unassign,
+                LabelAssignParams,
+                WorkspaceResult,
+                "Remove labels from a workspace",
+            ),
+        ],
+    )

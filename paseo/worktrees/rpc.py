@@ -1,0 +1,214 @@
+"""``worktree.*``: Paseo-owned worktrees over the wire.
+
+Setup and teardown progress is published on the ``workspaces`` stream as
+``worktree.progress`` notifications (``{worktreeId, phase, event}``, where ``event`` is
+``command_started``, ``output`` (with ``stream`` and ``chunk``) or ``command_completed``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from paseo_hookspecs.context import RpcContext
+from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.records import WorkspaceRecord
+from paseo_hookspecs.registration import RpcMethodGroup
+from pydantic import Field
+
+from paseo.rpc.models import WireModel
+from paseo.workspaces.common import owner_method
+from paseo.worktrees.service import ArchiveOutcome, WorktreeRequest
+
+if TYPE_CHECKING:
+    from paseo.workspaces.service import Placement
+
+
+class CommandOutput(WireModel):
+    """One setup or teardown command's outcome."""
+
+    command: str
+    cwd: str
+    exitCode: int | None
+    stdout: str
+    stderr: str
+    durationMs: int
+
+
+class WorktreeCreateParams(WireModel):
+    projectId: str | None = Field(default=None, description="the project whose repository is used")
+    cwd: str | None = Field(
+        default=None, description="instead of projectId: a directory inside the project"
+    )
+    mode: Literal["branch-off", "checkout-branch", "change-request"] = "branch-off"
+    branch: str | None = Field(
+        default=None,
+        description="new branch (branch-off; generated when absent), existing "
+        "branch (checkout-branch) or local branch for a change request (default pr-<n>)",
+    )
+    base: str | None = Field(default=None, description="base ref (default: default branch)")
+    changeRequest: int | None = Field(default=None, gt=0, description="pull request number")
+    remote: str = "origin"
+    slug: str | None = Field(default=None, description="directory name (default from branch)")
+    relativeCwd: str | None = None
+    title: str | None = None
+    runSetup: bool = True
+
+
+class WorktreeInfo(WireModel):
+    id: str
+    phase: str
+    path: str
+    branch: str | None
+    baseRef: str | None = None
+    projectId: str
+    workspaceId: str
+    cwd: str | None = None
+    archived: bool | None = None
+    port: int | None = None
+    createdAt: str
+
+
+class WorktreeCreateResult(WireModel):
+    workspace: WorkspaceRecord
+    worktree: WorktreeInfo
+    reused: bool = Field(description="an earlier identical request had already created it")
+    setup: list[CommandOutput]
+
+
+class WorktreeListParams(WireModel):
+    projectId: str | None = None
+
+
+class WorktreeListResult(WireModel):
+    worktrees: list[WorktreeInfo]
+
+
+class ArchiveParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    force: bool = Field(default=False, description="archive despite uncommitted/unpushed work")
+
+
+class ArchiveResult(WireModel):
+    workspace: WorkspaceRecord
+    teardown: list[CommandOutput]
+    removedCheckout: bool
+    branchDeleted: bool
+    stillReferencedBy: list[str] = Field(
+        description="other active workspaces still using the backing checkout"
+    )
+
+
+class RestoreParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    runSetup: bool = True
+
+
+class WorkspaceResult(WireModel):
+    workspace: WorkspaceRecord
+
+
+def _placement(ctx: RpcContext) -> Placement:
+    from paseo.workspaces.service import placement_of
+
+    return placement_of(ctx.daemon)
+
+
+def archive_result(outcome: ArchiveOutcome) -> ArchiveResult:
+    return ArchiveResult(
+        workspace=outcome.workspace,
+        teardown=[CommandOutput(**r.to_json()) for r in outcome.teardown],
+        removedCheckout=outcome.removed_checkout,
+        branchDeleted=outcome.branch_deleted,
+        stillReferencedBy=outcome.still_referenced_by,
+    )
+
+
+async def worktree_create(ctx: RpcContext, params: WorktreeCreateParams) -> WorktreeCreateResult:
+    placement = _placement(ctx)
+    project_id = params.projectId
+    if project_id is None:
+        if params.cwd is None:
+            raise InvalidParams("give projectId or cwd")
+        cwd = await placement.workspaces.check_path(params.cwd, session_kind=ctx.session_kind)
+        project = await placement.projects.containing(cwd)
+        if project is None:
+            project, _created = await placement.projects.add(cwd)
+        project_id = project.projectId
+    outcome = await placement.worktrees.create(
+        WorktreeRequest(
+            project_id=project_id,
+            mode=params.mode,
+            branch=params.branch,
+            base=params.base,
+            change_request=params.changeRequest,
+            remote=params.remote,
+            slug=params.slug,
+            relative_cwd=params.relativeCwd,
+            title=params.title,
+            run_setup=params.runSetup,
+        )
+    )
+    placement.reconciler.trigger()
+    rows = [r for r in await placement.worktrees.list() if r["id"] == outcome.metadata.id]
+    info: dict[str, Any] = rows[0] if rows else {}
+    return WorktreeCreateResult(
+        workspace=outcome.workspace,
+        worktree=WorktreeInfo(**info),
+        reused=outcome.reused,
+        setup=[CommandOutput(**r.to_json()) for r in outcome.setup],
+    )
+
+
+async def worktree_list(ctx: RpcContext, params: WorktreeListParams) -> WorktreeListResult:
+    rows = await _placement(ctx).worktrees.list(project_id=params.projectId)
+    return WorktreeListResult(worktrees=[WorktreeInfo(**row) for row in rows])
+
+
+async def worktree_archive(ctx: RpcContext, params: ArchiveParams) -> ArchiveResult:
+    outcome = await _placement(ctx).worktrees.archive(params.workspaceId, force=params.force)
+    return archive_result(outcome)
+
+
+async def worktree_restore(ctx: RpcContext, params: RestoreParams) -> WorkspaceResult:
+    workspace = await _placement(ctx).worktrees.restore(
+        params.workspaceId, run_setup=params.runSetup
+    )
+    return WorkspaceResult(workspace=workspace)
+
+
+def worktree_group() -> RpcMethodGroup:
+    """The ``worktree`` method group."""
+    return RpcMethodGroup(
+        "worktree",
+        [
+            owner_method(
+                "worktree.create",
+                worktree_create,
+                WorktreeCreateParams,
+                WorktreeCreateResult,
+                "Create a Paseo-owned worktree and its workspace (branch off, existing "
+                "branch, or change request); retries repair or reuse",
+            ),
+            owner_method(
+                "worktree.list",
+                worktree_list,
+                WorktreeListParams,
+                WorktreeListResult,
+                "Managed worktrees and their workspaces",
+            ),
+            owner_method(
+                "worktree.archive",
+                worktree_archive,
+                ArchiveParams,
+                ArchiveResult,
+                "Teardown, archive, and remove the checkout once no workspace uses it",
+            ),
+            owner_method(
+                "worktree.restore",
+                worktree_restore,
+                RestoreParams,
+                WorkspaceResult,
+                "Unarchive, recreating the checkout from the main repository",
+            ),
+        ],
+    )

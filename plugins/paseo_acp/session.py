@@ -1,0 +1,755 @@
+"""One live ACP agent: its process, its JSON-RPC connection and its conversation.
+
+Flow: ``initialize`` → ``session/new`` (or ``session/load`` to resume) → per turn
+``session/prompt``, during which the agent streams ``session/update`` notifications and may ask
+``session/request_permission``; the prompt's result carries the ``stopReason`` that ends the
+turn. ``session/cancel`` (a notification) interrupts.
+
+The client offers no file-system or terminal capabilities: agents then use their own tools,
+which keeps every effect inside the agent's process group and its own permission flow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.events import (
+    AgentEvent,
+    AllowResolution,
+    AssistantMessageItem,
+    DenyResolution,
+    ErrorItem,
+    PermissionRequest,
+    PermissionRequested,
+    PermissionResolution,
+    PermissionResolved,
+    ReasoningItem,
+    ThreadStarted,
+    Timeline,
+    TimelineItem,
+    ToolCallItem,
+    ToolStatus,
+    TurnCanceled,
+    TurnCompleted,
+    TurnFailed,
+    TurnStarted,
+    UserMessageItem,
+)
+from paseo_hookspecs.interfaces.agent import (
+    AgentSession,
+    EventSink,
+    PersistenceHandle,
+    SessionConfig,
+)
+
+from paseo.agents.process import AgentProcess, spawn_agent_process
+from paseo_acp import _mapping
+from paseo_acp._options import SessionOptions, Setting
+from paseo_acp._rpc import METHOD_NOT_FOUND, ConnectionLost, JsonRpcPeer, RpcError
+
+log = logging.getLogger("paseo_acp.session")
+
+PROTOCOL_VERSION = 1
+DEFAULT_STARTUP_TIMEOUT = 60.0
+"""Seconds for ``initialize`` + ``session/new``: npm agents start a Node runtime and a CLI."""
+REQUEST_TIMEOUT = 30.0
+"""Seconds for a settings change (mode, model, thinking)."""
+CANCEL_GRACE = 10.0
+"""Seconds an agent gets to end a cancelled turn before the session ends it on its own."""
+AUTH_REQUIRED = -32000
+EVENT_BACKLOG = 256
+"""Queued events beyond which producers wait for the sink."""
+DRAIN_TIMEOUT = 5.0
+"""Seconds close() waits for queued events to reach the sink."""
+
+_SETTING_NAMES: dict[Setting, str] = {
+    "mode": "mode",
+    "model": "model",
+    "thinking": "thinking level",
+}
+
+
+@dataclass
+class _Turn:
+    number: int
+    cancel_requested: bool = False
+    finished: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class _PendingPermission:
+    rpc_id: Any
+    options: list[dict[str, Any]]
+    request: PermissionRequest
+
+
+def _option_id(options: Sequence[Mapping[str, Any]], kinds: Sequence[str]) -> str | None:
+    for kind in kinds:
+        for option in options:
+            if option.get("kind") == kind and isinstance(option.get("optionId"), str):
+                return str(option["optionId"])
+    return None
+
+
+class AcpSession(AgentSession):
+    """An :class:`AgentSession` over one ACP agent process. Create with :meth:`start`."""
+
+    def __init__(
+        self,
+        *,
+        provider_id: str,
+        process: AgentProcess,
+        sink: EventSink,
+        config: SessionConfig,
+    ) -> None:
+        self._provider = provider_id
+        self._process = process
+        self._sink = sink
+        self._config = config
+        self._peer = JsonRpcPeer(
+            process,
+            on_request=self._on_request,
+            on_notification=self._on_notification,
+            on_closed=self._on_connection_closed,
+        )
+        # Events go through one queue and one dispatcher task: strict order across the reader,
+        # turn and caller tasks, and a sink that answers a permission from inside its own
+        # callback (re-entering the session) cannot deadlock.
+        self._events: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
+        self._dispatcher = asyncio.create_task(self._dispatch_events(), name="acp-events")
+        self._session_id: str | None = None
+        self._capabilities: dict[str, Any] = {}
+        self._agent_info: dict[str, Any] = {}
+        self._options = SessionOptions()
+        self._turns = itertools.count(1)
+        self._turn: _Turn | None = None
+        self._tools: dict[str, dict[str, Any]] = {}
+        self._tool_emitted: dict[str, Any] = {}
+        self._permissions: dict[str, _PendingPermission] = {}
+        self._text_stream: tuple[str, str] | None = None
+        self._last_usage: dict[str, Any] | None = None
+        self._commands: list[Any] = []
+        self._title: str | None = None
+        self._loading = False
+        self._resumed: bool | None = None
+        self._resume_note: str | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ start-up
+
+    @classmethod
+    async def start(
+        cls,
+        *,
+        provider_id: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        config: SessionConfig,
+        sink: EventSink,
+        resume_session_id: str | None = None,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    ) -> AcpSession:
+        """Start the agent program and open (or load) a session.
+
+        Raises ``Unavailable`` when the program is missing, exits or does not answer, and
+        ``InvalidParams`` when the requested mode, model or thinking level is refused.
+        """
+        try:
+            process = await spawn_agent_process(
+                argv,
+                cwd=config.cwd,
+                env=env,
+                provider=provider_id,
+                agent_id=config.agentId,
+            )
+        except FileNotFoundError as exc:
+            missing = argv[0] if exc.filename in (None, argv[0]) else exc.filename
+            raise Unavailable(
+                f"cannot start the ACP agent: {missing!r} was not found; install it or fix "
+                f"agents.providers.{provider_id}.command in config.json"
+            ) from exc
+        except (NotADirectoryError, PermissionError) as exc:
+            raise Unavailable(f"cannot start the ACP agent {argv[0]!r}: {exc}") from exc
+        session = cls(provider_id=provider_id, process=process, sink=sink, config=config)
+        session._peer.start()
+        try:
+            async with asyncio.timeout(startup_timeout):
+                await session._initialize()
+                if resume_session_id is not None:
+                    await session._load_or_new(resume_session_id)
+                else:
+                    await session._new_session()
+            await session._apply_initial_settings()
+        except TimeoutError:
+            await session._abort()
+            raise Unavailable(
+                f"the ACP agent {argv[0]!r} did not finish starting within "
+                f"{startup_timeout:.0f} s{session._stderr_hint()}"
+            ) from None
+        except ConnectionLost:
+            code = await session._abort()
+            raise Unavailable(
+                f"the ACP agent {argv[0]!r} exited during start-up (exit code {code})"
+                f"{session._stderr_hint()}"
+            ) from None
+        except BaseException:
+            await session._abort()
+            raise
+        assert session._session_id is not None
+        await session._emit(ThreadStarted(provider=provider_id, sessionId=session._session_id))
+        return session
+
+    async def _initialize(self) -> None:
+        result = await self._peer.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "clientCapabilities": {
+                    "fs": {"readTextFile": False, "writeTextFile": False},
+                    "terminal": False,
+                },
+                "clientInfo": {"name": "paseo", "title": "Paseo", "version": _paseo_version()},
+            },
+            None,
+        )
+        result = result if isinstance(result, dict) else {}
+        capabilities = result.get("agentCapabilities")
+        self._capabilities = capabilities if isinstance(capabilities, dict) else {}
+        info = result.get("agentInfo")
+        self._agent_info = info if isinstance(info, dict) else {}
+
+    def _session_params(self) -> dict[str, Any]:
+        mcp_capabilities = self._capabilities.get("mcpCapabilities")
+        params: dict[str, Any] = {
+            "cwd": self._config.cwd,
+            "mcpServers": _mapping.mcp_servers(
+                self._config.mcpServers,
+                mcp_capabilities if isinstance(mcp_capabilities, dict) else {},
+            ),
+        }
+        system_prompt = self._config.systemPrompt
+        session_capabilities = self._capabilities.get("sessionCapabilities")
+        advertised = (
+            session_capabilities.get("systemPrompt")
+            if isinstance(session_capabilities, dict)
+            else None
+        )
+        modes = advertised.get("mode") if isinstance(advertised, dict) else None
+        if system_prompt and isinstance(modes, dict):
+            # Paseo's system prompt adds to the agent's own instructions; only an agent that
+            # can append takes it as meant ("override" would drop the agent's instructions).
+            if "append" in modes:
+                params["systemPrompt"] = {
+                    "mode": "append",
+                    "content": [{"type": "text", "text": system_prompt}],
+                }
+        elif system_prompt:
+            log.info("ACP agent %s cannot take a system prompt; not sent", self._provider)
+        return params
+
+    async def _new_session(self) -> None:
+        try:
+            result = await self._peer.request("session/new", self._session_params(), None)
+        except RpcError as exc:
+            hint = (
+                "; the agent needs to be signed in first (run it once in a terminal)"
+                if exc.code == AUTH_REQUIRED
+                else ""
+            )
+            raise Unavailable(f"the ACP agent refused session/new: {exc.describe()}{hint}") from exc
+        result = result if isinstance(result, dict) else {}
+        session_id = result.get("sessionId")
+        if not isinstance(session_id, str) or not session_id:
+            raise Unavailable("the ACP agent answered session/new without a sessionId")
+        self._session_id = session_id
+        self._options.update_from(result)
+
+    def can_load(self) -> bool:
+        """Whether the agent advertised ``loadSession``."""
+        return self._capabilities.get("loadSession") is True
+
+    async def _load_or_new(self, session_id: str) -> None:
+        if not self.can_load():
+            await self._new_session()
+            self._resumed = False
+            self._resume_note = (
+                "this ACP agent cannot resume conversations (it does not offer session/load): "
+                "a new conversation was started and the agent does not remember earlier turns"
+            )
+            return
+        params = self._session_params()
+        params["sessionId"] = session_id
+        # The agent replays the conversation as session/update notifications before it
+        # answers; Paseo's timeline already holds that history, so the replay is not re-emitted.
+        self._loading = True
+        try:
+            result = await self._peer.request("session/load", params, None)
+        except RpcError as exc:
+            self._loading = False
+            await self._new_session()
+            self._resumed = False
+            self._resume_note = (
+                f"the ACP agent could not load conversation {session_id} ({exc.describe()}): "
+                "a new conversation was started and the agent does not remember earlier turns"
+            )
+            return
+        finally:
+            self._loading = False
+        self._session_id = session_id
+        self._resumed = True
+        self._options.update_from(result if isinstance(result, dict) else {})
+
+    async def _apply_initial_settings(self) -> None:
+        wanted: list[tuple[Setting, str | None]] = [
+            ("mode", self._config.modeId),
+            ("model", self._config.model),
+            ("thinking", self._config.thinkingOptionId),
+        ]
+        for name, value in wanted:
+            if value is not None and value != self._options.setting(name).current:
+                await self._change(name, value)
+        if self._resume_note is not None:
+            await self._emit_item(ErrorItem(message=self._resume_note))
+
+    async def _abort(self) -> int:
+        """Tear down a session that failed to start (no events); returns the exit code."""
+        self._closed = True
+        code = await self._terminate(grace=1.0)
+        await self._peer.stop()
+        await self._stop_dispatcher()
+        return code
+
+    async def _terminate(self, grace: float = 3.0) -> int:
+        """Kill and reap the whole process tree (the kernel helper also kills processes that
+        left the group, as claude-agent-acp's detached Claude CLI does)."""
+        return await self._process.terminate(grace=grace)
+
+    def _stderr_hint(self) -> str:
+        tail = self._process.stderr_tail(1500).strip()
+        return f"; its stderr ends with:\n{tail}" if tail else ""
+
+    # ------------------------------------------------------------------ interface
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    @property
+    def options(self) -> SessionOptions:
+        """The session's modes, models and thinking levels as the agent advertised them."""
+        return self._options
+
+    def persistence_handle(self) -> PersistenceHandle | None:
+        if self._session_id is None:
+            return None
+        return PersistenceHandle(
+            provider=self._provider, sessionId=self._session_id, nativeHandle=self._session_id
+        )
+
+    def runtime_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "sessionId": self._session_id,
+            "modeId": self._options.mode.current,
+            "model": self._options.model.current,
+            "thinkingOptionId": self._options.thinking.current,
+            "canLoadSession": self.can_load(),
+        }
+        if self._agent_info:
+            info["agentInfo"] = {
+                k: self._agent_info[k]
+                for k in ("name", "title", "version")
+                if k in self._agent_info
+            }
+        if self._resumed is not None:
+            info["resumed"] = self._resumed
+        if self._title:
+            info["title"] = self._title
+        if self._commands:
+            info["commands"] = [
+                c.get("name") for c in self._commands if isinstance(c, dict) and c.get("name")
+            ]
+        return info
+
+    def diagnostics(self) -> str:
+        return self._process.stderr_tail()
+
+    async def prompt(self, text: str, *, message_id: str) -> None:
+        if self._turn is not None:
+            raise Conflict("a turn is already running; interrupt it first")
+        if self._closed or self._peer.closed or self._session_id is None:
+            raise Unavailable(f"the ACP agent has exited{self._stderr_hint()}")
+        turn = _Turn(next(self._turns))
+        self._turn = turn
+        self._text_stream = None
+        self._last_usage = None
+        await self._emit(TurnStarted(provider=self._provider, turnId=str(turn.number)))
+        await self._emit_item(UserMessageItem(text=text, messageId=message_id))
+        try:
+            future = await self._peer.send_request(
+                "session/prompt",
+                {"sessionId": self._session_id, "prompt": [{"type": "text", "text": text}]},
+            )
+        except ConnectionLost:
+            # The reader reports the exit and fails the turn (see _on_connection_closed).
+            return
+        turn.task = asyncio.create_task(self._await_prompt(turn, future))
+
+    async def _await_prompt(self, turn: _Turn, future: asyncio.Future[Any]) -> None:
+        try:
+            result = await future
+        except ConnectionLost:
+            return  # _on_connection_closed (or close()) ends the turn
+        except RpcError as exc:
+            if turn.cancel_requested:
+                await self._finish_turn(turn, TurnCanceled(provider=self._provider))
+            else:
+                await self._finish_turn(
+                    turn,
+                    TurnFailed(
+                        provider=self._provider,
+                        error=f"the ACP agent failed the turn: {exc.describe()}",
+                        code="acp_error",
+                        diagnostic=self._process.stderr_tail() or None,
+                        rpcCode=exc.code,
+                    ),
+                )
+            return
+        result = result if isinstance(result, dict) else {}
+        stop = result.get("stopReason")
+        event: AgentEvent
+        if stop == "cancelled":
+            event = TurnCanceled(provider=self._provider)
+        elif stop == "refusal":
+            event = TurnFailed(
+                provider=self._provider,
+                error="the agent refused to continue (stopReason: refusal)",
+                code="refusal",
+            )
+        else:
+            event = TurnCompleted(
+                provider=self._provider,
+                usage=_mapping.usage(result.get("usage"), self._last_usage),
+                stopReason=stop,
+            )
+        await self._finish_turn(turn, event)
+
+    async def _finish_turn(self, turn: _Turn, event: AgentEvent) -> None:
+        if turn.finished or self._turn is not turn:
+            return
+        turn.finished = True
+        try:
+            if event.type != "turn_completed":
+                # Calls still open when a turn is cut short will never complete.
+                leftover: ToolStatus = "canceled" if event.type == "turn_canceled" else "failed"
+                for call_id, call in list(self._tools.items()):
+                    if _mapping.tool_status(call.get("status")) == "running":
+                        call["_paseo_status"] = leftover
+                        await self._emit_tool(call_id)
+            await self._drop_permissions("the turn ended before the request was answered")
+            await self._emit(event)
+        finally:
+            self._turn = None
+            self._tools.clear()
+            self._tool_emitted.clear()
+            turn.done.set()
+
+    async def interrupt(self) -> None:
+        turn = self._turn
+        if turn is None or turn.finished:
+            return
+        await self._request_cancel(turn)
+        try:
+            await asyncio.wait_for(turn.done.wait(), CANCEL_GRACE)
+        except TimeoutError:
+            log.warning("ACP agent did not end a cancelled turn within %.0f s", CANCEL_GRACE)
+            await self._finish_turn(turn, TurnCanceled(provider=self._provider))
+        await self._flush()
+
+    async def _request_cancel(self, turn: _Turn) -> None:
+        if not turn.cancel_requested:
+            turn.cancel_requested = True
+            await self._peer.notify("session/cancel", {"sessionId": self._session_id})
+            # ACP: the client answers its open permission requests with "cancelled".
+            await self._drop_permissions("the turn was interrupted")
+
+    async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
+        pending = self._permissions.get(request_id)
+        if pending is None:
+            raise NotFound(f"no pending permission request {request_id!r}")
+        outcome: dict[str, Any]
+        if isinstance(resolution, AllowResolution):
+            option = _option_id(pending.options, ("allow_once", "allow_always"))
+            if option is None:
+                raise InvalidParams("the agent offered no way to allow this request")
+            outcome = {"outcome": "selected", "optionId": option}
+        else:
+            option = _option_id(pending.options, ("reject_once", "reject_always"))
+            outcome = (
+                {"outcome": "selected", "optionId": option}
+                if option is not None
+                else {"outcome": "cancelled"}
+            )
+        if self._permissions.pop(request_id, None) is None:
+            raise NotFound(f"no pending permission request {request_id!r}")
+        interrupting = isinstance(resolution, DenyResolution) and resolution.interrupt
+        turn = self._turn
+        if interrupting and turn is not None and not turn.finished:
+            # Cancel before the rejection arrives, so the agent stops instead of carrying on
+            # with "the tool was rejected".
+            await self._request_cancel(turn)
+        await self._peer.respond(pending.rpc_id, {"outcome": outcome})
+        await self._emit(
+            PermissionResolved(provider=self._provider, requestId=request_id, resolution=resolution)
+        )
+        if interrupting:
+            await self.interrupt()
+
+    async def _drop_permissions(self, reason: str) -> None:
+        pending, self._permissions = self._permissions, {}
+        for request_id, permission in pending.items():
+            await self._peer.respond(permission.rpc_id, {"outcome": {"outcome": "cancelled"}})
+            await self._emit(
+                PermissionResolved(
+                    provider=self._provider,
+                    requestId=request_id,
+                    resolution=DenyResolution(message=reason, interrupt=True),
+                )
+            )
+
+    async def set_mode(self, mode_id: str) -> None:
+        await self._change("mode", mode_id)
+
+    async def set_model(self, model: str) -> None:
+        await self._change("model", model)
+
+    async def set_thinking(self, option_id: str) -> None:
+        await self._change("thinking", option_id)
+
+    async def _change(self, name: Setting, value: str) -> None:
+        state = self._options.setting(name)
+        label = _SETTING_NAMES[name]
+        if not state.choices:
+            raise InvalidParams(f"this ACP agent offers no {label} setting")
+        if value not in state.ids():
+            offered = ", ".join(state.ids())
+            raise InvalidParams(f"unknown {label} {value!r}; this agent offers: {offered}")
+        assert self._session_id is not None
+        method, params = self._options.change_request(name, value, self._session_id)
+        try:
+            result = await self._peer.request(method, params, REQUEST_TIMEOUT)
+        except RpcError as exc:
+            raise InvalidParams(
+                f"the ACP agent refused {label} {value!r}: {exc.describe()}"
+            ) from exc
+        except (TimeoutError, ConnectionLost) as exc:
+            raise Unavailable(f"the ACP agent did not confirm {label} {value!r}") from exc
+        if isinstance(result, dict) and result.get("configOptions"):
+            self._options.update_from({"configOptions": result["configOptions"]})
+        self._options.set_current(name, value)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        turn = self._turn
+        if turn is not None and not turn.finished:
+            with contextlib.suppress(Exception):
+                await self._finish_turn(
+                    turn, TurnCanceled(provider=self._provider, reason="closed")
+                )
+        await self._terminate()
+        await self._peer.stop()
+        if turn is not None and turn.task is not None:
+            turn.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await turn.task
+        await self._stop_dispatcher()
+
+    # ------------------------------------------------------------------ incoming messages
+
+    async def _on_connection_closed(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        code = await self._terminate(grace=1.0)
+        turn = self._turn
+        if turn is not None and not turn.finished:
+            await self._finish_turn(
+                turn,
+                TurnFailed(
+                    provider=self._provider,
+                    error=f"the ACP agent exited during the turn (exit code {code})",
+                    code="process_exited",
+                    diagnostic=self._process.stderr_tail() or None,
+                ),
+            )
+
+    async def _on_request(self, rpc_id: Any, method: str, params: dict[str, Any]) -> None:
+        if method != "session/request_permission":
+            # No fs/terminal capability was offered, so an agent asking for one is broken.
+            await self._peer.respond_error(rpc_id, METHOD_NOT_FOUND, f"{method} is not supported")
+            return
+        call = params.get("toolCall")
+        call = dict(call) if isinstance(call, dict) else {}
+        call_id = call.get("toolCallId")
+        merged = self._merge_tool(call_id, call) if isinstance(call_id, str) else call
+        raw_input = merged.get("rawInput")
+        kind = merged.get("kind")
+        options = [dict(o) for o in params.get("options") or [] if isinstance(o, dict)]
+        request = PermissionRequest(
+            id=f"perm_{uuid.uuid4().hex[:16]}",
+            kind="plan" if kind == "switch_mode" else "tool",
+            title=str(merged.get("title") or _mapping.tool_name(merged)),
+            toolName=_mapping.tool_name(merged),
+            input=dict(raw_input) if isinstance(raw_input, dict) else {},
+            detail=_mapping.tool_detail(merged),
+            options=options,
+            toolCallId=call_id,
+        )
+        self._permissions[request.id] = _PendingPermission(rpc_id, options, request)
+        await self._emit(PermissionRequested(provider=self._provider, request=request))
+
+    async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method != "session/update":
+            return
+        session_id = params.get("sessionId")
+        if self._session_id is not None and session_id not in (None, self._session_id):
+            return
+        update = params.get("update")
+        if not isinstance(update, dict):
+            return
+        kind = update.get("sessionUpdate")
+        # State first: these apply even while a loaded session replays its history.
+        if kind == "current_mode_update" and isinstance(update.get("currentModeId"), str):
+            self._options.set_current("mode", update["currentModeId"])
+        elif kind == "config_option_update":
+            self._options.update_from({"configOptions": update.get("configOptions") or []})
+        elif kind == "available_commands_update":
+            commands = update.get("availableCommands")
+            self._commands = commands if isinstance(commands, list) else []
+        elif kind == "usage_update":
+            self._last_usage = update
+        elif kind == "session_info_update" and isinstance(update.get("title"), str):
+            self._title = update["title"]
+        if self._loading:
+            return
+        if kind in ("agent_message_chunk", "agent_thought_chunk"):
+            text = _mapping.content_text(update.get("content"))
+            if text:
+                stream = "assistant" if kind == "agent_message_chunk" else "reasoning"
+                message_id = self._message_id(stream, update.get("messageId"))
+                item: TimelineItem = (
+                    AssistantMessageItem(text=text, messageId=message_id)
+                    if stream == "assistant"
+                    else ReasoningItem(text=text, messageId=message_id)
+                )
+                await self._emit(Timeline(provider=self._provider, item=item))
+        elif kind in ("tool_call", "tool_call_update"):
+            call_id = update.get("toolCallId")
+            if isinstance(call_id, str):
+                fields = {k: v for k, v in update.items() if k != "sessionUpdate"}
+                self._merge_tool(call_id, fields, replace=kind == "tool_call")
+                await self._emit_tool(call_id)
+        elif kind == "plan":
+            await self._emit_item(_mapping.todo_item(update.get("entries")))
+
+    def _message_id(self, stream: str, given: Any) -> str:
+        if isinstance(given, str) and given:
+            # Agents (claude-agent-acp) give a thought and its answer the same messageId;
+            # they are different messages for Paseo, so thoughts get their own id.
+            message_id = given if stream == "assistant" else f"{given}:thought"
+            self._text_stream = (stream, message_id)
+            return message_id
+        if self._text_stream is None or self._text_stream[0] != stream:
+            self._text_stream = (stream, f"{stream}_{uuid.uuid4().hex[:12]}")
+        return self._text_stream[1]
+
+    def _merge_tool(
+        self, call_id: str, fields: Mapping[str, Any], *, replace: bool = False
+    ) -> dict[str, Any]:
+        call = {} if replace else self._tools.get(call_id, {})
+        for key, value in fields.items():
+            # tool_call_update sends only what changed; null means "unchanged" for us.
+            if value is not None:
+                call[key] = value
+        self._tools[call_id] = call
+        return call
+
+    async def _emit_tool(self, call_id: str) -> None:
+        call = self._tools[call_id]
+        status: ToolStatus = call.get("_paseo_status") or _mapping.tool_status(call.get("status"))
+        detail = _mapping.tool_detail(call)
+        item = ToolCallItem(
+            callId=call_id,
+            name=_mapping.tool_name(call),
+            status=status,
+            detail=detail,
+            error=_mapping.tool_output(call) if status == "failed" else None,
+        )
+        fingerprint = item.model_dump(mode="json")
+        if self._tool_emitted.get(call_id) == fingerprint:
+            return
+        self._tool_emitted[call_id] = fingerprint
+        await self._emit_item(item)
+
+    async def _emit_item(self, item: TimelineItem) -> None:
+        if not isinstance(item, AssistantMessageItem | ReasoningItem):
+            # Text after a tool call or todo is a new message even without a new messageId.
+            self._text_stream = None
+        await self._emit(Timeline(provider=self._provider, item=item))
+
+    async def _emit(self, event: AgentEvent) -> None:
+        self._events.put_nowait(event)
+        if self._events.qsize() > EVENT_BACKLOG:
+            # Back-pressure: a slow sink slows the reader down instead of growing the queue.
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """Wait until every queued event was delivered (not from inside the sink)."""
+        if asyncio.current_task() is not self._dispatcher:
+            await self._events.join()
+
+    async def _dispatch_events(self) -> None:
+        while True:
+            event = await self._events.get()
+            if event is None:  # the end marker of _stop_dispatcher
+                self._events.task_done()
+                return
+            try:
+                await self._sink(event)
+            except Exception:  # a failing sink must not stop the session
+                log.exception("delivering a %s event failed", event.type)
+            finally:
+                self._events.task_done()
+
+    async def _stop_dispatcher(self) -> None:
+        """Deliver what is queued (bounded), then end the dispatcher."""
+        self._events.put_nowait(None)
+        if asyncio.current_task() is self._dispatcher:
+            return  # closed from inside the sink: the loop ends after this event
+        try:
+            await asyncio.wait_for(asyncio.shield(self._dispatcher), DRAIN_TIMEOUT)
+        except TimeoutError:
+            log.warning("events of a closed ACP session were not delivered in time")
+            self._dispatcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._dispatcher
+
+
+def _paseo_version() -> str:
+    try:
+        from paseo import __version__
+
+        return str(__version__)
+    except ImportError:  # pragma: no cover - the plugin ships with paseo
+        return "0"

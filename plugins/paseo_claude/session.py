@@ -1,0 +1,760 @@
+"""One Claude Code process driven through its stream-json control protocol.
+
+The process runs ``claude -p --input-format stream-json --output-format stream-json --verbose
+--permission-prompt-tool stdio --include-partial-messages`` and stays alive across turns: a
+turn is one ``user`` line on stdin, and ends with one ``result`` line on stdout. Both sides
+send ``control_request`` lines and answer them with ``control_response`` lines carrying the same
+``request_id``: Paseo sends ``initialize``, ``interrupt``, ``set_permission_mode``,
+``set_model`` and ``apply_flag_settings`` (the effort level); Claude Code sends
+``can_use_tool`` (a permission prompt) and withdraws one it no longer needs with
+``control_cancel_request`` (an interrupt while a prompt is pending).
+
+Text streams as ``stream_event`` deltas; the complete ``assistant`` message that follows
+repeats the text, so only its tool calls are taken from it.
+
+Observed with Claude Code 2.1.332 against the fake model server, and relied on here:
+
+- ``system/init`` opens every turn (not only the first); ``result`` closes it, with
+  ``total_cost_usd`` as the process's running total rather than the turn's cost.
+- An HTTP error from the model ends the turn with ``is_error`` and ``api_error_status`` (after a
+  synthetic ``assistant`` message flagged ``is_api_error_message``); the process lives on.
+- ``interrupt`` while a permission prompt is pending makes Claude Code withdraw the prompt with
+  ``control_cancel_request`` and then end the turn; an ``interrupt`` while idle is answered but
+  produces no ``result``. A deny with ``interrupt: true`` ends the turn by itself, so Paseo
+  never adds an ``interrupt`` to it (two would end the next turn early).
+- As root, ``--allow-dangerously-skip-permissions`` (needed to switch to ``bypassPermissions``
+  later) makes Claude Code exit at start-up unless ``IS_SANDBOX=1`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.events import (
+    AgentEvent,
+    AllowResolution,
+    AssistantMessageItem,
+    CompactionItem,
+    DenyResolution,
+    PermissionRequest,
+    PermissionRequested,
+    PermissionResolution,
+    PermissionResolved,
+    ReasoningItem,
+    ThreadStarted,
+    Timeline,
+    TimelineItem,
+    ToolCallItem,
+    ToolStatus,
+    TurnCanceled,
+    TurnCompleted,
+    TurnFailed,
+    TurnStarted,
+    UserMessageItem,
+)
+from paseo_hookspecs.interfaces.agent import (
+    AgentSession,
+    EventSink,
+    PersistenceHandle,
+    SessionConfig,
+)
+
+from paseo.agents.process import AgentProcess, spawn_agent_process
+from paseo_claude import mapping
+
+log = logging.getLogger("paseo_claude.session")
+
+CONTROL_TIMEOUT = 30.0
+"""Bound on Claude Code's answer to one of Paseo's control requests."""
+
+INTERRUPT_GRACE = 15.0
+"""After an interrupt, how long to wait for Claude Code's ``result`` before ending the turn."""
+
+CLOSE_GRACE = 3.0
+"""How long a closing Claude Code gets to exit on its own (it flushes its transcript)."""
+
+DEFAULT_DENY_MESSAGE = "The user denied this tool call."
+
+
+class _ProcessExited(Exception):
+    """Claude Code's stdout ended while Paseo was waiting for an answer."""
+
+
+class _ControlError(Exception):
+    """Claude Code answered a control request with an error."""
+
+
+@dataclass
+class LaunchSpec:
+    """What the provider decided: the argv, environment and starting state of one process."""
+
+    provider_id: str
+    argv: list[str]
+    env: dict[str, str]
+    session_id: str
+    resumed: bool
+    model: str | None
+    mode_id: str
+    thinking: str | None
+    bypass_allowed: bool
+    startup_timeout: float
+
+
+@dataclass
+class _ToolCall:
+    name: str
+    input: dict[str, Any]
+
+
+class ClaudeSession(AgentSession):
+    """A live Claude Code conversation. Create with :meth:`start`."""
+
+    def __init__(
+        self, spec: LaunchSpec, config: SessionConfig, sink: EventSink, process: AgentProcess
+    ) -> None:
+        self._spec = spec
+        self._provider = spec.provider_id
+        self._config = config
+        self._sink = sink
+        self._process = process
+        self._session_id = spec.session_id
+        self._model = spec.model
+        self._mode = spec.mode_id
+        self._thinking = spec.thinking
+        self._version: str | None = None
+        # A resumed conversation has a transcript already; a new one has one after a prompt.
+        self._has_transcript = spec.resumed
+        self._thread_announced = False
+
+        self._emit_lock = asyncio.Lock()
+        self._controls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._permissions: dict[str, PermissionRequest] = {}
+        self._tools: dict[str, _ToolCall] = {}
+        self._running_tools: set[str] = set()
+        self._streamed: set[str] = set()
+        self._fallback_blocks: dict[str, int] = {}
+        self._stream_message_id: str | None = None
+        self._retries: deque[dict[str, Any]] = deque(maxlen=20)
+        self._cost_so_far = 0.0
+
+        self._turn_active = False
+        self._turn_number = 0
+        self._cancel_requested = False
+        self._interrupt_sent = False
+        self._watchdog: asyncio.Task[None] | None = None
+        self._closing = False
+        self._exited = False
+        self._exit_code: int | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ start-up
+
+    @classmethod
+    async def start(cls, spec: LaunchSpec, config: SessionConfig, sink: EventSink) -> ClaudeSession:
+        """Spawn Claude Code and complete the ``initialize`` handshake.
+
+        Raises ``Unavailable`` when the program is missing, exits during start-up (with the
+        tail of its stderr) or does not answer within ``spec.startup_timeout`` seconds.
+        """
+        try:
+            process = await spawn_agent_process(
+                spec.argv,
+                cwd=config.cwd,
+                env=spec.env,
+                provider=spec.provider_id,
+                agent_id=config.agentId,
+            )
+        except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+            missing_cwd = isinstance(exc, NotADirectoryError) or (
+                exc.filename is not None and str(exc.filename) == config.cwd
+            )
+            if missing_cwd:
+                raise Unavailable(
+                    f"cannot start Claude Code in {config.cwd}: {exc.strerror or exc}; "
+                    "create the directory or pick another cwd"
+                ) from exc
+            raise Unavailable(
+                f"cannot run Claude Code ({spec.argv[0]}): {exc.strerror or exc}; "
+                "install @anthropic-ai/claude-code (npm i -g @anthropic-ai/claude-code) "
+                f"or set agents.providers.{spec.provider_id}.command in config.json"
+            ) from exc
+        session = cls(spec, config, sink, process)
+        session._reader = asyncio.create_task(session._read_loop())
+        try:
+            await session._control({"subtype": "initialize"}, spec.startup_timeout)
+        except TimeoutError:
+            await session._abandon()
+            raise Unavailable(
+                f"Claude Code did not answer its start-up handshake within "
+                f"{spec.startup_timeout:.0f}s; check that `{spec.argv[0]} --version` works "
+                f"and see its stderr: {session._stderr_tail() or '(empty)'}"
+            ) from None
+        except (_ProcessExited, _ControlError) as exc:
+            await session._abandon()
+            raise Unavailable(session._startup_failure(exc)) from None
+        except BaseException:
+            await session._abandon()
+            raise
+        return session
+
+    def _startup_failure(self, exc: Exception) -> str:
+        stderr = self._stderr_tail()
+        if isinstance(exc, _ControlError):
+            what = f"Claude Code refused to start the session: {exc}"
+        else:
+            what = f"Claude Code exited during start-up (exit code {self._exit_code})"
+        message = f"{what}: {stderr.strip() or '(no stderr)'}"
+        if "root" in stderr and "dangerously" in stderr:
+            message += (
+                "; as root Claude Code allows bypassPermissions only with IS_SANDBOX=1 in the "
+                f"agent's environment (agents.providers.{self._provider}.env), or pick another mode"
+            )
+        elif "No conversation found" in stderr:
+            message += (
+                "; the conversation's transcript is gone (it lives under ~/.claude/projects for "
+                "the agent's cwd); start a new agent"
+            )
+        else:
+            message += "; check the agent's settings and that `claude --version` runs"
+        return message
+
+    async def _abandon(self) -> None:
+        self._closing = True
+        await self._process.terminate(grace=1.0)
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._reader), 10.0)
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    def persistence_handle(self) -> PersistenceHandle | None:
+        if not self._has_transcript:
+            return None
+        return PersistenceHandle(
+            provider=self._provider,
+            sessionId=self._session_id,
+            nativeHandle=self._session_id,
+            metadata={"cwd": self._config.cwd},
+        )
+
+    def runtime_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "sessionId": self._session_id,
+            "model": self._model,
+            "modeId": self._mode,
+            "thinkingOptionId": self._thinking,
+            "pid": self._process.pid,
+        }
+        if self._version:
+            info["claudeCodeVersion"] = self._version
+        return info
+
+    def diagnostics(self) -> str:
+        parts = []
+        if self._retries:
+            parts.append(
+                "API retries: "
+                + "; ".join(
+                    f"HTTP {r.get('error_status')} {r.get('error') or ''}".strip()
+                    for r in self._retries
+                )
+            )
+        stderr = self._stderr_tail()
+        if stderr:
+            parts.append(f"stderr: {stderr}")
+        return "\n".join(parts)
+
+    def _stderr_tail(self) -> str:
+        return self._process.stderr_tail(2000).strip()
+
+    # ------------------------------------------------------------------ turns
+
+    async def prompt(self, text: str, *, message_id: str) -> None:
+        if self._exited or self._closing:
+            raise Unavailable(
+                f"Claude Code is no longer running (exit code {self._exit_code}); "
+                "resume the agent to continue the conversation"
+            )
+        if self._turn_active:
+            raise Conflict("a turn is already running; interrupt it first")
+        self._turn_active = True
+        self._turn_number += 1
+        self._cancel_requested = False
+        self._interrupt_sent = False
+        self._retries.clear()
+        line = {
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "parent_tool_use_id": None,
+            "session_id": self._session_id,
+        }
+        # Holding the lock across the write keeps turn_started and the user message ahead of
+        # anything Claude Code prints in reply.
+        async with self._emit_lock:
+            await self._deliver(TurnStarted(provider=self._provider, turnId=str(self._turn_number)))
+            await self._deliver(self._timeline(UserMessageItem(text=text, messageId=message_id)))
+            try:
+                await self._process.write_line(line)
+            except (BrokenPipeError, ConnectionResetError):
+                self._turn_active = False
+                await self._deliver(
+                    TurnFailed(
+                        provider=self._provider,
+                        error="Claude Code stopped before it could take the prompt; "
+                        "resume the agent to continue",
+                        code="process_exited",
+                        diagnostic=self._stderr_tail() or None,
+                    )
+                )
+                return
+        self._has_transcript = True
+
+    async def interrupt(self) -> None:
+        if not self._turn_active or self._exited:
+            return
+        self._cancel_requested = True
+        if self._interrupt_sent:
+            return
+        self._interrupt_sent = True
+        turn = self._turn_number
+        # A pending permission prompt is withdrawn by Claude Code itself
+        # (control_cancel_request), so the interrupt alone ends the turn.
+        with contextlib.suppress(TimeoutError, _ProcessExited, _ControlError):
+            await self._control({"subtype": "interrupt"}, CONTROL_TIMEOUT)
+        if self._turn_active and self._turn_number == turn and self._watchdog is None:
+            self._watchdog = asyncio.create_task(self._interrupt_watchdog(turn))
+
+    async def _interrupt_watchdog(self, turn: int) -> None:
+        # Claude Code answers an interrupt with a result almost at once; if it does not, the
+        # turn must still end so the agent can take a new prompt.
+        try:
+            await asyncio.sleep(INTERRUPT_GRACE)
+            if self._turn_active and self._turn_number == turn:
+                log.warning("Claude Code sent no result %.0fs after an interrupt", INTERRUPT_GRACE)
+                await self._end_turn(TurnCanceled(provider=self._provider, reason="interrupted"))
+        finally:
+            self._watchdog = None
+
+    async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
+        request = self._permissions.pop(request_id, None)
+        if request is None:
+            raise NotFound(f"no pending permission request {request_id!r}")
+        answer: dict[str, Any]
+        if isinstance(resolution, AllowResolution):
+            updated = resolution.updatedInput
+            answer = {"behavior": "allow", "updatedInput": updated or request.input}
+        else:
+            answer = {
+                "behavior": "deny",
+                "message": resolution.message or DEFAULT_DENY_MESSAGE,
+                "interrupt": resolution.interrupt,
+            }
+            if resolution.interrupt:
+                # Claude Code stops the turn itself on a deny with interrupt; its result then
+                # reads as a cancellation.
+                self._cancel_requested = True
+        try:
+            await self._process.write_line(
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "success",
+                        "request_id": request_id,
+                        "response": answer,
+                    },
+                }
+            )
+        except (BrokenPipeError, ConnectionResetError):
+            raise Unavailable("Claude Code is no longer running; the request lapsed") from None
+        await self._emit(
+            PermissionResolved(provider=self._provider, requestId=request_id, resolution=resolution)
+        )
+
+    # ------------------------------------------------------------------ settings
+
+    async def set_mode(self, mode_id: str) -> None:
+        from paseo_claude.provider import MODE_IDS
+
+        if mode_id not in MODE_IDS:
+            raise InvalidParams(
+                f"Claude Code has no mode {mode_id!r} (modes: {', '.join(MODE_IDS)})"
+            )
+        if mode_id == "bypassPermissions" and not self._spec.bypass_allowed:
+            raise InvalidParams(
+                "as root Claude Code allows bypassPermissions only when the agent's environment "
+                f"holds IS_SANDBOX=1 (agents.providers.{self._provider}.env)"
+            )
+        await self._setting({"subtype": "set_permission_mode", "mode": mode_id})
+        self._mode = mode_id
+
+    async def set_model(self, model: str) -> None:
+        await self._setting({"subtype": "set_model", "model": model})
+        self._model = model
+
+    async def set_thinking(self, option_id: str) -> None:
+        from paseo_claude.provider import THINKING_IDS
+
+        if option_id not in THINKING_IDS:
+            raise InvalidParams(
+                f"Claude Code has no thinking level {option_id!r} "
+                f"(levels: {', '.join(THINKING_IDS)})"
+            )
+        await self._setting(
+            {"subtype": "apply_flag_settings", "settings": {"effortLevel": option_id}}
+        )
+        self._thinking = option_id
+
+    async def _setting(self, request: dict[str, Any]) -> None:
+        if self._exited or self._closing:
+            raise Unavailable("Claude Code is no longer running; resume the agent first")
+        try:
+            await self._control(request, CONTROL_TIMEOUT)
+        except _ControlError as exc:
+            raise InvalidParams(f"Claude Code refused {request['subtype']}: {exc}") from None
+        except (TimeoutError, _ProcessExited):
+            raise Unavailable(
+                f"Claude Code did not answer {request['subtype']}; see the agent's diagnostics"
+            ) from None
+
+    # ------------------------------------------------------------------ close
+
+    async def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+            # Closing stdin lets Claude Code finish writing its transcript and exit 0; the
+            # group is killed whatever happens.
+            self._process.close_stdin()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.wait(), CLOSE_GRACE)
+        await self._process.terminate(grace=2.0)
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._reader), 10.0)
+        if self._turn_active:
+            await self._end_turn(TurnCanceled(provider=self._provider, reason="closed"))
+        self._permissions.clear()
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _control(self, request: dict[str, Any], bound: float) -> dict[str, Any]:
+        if self._exited:
+            raise _ProcessExited()
+        request_id = f"paseo-{uuid.uuid4().hex[:12]}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._controls[request_id] = future
+        try:
+            try:
+                await self._process.write_line(
+                    {"type": "control_request", "request_id": request_id, "request": request}
+                )
+            except (BrokenPipeError, ConnectionResetError):
+                raise _ProcessExited() from None
+            response = await asyncio.wait_for(future, bound)
+        finally:
+            self._controls.pop(request_id, None)
+        if response.get("subtype") == "error":
+            raise _ControlError(str(response.get("error") or "unknown error"))
+        return response
+
+    async def _emit(self, event: AgentEvent) -> None:
+        async with self._emit_lock:
+            await self._deliver(event)
+
+    async def _deliver(self, event: AgentEvent) -> None:
+        try:
+            await self._sink(event)
+        except Exception:
+            # The sink is the manager's; a failure there must not kill the protocol reader.
+            log.exception("event sink failed on %s", getattr(event, "type", "?"))
+
+    def _timeline(self, item: TimelineItem) -> Timeline:
+        return Timeline(provider=self._provider, item=item)
+
+    async def _end_turn(self, event: TurnCompleted | TurnFailed | TurnCanceled) -> None:
+        if not self._turn_active:
+            return
+        self._turn_active = False
+        for call_id in list(self._running_tools):
+            await self._tool_event(call_id, "canceled")
+        self._permissions.clear()
+        if self._watchdog is not None and self._watchdog is not asyncio.current_task():
+            self._watchdog.cancel()
+        await self._emit(event)
+
+    async def _read_loop(self) -> None:
+        try:
+            while (line := await self._process.read_line()) is not None:
+                if not line.strip():
+                    continue
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    log.debug("claude printed a non-JSON line: %.200r", line)
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                try:
+                    await self._dispatch(message)
+                except Exception:
+                    log.exception("could not handle a %s message", message.get("type"))
+        except Exception:
+            log.exception("reading Claude Code's output failed")
+        finally:
+            await self._on_exit()
+
+    async def _on_exit(self) -> None:
+        # Reap the whole group (and finish draining stderr) before describing the exit. The
+        # exit code comes from wait(): a concurrent terminate() (close) may be the one reaping.
+        await self._process.terminate(grace=1.0)
+        self._exit_code = await self._process.wait()
+        self._exited = True
+        for future in self._controls.values():
+            if not future.done():
+                future.set_exception(_ProcessExited())
+        if self._turn_active and not self._closing:
+            await self._end_turn(
+                TurnFailed(
+                    provider=self._provider,
+                    error=f"Claude Code exited unexpectedly (exit code {self._exit_code}); "
+                    "send the prompt again to restart it from the saved conversation",
+                    code="process_exited",
+                    diagnostic=self.diagnostics() or None,
+                )
+            )
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "control_response":
+            self._on_control_response(message.get("response"))
+        elif kind == "control_request":
+            await self._on_control_request(message)
+        elif kind == "control_cancel_request":
+            await self._on_control_cancel(message)
+        elif kind == "system":
+            await self._on_system(message)
+        elif message.get("parent_tool_use_id"):
+            # Inside a sub-agent: its work is summarised by the parent's sub_agent tool call.
+            return
+        elif kind == "stream_event":
+            await self._on_stream_event(message.get("event"))
+        elif kind == "assistant":
+            await self._on_assistant(message)
+        elif kind == "user":
+            await self._on_user(message)
+        elif kind == "result":
+            await self._on_result(message)
+
+    def _on_control_response(self, response: Any) -> None:
+        if not isinstance(response, Mapping):
+            return
+        future = self._controls.get(str(response.get("request_id")))
+        if future is not None and not future.done():
+            future.set_result(dict(response))
+
+    async def _on_control_request(self, message: dict[str, Any]) -> None:
+        request_id = str(message.get("request_id"))
+        request = message.get("request")
+        if isinstance(request, Mapping) and request.get("subtype") == "can_use_tool":
+            permission = mapping.permission_request(request_id, request)
+            self._permissions[request_id] = permission
+            await self._emit(PermissionRequested(provider=self._provider, request=permission))
+            return
+        # Hooks, SDK MCP servers and elicitations are not configured by Paseo: refuse them
+        # rather than leave Claude Code waiting.
+        subtype = request.get("subtype") if isinstance(request, Mapping) else None
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            await self._process.write_line(
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "error",
+                        "request_id": request_id,
+                        "error": f"Paseo does not handle {subtype!r} requests",
+                    },
+                }
+            )
+
+    async def _on_control_cancel(self, message: dict[str, Any]) -> None:
+        request_id = str(message.get("request_id"))
+        if self._permissions.pop(request_id, None) is not None:
+            await self._emit(
+                PermissionResolved(
+                    provider=self._provider,
+                    requestId=request_id,
+                    resolution=DenyResolution(message="withdrawn by Claude Code"),
+                )
+            )
+
+    async def _on_system(self, message: dict[str, Any]) -> None:
+        subtype = message.get("subtype")
+        if subtype == "init":
+            session_id = message.get("session_id")
+            if isinstance(session_id, str) and session_id:
+                self._session_id = session_id
+            if isinstance(message.get("model"), str):
+                self._model = message["model"]
+            if isinstance(message.get("permissionMode"), str):
+                self._mode = message["permissionMode"]
+            if isinstance(message.get("claude_code_version"), str):
+                self._version = message["claude_code_version"]
+            if not self._thread_announced:
+                self._thread_announced = True
+                await self._emit(ThreadStarted(provider=self._provider, sessionId=self._session_id))
+        elif subtype == "status":
+            if isinstance(message.get("permissionMode"), str):
+                self._mode = message["permissionMode"]
+        elif subtype == "api_retry":
+            self._retries.append(message)
+        elif subtype == "compact_boundary":
+            await self._emit(self._timeline(CompactionItem()))
+
+    async def _on_stream_event(self, event: Any) -> None:
+        if not isinstance(event, Mapping):
+            return
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message")
+            if isinstance(message, Mapping) and isinstance(message.get("id"), str):
+                self._stream_message_id = message["id"]
+            return
+        if kind != "content_block_delta" or self._stream_message_id is None:
+            return
+        delta = event.get("delta")
+        if not isinstance(delta, Mapping):
+            return
+        message_id = f"{self._stream_message_id}:{event.get('index', 0)}"
+        item: TimelineItem
+        if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+            item = AssistantMessageItem(text=delta["text"], messageId=message_id)
+        elif delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            item = ReasoningItem(text=delta["thinking"], messageId=message_id)
+        else:
+            return
+        self._streamed.add(self._stream_message_id)
+        await self._emit(self._timeline(item))
+
+    async def _on_assistant(self, message: dict[str, Any]) -> None:
+        body = message.get("message")
+        if not isinstance(body, Mapping) or message.get("is_api_error_message"):
+            # An API error is reported once, by the result that follows.
+            return
+        message_id = str(body.get("id") or uuid.uuid4().hex)
+        streamed = message_id in self._streamed
+        content = body.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, Mapping):
+                continue
+            kind = block.get("type")
+            if kind in ("text", "thinking") and not streamed:
+                # Without stream deltas (a message Claude Code built itself) the block is the
+                # whole text.
+                index = self._fallback_blocks.get(message_id, 0)
+                self._fallback_blocks[message_id] = index + 1
+                block_id = f"{message_id}:b{index}"
+                if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
+                    await self._emit(
+                        self._timeline(AssistantMessageItem(text=block["text"], messageId=block_id))
+                    )
+                elif kind == "thinking" and isinstance(block.get("thinking"), str):
+                    await self._emit(
+                        self._timeline(ReasoningItem(text=block["thinking"], messageId=block_id))
+                    )
+            elif kind == "tool_use":
+                await self._on_tool_use(block)
+
+    async def _on_tool_use(self, block: Mapping[str, Any]) -> None:
+        call_id = str(block.get("id") or uuid.uuid4().hex)
+        name = str(block.get("name") or "tool")
+        raw_input = block.get("input")
+        tool_input = dict(raw_input) if isinstance(raw_input, Mapping) else {}
+        self._tools[call_id] = _ToolCall(name, tool_input)
+        self._running_tools.add(call_id)
+        await self._tool_event(call_id, "running")
+        if name == "TodoWrite":
+            todo = mapping.todo_item(tool_input)
+            if todo is not None:
+                await self._emit(self._timeline(todo))
+
+    async def _tool_event(
+        self,
+        call_id: str,
+        status: ToolStatus,
+        *,
+        output: str | None = None,
+        structured: Any = None,
+        error: str | None = None,
+    ) -> None:
+        call = self._tools.get(call_id)
+        if call is None:
+            return
+        if status != "running":
+            self._running_tools.discard(call_id)
+            self._tools.pop(call_id, None)
+        detail = mapping.tool_detail(
+            call.name, call.input, output=output, cwd=self._config.cwd, structured=structured
+        )
+        item = ToolCallItem(
+            callId=call_id, name=call.name, status=status, detail=detail, error=error
+        )
+        await self._emit(self._timeline(item))
+
+    async def _on_user(self, message: dict[str, Any]) -> None:
+        body = message.get("message")
+        content = body.get("content") if isinstance(body, Mapping) else None
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, Mapping) or block.get("type") != "tool_result":
+                continue
+            call_id = str(block.get("tool_use_id"))
+            text = mapping.tool_result_text(block.get("content"))
+            if block.get("is_error"):
+                status: ToolStatus = "canceled" if self._cancel_requested else "failed"
+                await self._tool_event(call_id, status, output=text, error=text)
+            else:
+                await self._tool_event(
+                    call_id, "completed", output=text, structured=message.get("tool_use_result")
+                )
+
+    async def _on_result(self, message: dict[str, Any]) -> None:
+        if not self._turn_active:
+            log.debug("result outside a turn ignored")
+            return
+        terminal = str(message.get("terminal_reason") or "")
+        failed = bool(message.get("is_error")) or message.get("subtype") != "success"
+        event: TurnCompleted | TurnFailed | TurnCanceled
+        if self._cancel_requested or terminal.startswith("aborted"):
+            event = TurnCanceled(provider=self._provider, reason="interrupted")
+        elif failed:
+            event = TurnFailed(
+                provider=self._provider,
+                error=mapping.failure_message(message, list(self._retries)),
+                code=mapping.failure_code(message),
+                diagnostic=self.diagnostics() or None,
+            )
+        else:
+            usage = mapping.usage_from_result(message)
+            if usage.costUsd is not None:
+                # Claude Code reports the process's running total; a turn costs the difference.
+                total = usage.costUsd
+                usage.costUsd = max(0.0, total - self._cost_so_far)
+                self._cost_so_far = total
+            event = TurnCompleted(provider=self._provider, usage=usage)
+        self._streamed.clear()
+        self._fallback_blocks.clear()
+        await self._end_turn(event)

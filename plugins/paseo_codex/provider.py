@@ -1,0 +1,269 @@
+"""The ``codex`` provider: OpenAI's Codex CLI driven through ``codex app-server``.
+
+The program is ``codex`` on the daemon's ``PATH`` unless a custom provider (``extends: "codex"``)
+names another ``command``. Codex keeps its configuration, credentials and conversations in
+``~/.codex`` of the daemon's user (or ``$CODEX_HOME``); this provider never overrides that: a
+custom provider's ``env`` or the session's environment may.
+
+Models come from Codex's ``model/list`` (reasoning efforts become thinking options), asked of a
+short-lived ``codex app-server`` and cached; a custom provider's ``models`` replaces the list and
+``additionalModels`` adds to it. ``disallowedTools`` has no Codex equivalent in app-server mode
+and is ignored.
+
+Modes are presets of an approval policy and a sandbox (:mod:`paseo_codex.modes`): ``auto`` (the
+default: on-request approval, workspace-write sandbox), ``read-only``, ``untrusted`` (asks before
+every command not known to be read-only, and before every file change) and ``full-access``
+(never asks, no sandbox). Codex's ``fast_mode``/``plan_mode`` feature toggles are not offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from paseo_hookspecs.errors import InvalidParams, Unavailable
+from paseo_hookspecs.interfaces.agent import (
+    AgentProvider,
+    AgentSession,
+    Availability,
+    EventSink,
+    ModeInfo,
+    ModelInfo,
+    PersistenceHandle,
+    SessionConfig,
+    ThinkingOption,
+)
+
+from paseo.agents.process import spawn_agent_process
+
+from .modes import DEFAULT_MODE, MODES, ModePreset
+from .rpc import CodexConnection, ConnectionLost, RpcError
+from .session import INSTALL_HINT, CodexSession
+
+START_TIMEOUT = 60.0
+"""How long Codex may take to answer ``initialize`` (it loads a large native binary)."""
+
+MODELS_TTL = 600.0
+"""Seconds a fetched model list is reused."""
+
+
+def _model_info(entry: Any) -> ModelInfo | None:
+    """A ``models``/``additionalModels`` override entry (an id, or a ModelInfo-shaped dict)."""
+    if isinstance(entry, str) and entry:
+        return ModelInfo(id=entry, label=entry)
+    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+        data = {"label": entry["id"], **entry}
+        return ModelInfo.model_validate(
+            {k: v for k, v in data.items() if k in ModelInfo.model_fields}
+        )
+    return None
+
+
+def _from_codex(model: dict[str, Any]) -> ModelInfo | None:
+    model_id = model.get("model") or model.get("id")
+    if not isinstance(model_id, str):
+        return None
+    efforts = [
+        e.get("reasoningEffort")
+        for e in model.get("supportedReasoningEfforts") or []
+        if isinstance(e, dict)
+    ]
+    return ModelInfo(
+        id=model_id,
+        label=str(model.get("displayName") or model_id),
+        default=bool(model.get("isDefault")),
+        thinkingOptions=[
+            ThinkingOption(id=effort, label=effort.capitalize())
+            for effort in efforts
+            if isinstance(effort, str) and effort
+        ],
+    )
+
+
+class CodexProvider(AgentProvider):
+    """Runs ``codex app-server`` sessions."""
+
+    def __init__(
+        self,
+        *,
+        provider_id: str = "codex",
+        label: str = "Codex",
+        command: Sequence[str] | str | None = None,
+        env: dict[str, str] | None = None,
+        models: list[Any] | None = None,
+        additional_models: list[Any] | None = None,
+        start_timeout: float = START_TIMEOUT,
+    ) -> None:
+        self.id = provider_id
+        self.label = label
+        if isinstance(command, str):
+            command = [command]
+        self._command = list(command) if command else ["codex"]
+        self._env = dict(env or {})
+        self._models = models
+        self._additional_models = additional_models or []
+        self._start_timeout = start_timeout
+        self._model_cache: tuple[float, list[ModelInfo]] | None = None
+        self._model_lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ the program
+
+    def _program(self) -> str | None:
+        """The resolved path of the Codex program, or ``None`` when it cannot be found."""
+        program = self._command[0]
+        search_path = self._env.get("PATH", os.environ.get("PATH", os.defpath))
+        return shutil.which(program, path=search_path)
+
+    def _argv(self) -> list[str]:
+        program = self._program()
+        if program is None:
+            raise Unavailable(
+                f"the Codex program {self._command[0]!r} was not found. {INSTALL_HINT}"
+            )
+        return [program, *self._command[1:], "app-server"]
+
+    def _session_env(self, config: SessionConfig | None) -> dict[str, str]:
+        return {**self._env, **(config.env if config else {})}
+
+    async def availability(self) -> Availability:
+        if self._program() is None:
+            return Availability(
+                status="unavailable",
+                reason=f"the Codex program {self._command[0]!r} was not found. {INSTALL_HINT}",
+            )
+        return Availability(status="ready")
+
+    # ------------------------------------------------------------------ models and modes
+
+    async def list_modes(self) -> list[ModeInfo]:
+        return [preset.info for preset in MODES.values()]
+
+    async def list_models(self) -> list[ModelInfo]:
+        if self._models is not None:
+            models = [m for m in map(_model_info, self._models) if m is not None]
+        else:
+            models = await self._discovered_models()
+        known = {m.id for m in models}
+        for extra in map(_model_info, self._additional_models):
+            if extra is not None and extra.id not in known:
+                models.append(extra)
+                known.add(extra.id)
+        return models
+
+    async def _discovered_models(self) -> list[ModelInfo]:
+        async with self._model_lock:
+            if self._model_cache and time.monotonic() - self._model_cache[0] < MODELS_TTL:
+                return list(self._model_cache[1])
+            models = await self._fetch_models()
+            self._model_cache = (time.monotonic(), models)
+            return list(models)
+
+    async def _fetch_models(self) -> list[ModelInfo]:
+        argv = self._argv()
+
+        async def ignore(*_args: Any) -> None:
+            return None
+
+        try:
+            # Listing models reads no project: any existing directory will do.
+            process = await spawn_agent_process(argv, cwd="/", env=self._env, provider=self.id)
+        except (FileNotFoundError, PermissionError) as exc:
+            raise Unavailable(f"cannot run {argv[0]!r}: {exc}. {INSTALL_HINT}") from exc
+        conn = CodexConnection(process, on_notification=ignore, on_request=ignore, on_closed=ignore)
+        models: list[ModelInfo] = []
+        try:
+            await conn.request(
+                "initialize",
+                {"clientInfo": {"name": "paseo", "version": "0"}},
+                timeout=self._start_timeout,
+            )
+            await conn.notify("initialized")
+            cursor: str | None = None
+            for _page in range(20):
+                params: dict[str, Any] = {"cursor": cursor} if cursor else {}
+                result = await conn.request("model/list", params, timeout=30.0)
+                for entry in result.get("data") or []:
+                    info = _from_codex(entry) if isinstance(entry, dict) else None
+                    if info is not None:
+                        models.append(info)
+                cursor = result.get("nextCursor")
+                if not cursor:
+                    break
+        except (ConnectionLost, TimeoutError, RpcError) as exc:
+            tail = process.stderr_tail(1000).strip()
+            raise Unavailable(
+                f"Codex could not list its models ({exc or 'timed out'}): {tail}"
+            ) from exc
+        finally:
+            await conn.stop()
+            await process.terminate()
+        return models
+
+    # ------------------------------------------------------------------ sessions
+
+    def _mode(self, mode_id: str | None) -> ModePreset:
+        preset = MODES.get(mode_id or DEFAULT_MODE)
+        if preset is None:
+            raise InvalidParams(f"Codex has no mode {mode_id!r} (modes: {', '.join(MODES)})")
+        return preset
+
+    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
+        mode = self._mode(config.modeId)
+        return await CodexSession.start(
+            self.id,
+            self._argv(),
+            self._session_env(config),
+            config,
+            sink,
+            mode=mode,
+            start_timeout=self._start_timeout,
+        )
+
+    async def resume_session(
+        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+    ) -> AgentSession:
+        thread_id = (
+            handle.nativeHandle if isinstance(handle.nativeHandle, str) else handle.sessionId
+        )
+        if not thread_id:
+            raise InvalidParams("the persistence handle names no Codex thread")
+        mode = self._mode(config.modeId)
+        return await CodexSession.start(
+            self.id,
+            self._argv(),
+            self._session_env(config),
+            config,
+            sink,
+            mode=mode,
+            start_timeout=self._start_timeout,
+            resume_thread=thread_id,
+        )
+
+    def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
+        command = overrides.get("command")
+        if command is not None and not (
+            (isinstance(command, str) and command)
+            or (isinstance(command, list) and command and all(isinstance(a, str) for a in command))
+        ):
+            raise InvalidParams(f"provider {provider_id!r}: command must be a path or an argv list")
+        env = overrides.get("env") or {}
+        if not isinstance(env, dict):
+            raise InvalidParams(f"provider {provider_id!r}: env must be an object")
+        models = overrides.get("models")
+        additional = overrides.get("additionalModels")
+        return CodexProvider(
+            provider_id=provider_id,
+            label=label,
+            command=command or self._command,
+            env={**self._env, **{str(k): str(v) for k, v in env.items()}},
+            models=models if isinstance(models, list) else self._models,
+            additional_models=[
+                *self._additional_models,
+                *(additional if isinstance(additional, list) else []),
+            ],
+            start_timeout=self._start_timeout,
+        )
