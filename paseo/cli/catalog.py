@@ -12,6 +12,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("Read, change and validate config.json", "config"),
     "plugins": ("List and manage plugins", "plugins"),
     "store": ("Durable state: migrate between store drivers", "store"),
+    "project": ("Projects: the roots you work in", "project"),
+    "workspace": ("Workspaces: exact directories, worktrees, pins and labels", "workspace"),
+    "worktree": ("Paseo-owned Git worktrees", "worktree"),
+    "label": ("The workspace label catalog", "label"),
 }
 
 GLOBAL_OPTIONS = """\

@@ -31,7 +31,10 @@ class Service(Protocol):
         """Stop background work and release resources; the store is still open."""
 
 
-SERVICE_FACTORIES: tuple[str, ...] = ()
+SERVICE_FACTORIES: tuple[str, ...] = (
+    "paseo.git.service:create",
+    "paseo.workspaces.service:create",
+)
 """``module:function`` paths of service factories, each ``factory(daemon) -> Service``, in start
 order. Imported only when the daemon starts, never by the CLI."""
 
@@ -44,3 +47,15 @@ def build_services(daemon: Daemon) -> list[Service]:
         factory = getattr(importlib.import_module(module_name), function)
         services.append(factory(daemon))
     return services
+
+
+def service_method_groups() -> list[RpcMethodGroup]:
+    """Every kernel service's method groups without a running daemon, for the protocol
+    schema: a service module may define a module-level ``rpc_groups()`` for this."""
+    groups: list[RpcMethodGroup] = []
+    for path in SERVICE_FACTORIES:
+        module = importlib.import_module(path.partition(":")[0])
+        static = getattr(module, "rpc_groups", None)
+        if static is not None:
+            groups.extend(static())
+    return groups
