@@ -34,6 +34,7 @@ class Service(Protocol):
 SERVICE_FACTORIES: tuple[str, ...] = (
     "paseo.git.service:create",
     "paseo.workspaces.service:create",
+    "paseo.agents.manager:create",
 )
 """``module:function`` paths of service factories, each ``factory(daemon) -> Service``, in start
 order. Imported only when the daemon starts, never by the CLI."""

@@ -1,0 +1,283 @@
+"""The wire models of the ``agent.*`` and ``provider.*`` RPC methods and their notifications.
+
+Every method that names an agent takes ``agentId`` as a *reference*: the full id, a unique
+prefix of it, or the agent's exact title (see :func:`paseo.agents.resolve.resolve_agent`).
+
+Streams: ``agents`` carries ``agent.created`` / ``agent.updated`` / ``agent.deleted`` with the
+agent record; ``agent:<agentId>`` carries ``agent.event`` with one numbered timeline entry. Each
+stream has its own notification ``seq`` (gap detection); the entry's own ``{epoch, seq}`` is the
+durable timeline cursor to re-fetch from with ``agent.timeline``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from paseo_hookspecs.events import PermissionRequest
+from paseo_hookspecs.records import AgentRecord, TimelineEntry
+from pydantic import Field
+
+from paseo.rpc.models import StreamEvent, WireModel
+
+AgentRef = Field(min_length=1, max_length=300, description="full id, unique id prefix or title")
+
+
+class AgentRefParams(WireModel):
+    agentId: str = AgentRef
+
+
+class AgentCreateParams(WireModel):
+    provider: str | None = Field(
+        default=None,
+        max_length=100,
+        description="provider id, or `provider/model`; default: the first ready provider",
+    )
+    cwd: str | None = Field(default=None, description="absolute directory the agent works in")
+    workspaceId: str | None = Field(default=None, description="alternative to cwd")
+    modeId: str | None = None
+    model: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] = Field(default_factory=dict)
+    title: str | None = Field(default=None, max_length=300)
+    labels: dict[str, str] = Field(default_factory=dict)
+    systemPrompt: str | None = None
+    mcpServers: dict[str, Any] = Field(default_factory=dict)
+    providerOptions: dict[str, Any] = Field(
+        default_factory=dict, description="provider-specific options (SessionConfig.extra)"
+    )
+    initialPrompt: str | None = None
+    messageId: str | None = Field(default=None, max_length=200)
+    internal: bool = Field(default=False, description="internal agents never ask for attention")
+
+
+class AgentResult(WireModel):
+    agent: AgentRecord
+
+
+class AgentDetailResult(WireModel):
+    agent: AgentRecord
+    pendingPermissions: list[PermissionRequest]
+    timeline: TimelineCursor | None = Field(description="the newest entry's position")
+    live: bool = Field(description="a provider process is running for this agent")
+
+
+class AgentListParams(WireModel):
+    includeArchived: bool = False
+    labels: dict[str, str] = Field(default_factory=dict)
+    provider: str | None = None
+    workspaceId: str | None = None
+    statuses: list[Literal["initializing", "idle", "running", "error", "closed"]] | None = None
+
+
+class AgentListResult(WireModel):
+    agents: list[AgentRecord]
+
+
+class AgentSendParams(WireModel):
+    agentId: str = AgentRef
+    text: str = Field(min_length=1)
+    messageId: str | None = Field(
+        default=None, max_length=200, description="client-chosen id; a repeat is ignored"
+    )
+
+
+class AgentSendResult(WireModel):
+    agentId: str
+    messageId: str
+    accepted: bool = Field(description="false when messageId was already sent")
+
+
+WaitOutcome = Literal["idle", "permission", "error", "timeout", "closed"]
+
+
+class AgentWaitParams(WireModel):
+    agentId: str = AgentRef
+    timeout: float = Field(default=30.0, ge=0, le=600, description="seconds")
+
+
+class AgentWaitResult(WireModel):
+    agentId: str
+    outcome: WaitOutcome
+    status: str
+    lastMessage: str | None = Field(description="the text of the agent's last reply")
+    error: str | None
+    pendingPermissions: list[PermissionRequest]
+
+
+class AgentUpdateParams(WireModel):
+    agentId: str = AgentRef
+    title: str | None = Field(default=None, max_length=300)
+    labels: dict[str, str | None] = Field(
+        default_factory=dict, description="merged; a null value removes the label"
+    )
+
+
+class AgentModeParams(WireModel):
+    agentId: str = AgentRef
+    modeId: str = Field(min_length=1)
+
+
+class AgentModelParams(WireModel):
+    agentId: str = AgentRef
+    model: str = Field(min_length=1)
+
+
+class AgentThinkingParams(WireModel):
+    agentId: str = AgentRef
+    thinkingOptionId: str = Field(min_length=1)
+
+
+class AgentFeatureParams(WireModel):
+    agentId: str = AgentRef
+    featureId: str = Field(min_length=1)
+    value: Any = None
+
+
+class ModeView(WireModel):
+    id: str
+    label: str
+    description: str | None = None
+
+
+class AgentModesResult(WireModel):
+    agentId: str
+    current: str | None
+    modes: list[ModeView]
+
+
+class TimelineCursor(WireModel):
+    epoch: str
+    seq: int
+
+
+class AgentTimelineParams(WireModel):
+    agentId: str = AgentRef
+    after: TimelineCursor | None = Field(default=None, description="entries after this one")
+    before: TimelineCursor | None = Field(default=None, description="entries before this one")
+    limit: int = Field(default=200, ge=1, le=1000)
+    tail: bool = Field(default=False, description="the newest `limit` entries in range")
+
+
+class AgentTimelineResult(WireModel):
+    agentId: str
+    epoch: str
+    entries: list[TimelineEntry]
+    reset: bool = Field(
+        description="the cursor's epoch is not the timeline's: drop what you hold and use this"
+    )
+    hasMore: bool = Field(description="more entries exist in the direction read")
+    last: TimelineCursor | None
+
+
+class PermissionsListParams(WireModel):
+    agentId: str | None = Field(default=None, max_length=300)
+
+
+class PendingPermission(WireModel):
+    agentId: str
+    request: PermissionRequest
+
+
+class PermissionsListResult(WireModel):
+    requests: list[PendingPermission]
+
+
+class PermissionRespondParams(WireModel):
+    agentId: str = AgentRef
+    requestId: str = Field(min_length=1)
+    behavior: Literal["allow", "deny"]
+    updatedInput: dict[str, Any] | None = Field(default=None, description="allow: edited input")
+    message: str | None = Field(default=None, description="deny: why")
+    interrupt: bool = Field(default=False, description="deny: also stop the turn")
+
+
+class PermissionRespondResult(WireModel):
+    agentId: str
+    requestId: str
+    behavior: Literal["allow", "deny"]
+
+
+class OkResult(WireModel):
+    agentId: str
+    ok: bool = True
+
+
+# --- provider.* --------------------------------------------------------------------------------
+
+
+class AvailabilityView(WireModel):
+    status: Literal["ready", "loading", "error", "unavailable"]
+    reason: str | None = None
+    checkedAt: str | None = None
+
+
+class ProviderView(WireModel):
+    id: str
+    label: str
+    extends: str | None = Field(description="the provider a custom provider derives from")
+    enabled: bool
+    order: float | None
+    availability: AvailabilityView
+
+
+class ProviderListParams(WireModel):
+    refresh: bool = Field(default=False, description="probe availability now")
+
+
+class ProviderListResult(WireModel):
+    providers: list[ProviderView]
+
+
+class ProviderModelsParams(WireModel):
+    providerId: str = Field(min_length=1)
+
+
+class ThinkingView(WireModel):
+    id: str
+    label: str
+
+
+class ModelView(WireModel):
+    id: str
+    label: str
+    default: bool = False
+    thinkingOptions: list[ThinkingView] = Field(default_factory=list)
+
+
+class ProviderModelsResult(WireModel):
+    providerId: str
+    models: list[ModelView]
+    modes: list[ModeView]
+
+
+# --- notifications --------------------------------------------------------------------------------
+
+
+class AgentRecordEvent(StreamEvent):
+    """``agent.created`` / ``agent.updated`` on the ``agents`` stream."""
+
+    agent: AgentRecord
+
+
+class AgentDeletedEvent(StreamEvent):
+    """``agent.deleted`` on the ``agents`` stream."""
+
+    agentId: str
+
+
+class AgentTimelineEvent(StreamEvent):
+    """``agent.event`` on ``agent:<agentId>``: one numbered timeline entry."""
+
+    agentId: str
+    entry: TimelineEntry
+
+
+NOTIFICATIONS: dict[str, type[StreamEvent]] = {
+    "agent.created": AgentRecordEvent,
+    "agent.updated": AgentRecordEvent,
+    "agent.deleted": AgentDeletedEvent,
+    "agent.event": AgentTimelineEvent,
+}
+"""Agent notification method -> params model (for the protocol schema)."""
+
+AgentDetailResult.model_rebuild()

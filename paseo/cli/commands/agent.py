@@ -1,0 +1,88 @@
+"""``paseo agent``: change a running agent (mode, title and labels, reload), plus every agent
+command under one group (``paseo agent ls`` is ``paseo ls``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from paseo.cli.commands._agentcli import add_host, connect, parse_labels
+from paseo.cli.output import emit
+
+ALIASES = (
+    ("run", "create an agent and wait for its reply"),
+    ("ls", "list agents"),
+    ("attach", "follow an agent's live events"),
+    ("logs", "an agent's timeline"),
+    ("send", "prompt an agent"),
+    ("wait", "wait for an agent"),
+    ("stop", "stop an agent"),
+    ("archive", "archive an agent"),
+    ("delete", "delete an agent"),
+    ("inspect", "everything about an agent"),
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    subs = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND")
+    mode = subs.add_parser("mode", help="show or switch an agent's mode")
+    mode.add_argument("agent", metavar="ID")
+    mode.add_argument("mode", metavar="MODE", nargs="?", help="switch to this mode")
+    mode.add_argument("--list", action="store_true", help="list the provider's modes")
+    add_host(mode)
+    mode.set_defaults(run=run_mode)
+    update = subs.add_parser("update", help="change an agent's title or labels")
+    update.add_argument("agent", metavar="ID")
+    update.add_argument("--title", "--name", dest="title", help="new title")
+    update.add_argument("--label", action="append", metavar="K=V", help="set a label")
+    update.add_argument("--unlabel", action="append", metavar="K", help="remove a label")
+    add_host(update)
+    update.set_defaults(run=run_update)
+    reload = subs.add_parser("reload", help="restart the provider process, keep the session")
+    reload.add_argument("agent", metavar="ID")
+    add_host(reload)
+    reload.set_defaults(run=run_reload)
+    for name, summary in ALIASES:
+        module = importlib.import_module(f"paseo.cli.commands.{name}")
+        module.configure(subs.add_parser(name, help=summary, description=summary))
+
+
+def _show(args: argparse.Namespace, agent: dict[str, object], done: str) -> None:
+    if args.output != "table" or args.quiet:
+        emit(args, agent)
+    else:
+        sys.stdout.write(f"{done} {str(agent['id'])[:8]}\n")
+
+
+def run_mode(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        if args.mode and not args.list:
+            agent = client.call("agent.mode.set", {"agentId": args.agent, "modeId": args.mode})
+            _show(args, agent["agent"], f"mode {args.mode} set on")
+            return 0
+        modes = client.call("agent.modes", {"agentId": args.agent})
+    if args.list or args.output != "table":
+        rows = [{**m, "current": m["id"] == modes["current"]} for m in modes["modes"]]
+        emit(args, rows, columns=(("id", "ID"), ("label", "LABEL"), ("current", "CURRENT")))
+    else:
+        sys.stdout.write(f"{modes['current'] or '-'}\n")
+    return 0
+
+
+def run_update(args: argparse.Namespace) -> int:
+    labels: dict[str, str | None] = dict(parse_labels(args.label))
+    labels.update(dict.fromkeys(args.unlabel or []))
+    with connect(args) as client:
+        agent = client.call(
+            "agent.update", {"agentId": args.agent, "title": args.title, "labels": labels}
+        )["agent"]
+    _show(args, agent, "updated")
+    return 0
+
+
+def run_reload(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        agent = client.call("agent.reload", {"agentId": args.agent}, timeout=120)["agent"]
+    _show(args, agent, "reloaded")
+    return 0

@@ -1,0 +1,64 @@
+"""``paseo send``: prompt an existing agent (a running turn is replaced), wait, print the reply."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from paseo.cli.commands._agentcli import (
+    EXIT_CODES_HELP,
+    add_host,
+    connect,
+    parse_duration,
+    report_outcome,
+    wait_agent,
+)
+from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.output import emit
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EXIT_CODES_HELP
+    parser.add_argument("agent", metavar="ID", help="agent id, id prefix or title")
+    parser.add_argument("prompt", metavar="PROMPT", nargs="?", help="the prompt ('-': stdin)")
+    parser.add_argument("--prompt-file", type=Path, help="read the prompt from this file")
+    parser.add_argument("--message-id", help="client message id; a repeat is ignored")
+    parser.add_argument("--no-wait", action="store_true", help="return once the prompt is sent")
+    parser.add_argument("--wait-timeout", type=parse_duration, help="stop waiting after this")
+    add_host(parser)
+    parser.set_defaults(run=run)
+
+
+def _prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file is not None:
+        if args.prompt is not None:
+            raise CliError("give PROMPT or --prompt-file, not both", exit_code=EXIT_USAGE)
+        try:
+            return str(args.prompt_file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CliError(f"cannot read {args.prompt_file}: {exc.strerror}") from None
+    if args.prompt == "-" or (args.prompt is None and not sys.stdin.isatty()):
+        return sys.stdin.read()
+    if not args.prompt:
+        raise CliError("give a PROMPT, --prompt-file or a prompt on stdin", exit_code=EXIT_USAGE)
+    return str(args.prompt)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = _prompt(args)
+    if not text.strip():
+        raise CliError("the prompt is empty", exit_code=EXIT_USAGE)
+    params = {"agentId": args.agent, "text": text}
+    if args.message_id:
+        params["messageId"] = args.message_id
+    with connect(args) as client:
+        sent = client.call("agent.send", params)
+        if args.no_wait:
+            if args.output != "table" or args.quiet:
+                emit(args, sent, id_key="agentId")
+            elif not sent["accepted"]:
+                sys.stderr.write(f"paseo: message {sent['messageId']} was already sent\n")
+            return 0
+        result = wait_agent(client, sent["agentId"], args.wait_timeout)
+    return report_outcome(args, result, reply=True)

@@ -1,0 +1,1 @@
+"""A provider of the agent manager's tests: a real provider around a tiny scripted program."""

@@ -1,0 +1,216 @@
+"""The scripted agent program: JSON lines on stdin/stdout, behaviour chosen by the prompt.
+
+Start-up: ``--model hang`` never becomes ready; ``--model crash`` exits at once with a message
+on stderr; otherwise it prints ``{"type": "ready", "sessionId": ...}``. ``--resume ID`` reloads
+the prompts of an earlier session from ``.scripted-sessions/ID.json`` under its cwd, so a
+resumed conversation remembers what was said.
+
+Prompt directives (the rest of the text is echoed as ``echo: <text>``):
+
+``[[chunks:N]]``         reply in N quick text chunks (``c0 c1 ...``)
+``[[events:N]]``         reply with N one-word messages (N timeline entries, nothing merges)
+``[[slow:S]]``           wait S seconds first (an interrupt cancels the turn)
+``[[write:NAME:TEXT]]``  ask permission to write file NAME; allowed: write TEXT (or the edited
+                         ``content``) and reply ``wrote NAME``; denied: ``not written: <why>``
+``[[fail:MSG]]``         fail the turn with MSG
+``[[exit]]``             exit mid-turn (code 5) after writing ``boom`` to stderr
+``[[pid]]``              reply ``pid=<own pid>``
+``[[sleeper]]``          start a child ``sleep`` in the process group; reply ``sleeper=<pid>``
+``[[history]]``          reply with every prompt of this session joined by `` | ``
+
+``--model reject`` fails every turn as a model the agent does not support would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+_messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+
+
+def send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def _read_stdin() -> None:
+    for raw in sys.stdin:
+        if line := raw.strip():
+            _messages.put(json.loads(line))
+    _messages.put(None)
+
+
+class Interrupted(Exception):
+    """A client interrupted the turn."""
+
+
+class Ended(Exception):
+    """The turn already reported how it ended."""
+
+
+class Agent:
+    def __init__(self, session_id: str, store: Path, model: str) -> None:
+        self.session_id = session_id
+        self.store = store
+        self.model = model
+        self.turn = 0
+        path = store / f"{session_id}.json"
+        self.history: list[str] = json.loads(path.read_text()) if path.exists() else []
+
+    def save(self) -> None:
+        self.store.mkdir(parents=True, exist_ok=True)
+        (self.store / f"{self.session_id}.json").write_text(json.dumps(self.history))
+
+    def wait_for(self, kind: str, seconds: float) -> dict[str, Any] | None:
+        """The next message of ``kind`` within ``seconds``; an interrupt raises."""
+        deadline = time.monotonic() + seconds
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                message = _messages.get(timeout=remaining)
+            except queue.Empty:
+                return None
+            if message is None:
+                sys.exit(0)
+            if message.get("type") == "interrupt":
+                raise Interrupted
+            if message.get("type") == kind:
+                return message
+
+    def reply(self, text: str, chunks: int = 1) -> None:
+        message_id = f"m{self.turn}-{uuid.uuid4().hex[:6]}"
+        if chunks <= 1:
+            send({"type": "text", "text": text, "messageId": message_id})
+            return
+        for index in range(chunks):
+            piece = f"c{index}" + (" " if index < chunks - 1 else "")
+            send({"type": "text", "text": piece, "messageId": message_id})
+
+    def run_turn(self, text: str) -> None:
+        self.turn += 1
+        self.history.append(text)
+        self.save()
+        send({"type": "turn_started"})
+        if self.model == "reject":
+            send(
+                {
+                    "type": "failed",
+                    "error": "model 'reject' is not supported by the scripted agent "
+                    "(HTTP 400 from the model API); choose another model",
+                }
+            )
+            return
+        try:
+            self._directives(text)
+        except Interrupted:
+            send({"type": "canceled"})
+            return
+        except Ended:
+            return
+        send({"type": "done"})
+
+    def _directives(self, text: str) -> None:
+        slow = re.search(r"\[\[slow:([\d.]+)\]\]", text)
+        if slow:
+            self.wait_for("never", float(slow.group(1)))
+        if match := re.search(r"\[\[fail:([^\]]*)\]\]", text):
+            send({"type": "failed", "error": match.group(1)})
+            raise Ended
+        if "[[exit]]" in text:
+            sys.stderr.write("boom: the scripted agent crashed\n")
+            sys.stderr.flush()
+            os._exit(5)
+        if match := re.search(r"\[\[write:([^:\]]+):([^\]]*)\]\]", text):
+            self._write(match.group(1), match.group(2))
+            return
+        if match := re.search(r"\[\[events:(\d+)\]\]", text):
+            for index in range(int(match.group(1))):
+                send({"type": "text", "text": f"e{index}", "messageId": f"m{self.turn}-{index}"})
+            return
+        if match := re.search(r"\[\[chunks:(\d+)\]\]", text):
+            self.reply("", chunks=int(match.group(1)))
+            return
+        if "[[pid]]" in text:
+            self.reply(f"pid={os.getpid()}")
+            return
+        if "[[sleeper]]" in text:
+            child = subprocess.Popen(
+                ["sleep", "600"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            self.reply(f"sleeper={child.pid}")
+            return
+        if "[[history]]" in text:
+            self.reply(" | ".join(self.history))
+            return
+        self.reply(f"echo: {text}")
+
+    def _write(self, name: str, content: str) -> None:
+        request_id = uuid.uuid4().hex[:8]
+        call_id = f"call-{request_id}"
+        path = str(Path.cwd() / name)
+        send({"type": "tool", "callId": call_id, "status": "running", "path": path})
+        send(
+            {
+                "type": "permission",
+                "id": request_id,
+                "title": f"Write {name}",
+                "path": path,
+                "content": content,
+            }
+        )
+        answer = self.wait_for("permission", 3600)
+        if answer is not None and answer.get("interrupt"):
+            send({"type": "tool", "callId": call_id, "status": "canceled", "path": path})
+            raise Interrupted
+        if answer is None or not answer.get("allow"):
+            why = (answer or {}).get("message") or "denied"
+            send({"type": "tool", "callId": call_id, "status": "failed", "path": path})
+            self.reply(f"not written: {why}")
+            return
+        Path(path).write_text(str(answer.get("content") or content))
+        send({"type": "tool", "callId": call_id, "status": "completed", "path": path})
+        self.reply(f"wrote {name}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="default")
+    parser.add_argument("--resume")
+    args = parser.parse_args()
+    if args.model == "crash":
+        sys.stderr.write("fatal: the scripted agent cannot start with model 'crash'\n")
+        return 3
+    if args.model == "hang":
+        time.sleep(3600)
+        return 0
+    threading.Thread(target=_read_stdin, daemon=True).start()
+    agent = Agent(args.resume or uuid.uuid4().hex, Path.cwd() / ".scripted-sessions", args.model)
+    send({"type": "ready", "sessionId": agent.session_id, "history": len(agent.history)})
+    while True:
+        message = _messages.get()
+        if message is None:
+            return 0
+        if message.get("type") == "prompt":
+            with contextlib.suppress(Interrupted):
+                agent.run_turn(str(message.get("text") or ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
