@@ -1138,3 +1138,10 @@ def rpc_groups() -> list[RpcMethodGroup]:
     from paseo.agents.rpc import method_groups
 
     return method_groups()
+
+
+def notifications() -> dict[str, type[BaseModel]]:
+    """The agent notifications (method → params model), for the protocol schema."""
+    from paseo.agents.models import NOTIFICATIONS
+
+    return dict(NOTIFICATIONS)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from paseo_hookspecs.registration import RpcMethodGroup
+    from pydantic import BaseModel
 
     from paseo.daemon.runtime import Daemon
 
@@ -60,3 +61,15 @@ def service_method_groups() -> list[RpcMethodGroup]:
         if static is not None:
             groups.extend(static())
     return groups
+
+
+def service_notifications() -> dict[str, type[BaseModel]]:
+    """Every kernel service's notification models (method → params model), for the protocol
+    schema: a service module may define a module-level ``notifications()`` for this."""
+    found: dict[str, type[BaseModel]] = {}
+    for path in SERVICE_FACTORIES:
+        module = importlib.import_module(path.partition(":")[0])
+        static = getattr(module, "notifications", None)
+        if static is not None:
+            found.update(static())
+    return found

@@ -47,9 +47,11 @@ def builtin_method_groups() -> list[RpcMethodGroup]:
 
 def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str, Any]:
     """The schema document (kernel groups plus ``groups``, default the built-in plugins')."""
-    from paseo.daemon.services import service_method_groups
+    from paseo.daemon.services import service_method_groups, service_notifications
     from paseo.rpc.kernel import kernel_groups
-    from paseo.rpc.models import NOTIFICATIONS
+    from paseo.rpc.models import NOTIFICATIONS as KERNEL_NOTIFICATIONS
+
+    NOTIFICATIONS = {**KERNEL_NOTIFICATIONS, **service_notifications()}
 
     every = [
         *kernel_groups(),
