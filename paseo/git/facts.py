@@ -13,9 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from dulwich.errors import NotGitRepository
-from dulwich.repo import Repo
-
 HEADS = "refs/heads/"
 
 _SCP_LIKE = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>[^/].*|/.*)$")
@@ -72,6 +69,11 @@ def open_repo(path: str) -> Any:
     root = find_checkout_root(path)
     if root is None:
         return None
+    # Imported here: dulwich costs ~30 ms to import and the daemon only needs it once a
+    # repository is actually read, not to start.
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
     try:
         return Repo(root)
     except (NotGitRepository, OSError, ValueError):
