@@ -9,10 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
-import subprocess
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,57 +54,79 @@ class StartFailed(Exception):
 
 
 def start_detached(
-    layout: HomeLayout, *, extra_args: list[str], env: dict[str, str], timeout: float = 30.0
+    layout: HomeLayout, *, env: dict[str, str], timeout: float = 30.0
 ) -> dict[str, Any]:
-    """Start the daemon in the background; return its ready report (pid, listen, …)."""
-    child_env = dict(env)
-    child_env["PASEO_HOME"] = str(layout.root)
-    child_env["PASEO_DETACHED"] = "1"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground", *extra_args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=child_env,
-        start_new_session=True,  # its own process group: survives the terminal, killable as one
-        close_fds=True,
-    )
-    assert process.stderr is not None
-    output: list[str] = []
-    deadline = time.monotonic() + timeout
-    os.set_blocking(process.stderr.fileno(), False)
-    buffer = b""
-    import selectors
+    """Start the daemon in the background; return its ready report (pid, listen, …).
 
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                process.kill()
-                process.wait()
-                raise StartFailed(
-                    f"the daemon did not become ready within {timeout:.0f}s:\n" + "".join(output)
-                )
-            if not selector.select(min(remaining, 0.5)):
-                if process.poll() is not None:
-                    break
-                continue
-            chunk = process.stderr.read() or b""
-            if not chunk:
-                break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for raw in lines:
-                line = raw.decode("utf-8", "replace")
-                if line.startswith(READY_PREFIX):
-                    process.stderr.close()
-                    report: dict[str, Any] = json.loads(line[len(READY_PREFIX) :])
-                    return report
-                output.append(line + "\n")
-    code = process.wait()
+    The daemon is a fork of this process that carries on in its own session (so it survives
+    the terminal and its process group can be killed as one). Forking rather than starting a
+    second interpreter skips the interpreter start-up and the CLI imports, the largest fixed
+    part of start-to-ready. The child's stderr is a pipe to us until it reports ready, so a
+    start-up failure (locked home, invalid config) is shown to the user; then it detaches.
+    """
+    from paseo.daemon.bootstrap import DaemonOptions, run_daemon
+
+    child_env = dict(env, PASEO_HOME=str(layout.root), PASEO_DETACHED="1")
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the daemon
+        code = 1
+        try:
+            os.close(read_fd)
+            os.setsid()
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 1)
+            os.dup2(write_fd, 2)
+            os.close(devnull)
+            os.close(write_fd)
+            os.environ.clear()
+            os.environ.update(child_env)
+            code = run_daemon(DaemonOptions(home=layout.root, foreground=False, env=child_env))
+        except Exception:  # noqa: BLE001 - any failure must reach the starter before we exit
+            traceback.print_exc()  # fd 2 is the pipe to the starter
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    try:
+        return _await_ready(pid, read_fd, timeout)
+    finally:
+        os.close(read_fd)
+
+
+def _await_ready(pid: int, read_fd: int, timeout: float) -> dict[str, Any]:
+    """Read the child's stderr until its READY line, its exit, or ``timeout``."""
+    output: list[str] = []
+    buffer = b""
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            signal_daemon(pid, signal.SIGKILL, group=True)
+            os.waitpid(pid, 0)
+            raise StartFailed(
+                f"the daemon did not become ready within {timeout:.0f}s:\n" + "".join(output)
+            )
+        readable, _, _ = select.select([read_fd], [], [], min(remaining, 0.5))
+        if not readable:
+            continue
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace")
+            if line.startswith(READY_PREFIX):
+                report: dict[str, Any] = json.loads(line[len(READY_PREFIX) :])
+                return report
+            output.append(line + "\n")
+    _, status = os.waitpid(pid, 0)
     if buffer:
         output.append(buffer.decode("utf-8", "replace"))
+    code = os.waitstatus_to_exitcode(status)
     raise StartFailed("".join(output).strip() or f"the daemon exited with code {code}")
 
 

@@ -120,7 +120,7 @@ def run_start(args: argparse.Namespace) -> int:
     if state.running:
         raise CliError(f"the daemon is already running (pid {state.pid}) on {layout.root}")
     try:
-        report = start_detached(layout, extra_args=[], env=dict(os.environ), timeout=args.timeout)
+        report = start_detached(layout, env=dict(os.environ), timeout=args.timeout)
     except StartFailed as exc:
         raise CliError(f"the daemon failed to start:\n{exc}") from exc
     if args.output != "table" or args.quiet:
