@@ -86,7 +86,7 @@ class OtherDetail(_Event):
     output: Any = None
 
 
-ToolDetail = Annotated[
+AnyToolDetail = (
     ShellDetail
     | ReadDetail
     | EditDetail
@@ -95,9 +95,12 @@ ToolDetail = Annotated[
     | FetchDetail
     | SubAgentDetail
     | PlanDetail
-    | OtherDetail,
-    Field(discriminator="type"),
-]
+    | OtherDetail
+)
+"""Any tool detail (the plain union, for annotating functions that build one)."""
+
+ToolDetail = Annotated[AnyToolDetail, Field(discriminator="type")]
+"""A tool detail as it appears in events, discriminated on ``type``."""
 
 ToolStatus = Literal["running", "completed", "failed", "canceled"]
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from paseo_hookspecs.events import (
+    AnyToolDetail,
     EditDetail,
     FetchDetail,
     OtherDetail,
@@ -26,18 +27,6 @@ from paseo_hookspecs.events import (
     ToolStatus,
     Usage,
     WriteDetail,
-)
-
-ToolDetailModel = (
-    ShellDetail
-    | ReadDetail
-    | EditDetail
-    | WriteDetail
-    | SearchDetail
-    | FetchDetail
-    | SubAgentDetail
-    | PlanDetail
-    | OtherDetail
 )
 
 OUTPUT_LIMIT = 20_000
@@ -137,7 +126,7 @@ def tool_output(call: Mapping[str, Any]) -> str | None:
     return _output_text(call.get("rawOutput"), content if isinstance(content, list) else [])
 
 
-def tool_detail(call: Mapping[str, Any]) -> ToolDetailModel:
+def tool_detail(call: Mapping[str, Any]) -> AnyToolDetail:
     """The typed detail of an ACP tool call (its accumulated ``tool_call`` fields)."""
     kind = call.get("kind")
     raw_input = call.get("rawInput")

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paseo_hookspecs.events import (
+    AnyToolDetail,
     EditDetail,
     FetchDetail,
     OtherDetail,
@@ -34,17 +35,6 @@ TITLE_LIMIT = 120
 OUTPUT_LIMIT = 20_000
 """Longest tool output kept in a tool-call detail (the transcript keeps the whole of it)."""
 
-Detail = (
-    ShellDetail
-    | ReadDetail
-    | EditDetail
-    | WriteDetail
-    | SearchDetail
-    | FetchDetail
-    | SubAgentDetail
-    | PlanDetail
-    | OtherDetail
-)
 
 _TODO_ENTRIES = TypeAdapter(list[TodoEntry])
 
@@ -82,7 +72,7 @@ def tool_detail(
     output: str | None = None,
     cwd: str | None = None,
     structured: Any = None,
-) -> Detail:
+) -> AnyToolDetail:
     """The typed detail of a tool call, from Claude Code's tool name and input.
 
     ``output`` is the tool result's text once known; ``structured`` is Claude Code's
