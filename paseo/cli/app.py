@@ -125,7 +125,15 @@ def run(argv: list[str]) -> int:
     try:
         command = _find_command(argv)
         parser = build_parser(command)
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        # argparse cannot match a trailing positional that follows an option placed after an
+        # earlier positional (`paseo send ID --no-wait PROMPT`): commands that name such a
+        # list positional with set_defaults(trailing=...) get the leftover words appended.
+        trailing = getattr(args, "trailing", None)
+        if extras and trailing and not any(word.startswith("-") for word in extras):
+            setattr(args, trailing, [*(getattr(args, trailing) or []), *extras])
+        elif extras:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
         if handler is None:
             target = parser

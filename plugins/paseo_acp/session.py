@@ -199,8 +199,9 @@ class AcpSession(AgentSession):
         except ConnectionLost:
             code = await session._abort()
             raise Unavailable(
-                f"the ACP agent {argv[0]!r} exited during start-up (exit code {code})"
-                f"{session._stderr_hint()}"
+                f"the ACP agent {argv[0]!r} exited during start-up (exit code {code}); check "
+                f"that the command runs on its own, and agents.providers.{provider_id}.command "
+                f"and .env in config.json{session._stderr_hint()}"
             ) from None
         except BaseException:
             await session._abort()

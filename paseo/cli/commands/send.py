@@ -21,7 +21,10 @@ from paseo.cli.output import emit
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_CODES_HELP
     parser.add_argument("agent", metavar="ID", help="agent id, id prefix or title")
-    parser.add_argument("prompt", metavar="PROMPT", nargs="?", help="the prompt ('-': stdin)")
+    # Words of the prompt are joined with spaces; `trailing` lets them follow options that
+    # come after ID (see paseo.cli.app).
+    parser.add_argument("prompt", metavar="PROMPT", nargs="*", help="the prompt ('-': stdin)")
+    parser.set_defaults(trailing="prompt")
     parser.add_argument("--prompt-file", type=Path, help="read the prompt from this file")
     parser.add_argument("--message-id", help="client message id; a repeat is ignored")
     parser.add_argument("--no-wait", action="store_true", help="return once the prompt is sent")
@@ -31,6 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _prompt(args: argparse.Namespace) -> str:
+    args.prompt = " ".join(args.prompt) if args.prompt else None
     if args.prompt_file is not None:
         if args.prompt is not None:
             raise CliError("give PROMPT or --prompt-file, not both", exit_code=EXIT_USAGE)

@@ -99,7 +99,8 @@ def test_send_wait_and_exit_codes(paseo: Run, workdir: Path) -> None:
     assert allowed.stdout == f"allowed {request['requestId']}\n"
     assert paseo("wait", agent).returncode == 0
     assert (workdir / "a.txt").read_text() == "edited"
-    paseo("send", agent, "[[write:b.txt:x]]", "--no-wait", check=True)
+    # Options may sit between ID and PROMPT.
+    paseo("send", agent, "--no-wait", "[[write:b.txt:x]]", check=True)
     assert paseo("wait", agent).returncode == 4
     paseo("permit", "deny", agent, "--message", "no", "--interrupt", check=True)
     assert paseo("wait", agent).returncode == 0
