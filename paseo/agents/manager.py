@@ -187,8 +187,11 @@ class AgentService:
         self._tracker = ManagedProcessTracker(store.managed_processes)
         set_process_tracker(self._tracker)
         plugins = self.daemon.plugins
+        declared = plugins.declared_providers() if plugins is not None else {}
         self._registry = ProviderRegistry(
-            plugins.providers() if plugins is not None else {}, self._provider_overrides
+            plugins.providers() if plugins is not None else {},
+            self._provider_overrides,
+            {provider_id: p.config_entry() for provider_id, p in declared.items()},
         )
         cursor: str | None = None
         while True:

@@ -6,6 +6,12 @@ optional command, env, models, additionalModels, disallowedTools) made with
 :meth:`AgentProvider.derive`, and tunes any provider (``enabled``, ``order``, ``label``). The
 config is re-read on every use, so ``paseo reload`` applies provider changes.
 
+Providers declared by plugin manifests arrive as custom-provider entries of the same shape
+(``extends: "acp"``, label, command, env; see :mod:`paseo.plugins.manifests`). A config.json
+entry with the same id is laid over the declared one key by key, so config wins (config.json
+validation wants such an entry complete: ``extends``, ``label`` and ``command``); ``env`` it
+leaves out stays the manifest's.
+
 Availability is a snapshot (``ready``, ``loading``, ``error``, ``unavailable`` with a reason)
 probed in the background, never on a caller's path unless asked.
 """
@@ -62,15 +68,30 @@ class ProviderRegistry:
         self,
         plugin_providers: Mapping[str, AgentProvider],
         overrides: Callable[[], Mapping[str, Mapping[str, Any]]],
+        declared: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self._plugins = dict(plugin_providers)
-        self._overrides = overrides
+        self._config = overrides
+        # A declared id that a plugin provider has was refused when plugins loaded; skipping it
+        # here keeps a plugin provider from ever being replaced by a manifest.
+        self._declared = {
+            provider_id: dict(entry)
+            for provider_id, entry in (declared or {}).items()
+            if provider_id not in self._plugins
+        }
         self._derived: dict[str, tuple[str, AgentProvider | None, str | None]] = {}
         self._snapshot: dict[str, Snapshot] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
     # ------------------------------------------------------------------ providers
+
+    def _overrides(self) -> dict[str, dict[str, Any]]:
+        """``agents.providers`` from config.json laid over the declared providers."""
+        merged = {provider_id: dict(entry) for provider_id, entry in self._declared.items()}
+        for provider_id, entry in self._config().items():
+            merged[provider_id] = {**merged.get(provider_id, {}), **entry}
+        return merged
 
     def entries(self) -> list[ProviderEntry]:
         """Every provider, in display order (``order``, then id)."""
@@ -133,9 +154,12 @@ class ProviderRegistry:
         parent = base or self._plugins.get(base_id)
         derived: AgentProvider | None = None
         problem: str | None = None
+        where = f"agents.providers.{provider_id}"
+        if entry.get("plugin"):
+            where = f"provider {provider_id} (declared by plugin {entry['plugin']})"
         if parent is None:
             problem = (
-                f"agents.providers.{provider_id} extends {base_id!r}, which is not installed "
+                f"{where} extends {base_id!r}, which is not installed "
                 f"(installed: {', '.join(sorted(self._plugins)) or 'none'})"
             )
         else:
@@ -144,10 +168,10 @@ class ProviderRegistry:
             try:
                 derived = parent.derive(provider_id, label, overrides)
             except PaseoError as exc:
-                problem = f"agents.providers.{provider_id}: {exc.message}"
+                problem = f"{where}: {exc.message}"
             except Exception as exc:
                 log.exception("deriving provider %s from %s failed", provider_id, base_id)
-                problem = f"agents.providers.{provider_id}: {base_id} failed to derive it ({exc})"
+                problem = f"{where}: {base_id} failed to derive it ({exc})"
         self._derived[provider_id] = (key, derived, problem)
         return derived, problem
 

@@ -7,6 +7,11 @@ caught, logged and recorded on that plugin's :class:`PluginRecord` — unless st
 
 Hooks are called one implementation at a time (not through pluggy's fan-out) so a failure in
 one plugin is isolated: it is logged and recorded, and the remaining implementations still run.
+
+A loaded directory plugin may also declare ACP providers in its manifest
+(:mod:`paseo.plugins.manifests`); they are collected while loading and offered by
+:meth:`PaseoPluginManager.declared_providers`. A declared id that a hook-registered provider
+already has is refused with a load error on the declaring plugin.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from paseo.plugins.discovery import (
     entry_point_candidates,
     import_root,
 )
+from paseo.plugins.manifests import DeclaredProvider, ManifestError, declared_providers
 from paseo.plugins.policy import LoadPolicy
 from paseo.plugins.records import PluginLoadError, PluginRecord
 
@@ -70,6 +76,9 @@ class PaseoPluginManager:
         self.records: list[PluginRecord] = []
         self._record_by_plugin: dict[int, PluginRecord] = {}
         self._started: DaemonContext | None = None
+        self._declared: dict[str, DeclaredProvider] = {}
+        self._declaring: dict[str, PluginRecord] = {}
+        """The record of each directory plugin whose manifest was read, keyed by plugin id."""
 
     # ------------------------------------------------------------------ loading
 
@@ -84,6 +93,8 @@ class PaseoPluginManager:
             self._load_candidate(candidate)
         for plugin_id, entry in self.policy.directory_entries():
             self._load_directory(plugin_id, Path(str(entry["path"])))
+        if self._declared:
+            self._refuse_taken_provider_ids()
         from paseo.plugins.drivers import driver_records
 
         self.records.extend(driver_records())
@@ -103,8 +114,71 @@ class PaseoPluginManager:
                 ),
             )
             return
+        first = len(self.records)
         for candidate in candidates:
             self._load_candidate(candidate, policy_name=plugin_id)
+        loaded = [r for r in self.records[first:] if r.loaded]
+        if loaded:
+            # Only a loaded plugin declares providers: a disabled or broken one adds nothing.
+            self._declare(loaded[0], plugin_id, path)
+
+    def _declare(self, record: PluginRecord, plugin_id: str, path: Path) -> None:
+        """Collect the providers ``plugin_id``'s manifest declares; the first declaration of an
+        id wins."""
+        self._declaring[plugin_id] = record
+        try:
+            declared = declared_providers(plugin_id, path)
+        except ManifestError as exc:
+            self._soft_fail(record, str(exc))
+            return
+        from paseo.config.models import BUILTIN_PROVIDER_IDS
+
+        for provider in declared:
+            if provider.id in BUILTIN_PROVIDER_IDS:
+                # Reserved even when no plugin registers it (yet): config.json already treats
+                # agents.providers.<id> as that built-in's settings.
+                self._refuse_taken(record, provider.id)
+                continue
+            other = self._declared.get(provider.id)
+            if other is not None:
+                self._soft_fail(
+                    record,
+                    f"its manifest declares provider {provider.id!r}, which plugin "
+                    f"{other.plugin!r} already declares; ignored",
+                )
+                continue
+            self._declared[provider.id] = provider
+
+    def _refuse_taken_provider_ids(self) -> None:
+        """Drop declared providers whose id a hook-registered provider already has: a manifest
+        cannot replace a built-in provider (nor another plugin's)."""
+        owners: dict[str, str] = {}
+        for name, provider in self._collect("paseo_register_providers"):
+            owners.setdefault(str(getattr(provider, "id", "")), name)
+        builtin = {r.name for r in self.records if r.builtin}
+        for provider_id in [p for p in self._declared if p in owners]:
+            declared = self._declared.pop(provider_id)
+            owner = owners[provider_id]
+            what = "a built-in provider" if owner in builtin else f"plugin {owner!r}'s provider"
+            self._refuse_taken(self._declaring[declared.plugin], provider_id, what)
+
+    def _refuse_taken(
+        self, record: PluginRecord, provider_id: str, what: str = "a built-in provider"
+    ) -> None:
+        self._soft_fail(
+            record,
+            f"its manifest declares provider {provider_id!r}, which is {what}; refused "
+            "(give the declared provider another id)",
+        )
+
+    def _soft_fail(self, record: PluginRecord, message: str) -> None:
+        """A problem with what a loaded plugin declares: recorded and logged (its hooks stay
+        registered), a hard error in strict mode."""
+        log.error("plugin %s: %s", record.name, message)
+        if record.error is None:
+            record.error = message
+        if self.policy.strict:
+            raise PluginLoadError(f"plugin {record.name!r}: {message}")
 
     def _directory_failure(self, plugin_id: str, path: Path, exc: Exception) -> None:
         record = PluginRecord(
@@ -261,6 +335,11 @@ class PaseoPluginManager:
     def providers(self) -> dict[str, AgentProvider]:
         """``paseo_register_providers``: providers keyed by id (first registration wins)."""
         return self._unique("paseo_register_providers", lambda p: str(p.id))
+
+    def declared_providers(self) -> dict[str, DeclaredProvider]:
+        """Providers declared by the manifests of loaded directory plugins, keyed by id (ids a
+        hook-registered provider has are refused at load time)."""
+        return dict(self._declared)
 
     def transports(self) -> dict[str, Transport]:
         """``paseo_register_transports``: transports keyed by name."""
