@@ -189,7 +189,7 @@ class AgentService:
         plugins = self.daemon.plugins
         declared = plugins.declared_providers() if plugins is not None else {}
         self._registry = ProviderRegistry(
-            plugins.providers() if plugins is not None else {},
+            plugins.providers if plugins is not None else {},
             self._provider_overrides,
             {provider_id: p.config_entry() for provider_id, p in declared.items()},
         )
@@ -204,8 +204,6 @@ class AgentService:
         for agent in list(self.agents.values()):
             if agent.record.lastStatus in LIVE_STATUSES:
                 await self._recover_closed(agent)
-        self.registry.start()
-        self._spawn(self._register_streams())
 
     def _provider_overrides(self) -> dict[str, dict[str, Any]]:
         providers = self.daemon.config.resolved.agents.providers
@@ -248,14 +246,12 @@ class AgentService:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _register_streams(self) -> None:
-        """Declare every agent's stream as soon as the RPC server exists, so a client may
-        subscribe to an agent that has not emitted anything since the daemon started."""
-        deadline = time.monotonic() + 120
-        # The daemon builds its RPC server after starting services and offers no signal.
-        while self.daemon.rpc is None and time.monotonic() < deadline:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
+    async def serving(self) -> None:
+        """The transports listen: declare every agent's stream (so a client may subscribe to
+        an agent that has emitted nothing since boot) and start the provider availability
+        refresh, whose first pass imports the provider modules after the daemon is ready."""
         self.ensure_streams()
+        self.registry.start()
 
     def ensure_streams(self) -> None:
         rpc = self.daemon.rpc

@@ -66,25 +66,40 @@ class ProviderRegistry:
 
     def __init__(
         self,
-        plugin_providers: Mapping[str, AgentProvider],
+        plugin_providers: Mapping[str, AgentProvider] | Callable[[], Mapping[str, AgentProvider]],
         overrides: Callable[[], Mapping[str, Mapping[str, Any]]],
         declared: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        self._plugins = dict(plugin_providers)
+        # A callable is resolved on first use: provider modules are then imported by the
+        # background availability refresh (or the first agent request), not on the daemon's
+        # path to accepting connections.
+        self._plugin_source = plugin_providers
+        self._plugin_cache: dict[str, AgentProvider] | None = None
         self._config = overrides
-        # A declared id that a plugin provider has was refused when plugins loaded; skipping it
-        # here keeps a plugin provider from ever being replaced by a manifest.
-        self._declared = {
-            provider_id: dict(entry)
-            for provider_id, entry in (declared or {}).items()
-            if provider_id not in self._plugins
-        }
+        self._declared_source = dict(declared or {})
         self._derived: dict[str, tuple[str, AgentProvider | None, str | None]] = {}
         self._snapshot: dict[str, Snapshot] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
     # ------------------------------------------------------------------ providers
+
+    @property
+    def _plugins(self) -> dict[str, AgentProvider]:
+        if self._plugin_cache is None:
+            source = self._plugin_source
+            self._plugin_cache = dict(source() if callable(source) else source)
+        return self._plugin_cache
+
+    @property
+    def _declared(self) -> dict[str, dict[str, Any]]:
+        # A declared id that a plugin provider has was refused when plugins loaded; skipping it
+        # here keeps a plugin provider from ever being replaced by a manifest.
+        return {
+            provider_id: dict(entry)
+            for provider_id, entry in self._declared_source.items()
+            if provider_id not in self._plugins
+        }
 
     def _overrides(self) -> dict[str, dict[str, Any]]:
         """``agents.providers`` from config.json laid over the declared providers."""

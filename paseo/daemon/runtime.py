@@ -133,6 +133,12 @@ class Daemon:
             self.services.append(service)
         manager.startup(self)
         await self._start_rpc()
+        from paseo.daemon.services import SERVING_HOOK
+
+        for service in self.services:
+            serving = getattr(service, SERVING_HOOK, None)
+            if serving is not None:
+                await serving()
         log.info(
             "paseo %s started on %s (pid file %s, host %s)",
             __version__, self.layout.root, self.layout.pid, socket.gethostname(),

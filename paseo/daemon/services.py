@@ -32,6 +32,13 @@ class Service(Protocol):
         """Stop background work and release resources; the store is still open."""
 
 
+SERVING_HOOK = "serving"
+"""Optional ``async def serving(self) -> None`` on a service: called once the transports
+listen (``daemon.rpc`` exists), before the daemon reports ready. Work that can wait for the
+first client — warming caches, importing provider modules — belongs in a task started here.
+"""
+
+
 SERVICE_FACTORIES: tuple[str, ...] = (
     "paseo.git.service:create",
     "paseo.workspaces.service:create",
