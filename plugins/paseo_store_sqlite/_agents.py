@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sqlite3
 from collections.abc import Sequence
@@ -25,11 +26,10 @@ from paseo_store_sqlite._codec import (
     check_limit,
     checked_text,
     decode_cursor,
-    encode_cursor,
     record_text,
 )
 from paseo_store_sqlite._database import Database
-from paseo_store_sqlite._rows import load_current, parse
+from paseo_store_sqlite._rows import load_current, page_of, parse, read_one
 
 _AGENT_COLUMNS = (
     "id, workspace_id, provider, last_status, archived_at, requires_attention, created_at, record"
@@ -94,11 +94,12 @@ class SqliteAgentRepository(AgentRepository):
         self._db = db
 
     async def get(self, agent_id: str) -> AgentRecord | None:
-        def run(conn: sqlite3.Connection) -> AgentRecord | None:
-            row = conn.execute("SELECT record FROM agents WHERE id = ?", (agent_id,)).fetchone()
-            return None if row is None else parse(AgentRecord, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db,
+            "SELECT record FROM agents WHERE id = ?",
+            agent_id,
+            functools.partial(parse, AgentRecord),
+        )
 
     async def list(
         self,
@@ -122,10 +123,7 @@ class SqliteAgentRepository(AgentRepository):
             return [parse(AgentRecord, row[0]) for row in conn.execute(sql, params).fetchall()]
 
         items = await self._db.read(run)
-        if len(items) <= limit:
-            return Page(items)
-        items = items[:limit]
-        return Page(items, encode_cursor("agents", (items[-1].createdAt, items[-1].id)))
+        return page_of(items, limit, "agents", lambda r: (r.createdAt, r.id))
 
     async def count(self, filter: AgentFilter = AgentFilter()) -> int:  # noqa: B008
         clauses, params = _where(filter)

@@ -10,6 +10,7 @@ confirmed), workspace and label writes freeze until the store is reopened.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -50,7 +51,7 @@ from paseo_store_sqlite._codec import (
     validate,
 )
 from paseo_store_sqlite._database import CommitUncertain, Database
-from paseo_store_sqlite._rows import load_current, parse
+from paseo_store_sqlite._rows import load_current, parse, read_one
 
 T = TypeVar("T")
 
@@ -74,13 +75,12 @@ class SqliteProjectRepository(ProjectRepository):
         self._db = db
 
     async def get(self, project_id: str) -> ProjectRecord | None:
-        def run(conn: sqlite3.Connection) -> ProjectRecord | None:
-            row = conn.execute(
-                "SELECT record FROM projects WHERE project_id = ?", (project_id,)
-            ).fetchone()
-            return None if row is None else parse(ProjectRecord, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db,
+            "SELECT record FROM projects WHERE project_id = ?",
+            project_id,
+            functools.partial(parse, ProjectRecord),
+        )
 
     async def list(
         self,
@@ -226,13 +226,12 @@ class SqliteWorkspaceRepository(WorkspaceRepository):
         self._guard = guard
 
     async def get(self, workspace_id: str) -> WorkspaceRecord | None:
-        def run(conn: sqlite3.Connection) -> WorkspaceRecord | None:
-            row = conn.execute(
-                "SELECT record FROM workspaces WHERE workspace_id = ?", (workspace_id,)
-            ).fetchone()
-            return None if row is None else parse(WorkspaceRecord, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db,
+            "SELECT record FROM workspaces WHERE workspace_id = ?",
+            workspace_id,
+            functools.partial(parse, WorkspaceRecord),
+        )
 
     async def list(
         self,

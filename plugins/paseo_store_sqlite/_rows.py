@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paseo_hookspecs.errors import NotFound, StorageError
+from paseo_hookspecs.store import Page
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from paseo_store_sqlite._codec import encode_cursor
+
+if TYPE_CHECKING:
+    from paseo_store_sqlite._database import Database
+
 B = TypeVar("B", bound=BaseModel)
+T = TypeVar("T")
 
 
 def parse(model: type[B], text: str) -> B:
@@ -42,3 +50,24 @@ def load_current(conn: sqlite3.Connection, sql: str, key: str, what: str) -> dic
     if not isinstance(data, dict):
         raise StorageError(f"the stored {what} {key!r} is not a JSON object")
     return data
+
+
+async def read_one(db: Database, sql: str, key: str, decode: Callable[[str], T]) -> T | None:
+    """The record the one-row ``sql`` selects for ``key`` (on a reader), or ``None``."""
+
+    def run(conn: sqlite3.Connection) -> T | None:
+        row = conn.execute(sql, (key,)).fetchone()
+        return None if row is None else decode(row[0])
+
+    return await db.read(run)
+
+
+def page_of(
+    items: list[T], limit: int, kind: str, key: Callable[[T], Sequence[str | int]]
+) -> Page[T]:
+    """A page from up to ``limit + 1`` fetched rows: the extra row only proves there is more,
+    and the cursor names the last row returned."""
+    if len(items) <= limit:
+        return Page(items)
+    items = items[:limit]
+    return Page(items, encode_cursor(kind, key(items[-1])))

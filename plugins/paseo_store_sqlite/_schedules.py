@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Mapping
 from typing import Any
@@ -15,11 +16,10 @@ from paseo_store_sqlite._codec import (
     check_limit,
     checked_text,
     decode_cursor,
-    encode_cursor,
     record_text,
 )
 from paseo_store_sqlite._database import Database
-from paseo_store_sqlite._rows import load_current, parse
+from paseo_store_sqlite._rows import load_current, page_of, parse, read_one
 
 _SELECT_ONE = "SELECT record FROM schedules WHERE id = ?"
 
@@ -38,11 +38,9 @@ class SqliteScheduleRepository(ScheduleRepository):
         self._db = db
 
     async def get(self, schedule_id: str) -> ScheduleRecord | None:
-        def run(conn: sqlite3.Connection) -> ScheduleRecord | None:
-            row = conn.execute(_SELECT_ONE, (schedule_id,)).fetchone()
-            return None if row is None else parse(ScheduleRecord, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db, _SELECT_ONE, schedule_id, functools.partial(parse, ScheduleRecord)
+        )
 
     async def list(
         self,
@@ -69,10 +67,7 @@ class SqliteScheduleRepository(ScheduleRepository):
             return [parse(ScheduleRecord, row[0]) for row in conn.execute(sql, params).fetchall()]
 
         items = await self._db.read(run)
-        if len(items) <= limit:
-            return Page(items)
-        items = items[:limit]
-        return Page(items, encode_cursor("schedules", (items[-1].createdAt, items[-1].id)))
+        return page_of(items, limit, "schedules", lambda r: (r.createdAt, r.id))
 
     async def insert(self, record: ScheduleRecord) -> bool:
         def run(conn: sqlite3.Connection) -> bool:

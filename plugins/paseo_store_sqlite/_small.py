@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from typing import Any
 
@@ -21,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from paseo_store_sqlite._codec import checked_text, record_text
 from paseo_store_sqlite._database import Database
-from paseo_store_sqlite._rows import parse, parse_with
+from paseo_store_sqlite._rows import parse, parse_with, read_one
 
 _PLUGIN_SOURCE: TypeAdapter[Any] = TypeAdapter(PluginSourceRecord)
 
@@ -76,13 +77,12 @@ class SqliteManagedProcessRepository(ManagedProcessRepository):
         self._db = db
 
     async def get(self, record_id: str) -> ManagedProcessRecord | None:
-        def run(conn: sqlite3.Connection) -> ManagedProcessRecord | None:
-            row = conn.execute(
-                "SELECT record FROM managed_processes WHERE id = ?", (record_id,)
-            ).fetchone()
-            return None if row is None else parse(ManagedProcessRecord, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db,
+            "SELECT record FROM managed_processes WHERE id = ?",
+            record_id,
+            functools.partial(parse, ManagedProcessRecord),
+        )
 
     async def list(self) -> list[ManagedProcessRecord]:
         def run(conn: sqlite3.Connection) -> list[ManagedProcessRecord]:
@@ -117,13 +117,12 @@ class SqlitePluginSourceRepository(PluginSourceRepository):
         self._db = db
 
     async def get(self, plugin_id: str) -> PluginSourceRecord | None:
-        def run(conn: sqlite3.Connection) -> PluginSourceRecord | None:
-            row = conn.execute(
-                "SELECT record FROM plugin_sources WHERE plugin_id = ?", (plugin_id,)
-            ).fetchone()
-            return None if row is None else parse_with(_PLUGIN_SOURCE, row[0])
-
-        return await self._db.read(run)
+        return await read_one(
+            self._db,
+            "SELECT record FROM plugin_sources WHERE plugin_id = ?",
+            plugin_id,
+            functools.partial(parse_with, _PLUGIN_SOURCE),
+        )
 
     async def list(self) -> dict[str, PluginSourceRecord]:
         def run(conn: sqlite3.Connection) -> dict[str, PluginSourceRecord]:
