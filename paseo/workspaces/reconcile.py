@@ -101,8 +101,10 @@ class Reconciler:
         """The event files the watcher was last given, per location key."""
         self.watcher = LocationWatcher(self._on_change)
 
-    async def start(self) -> None:
-        """Boot reconciliation (``projectKey`` backfill, a full pass), then the periodic loop."""
+    async def start(self, *, watch: bool = True) -> None:
+        """Boot reconciliation (``projectKey`` backfill, a full pass), then the periodic loop
+        and (unless ``watch`` is false, for a caller that starts it later with
+        ``watcher.start()``) the file watcher."""
         try:
             filled = await self.projects.backfill_project_keys()
             if filled:
@@ -111,7 +113,8 @@ class Reconciler:
         except PaseoError as exc:
             log.warning("boot reconciliation failed: %s", exc.message)
         self._task = asyncio.create_task(self._loop(), name="paseo-reconcile")
-        self.watcher.start()
+        if watch:
+            self.watcher.start()
 
     async def stop(self) -> None:
         """Stop the file watcher and the periodic loop."""

@@ -112,7 +112,13 @@ class WorkspacesService:
             service_ports=lambda: daemon.config.resolved.worktrees.servicePorts,
             publish=self._publish,
         )
-        await self._placement.reconciler.start()
+        await self._placement.reconciler.start(watch=False)
+
+    async def serving(self) -> None:
+        """Start the file watcher once the daemon listens: importing watchfiles (and anyio)
+        is not on the path to accepting connections, the periodic pass covers the gap."""
+        if self._placement is not None:
+            self._placement.reconciler.watcher.start()
 
     async def stop(self) -> None:
         if self._placement is not None:
