@@ -280,4 +280,3 @@ NOTIFICATIONS: dict[str, type[StreamEvent]] = {
 }
 """Agent notification method -> params model (for the protocol schema)."""
 
-AgentDetailResult.model_rebuild()
