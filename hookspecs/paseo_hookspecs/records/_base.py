@@ -18,7 +18,7 @@ Scalars validate strictly, as Zod does: ``"1"`` is not a number and ``1`` is not
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -52,21 +52,31 @@ class RecordModel(BaseModel):
         if unknown:
             msg = f"{cls.__name__} names undeclared fields: {sorted(unknown)}"
             raise TypeError(msg)
+        both = cls.ALWAYS_EMIT & cls.NOT_NULL
+        if both:
+            msg = f"{cls.__name__}: fields cannot be both ALWAYS_EMIT and NOT_NULL: {sorted(both)}"
+            raise TypeError(msg)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_null_where_only_omission_is_allowed(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            nulls = sorted(name for name in cls.NOT_NULL if name in data and data[name] is None)
+    @model_validator(mode="after")
+    def _apply_field_rules(self) -> Self:
+        # An "after" validator keeps pydantic's JSON fast path (a "before" one forces every
+        # record through an intermediate dict, ~3x slower to load). A field given in the input
+        # is in model_fields_set; NOT_NULL and ALWAYS_EMIT never overlap (checked at class
+        # creation), so a set NOT_NULL field holding None was an explicit null.
+        if self.NOT_NULL:
+            nulls = sorted(
+                name
+                for name in self.NOT_NULL
+                if name in self.__pydantic_fields_set__ and getattr(self, name) is None
+            )
             if nulls:
                 msg = f"may be omitted but not null: {', '.join(nulls)}"
                 raise ValueError(msg)
-        return data
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Mark the always-written fields as set, so :func:`dump_record` writes them."""
         if self.ALWAYS_EMIT:
+            # Mark the always-written fields as set, so dump_record writes them. (Done here
+            # rather than in model_post_init: one Python call per record instead of two.)
             self.__pydantic_fields_set__.update(self.ALWAYS_EMIT)
+        return self
 
 
 ROOT_CONFIG = ConfigDict(strict=True)
