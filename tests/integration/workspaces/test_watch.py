@@ -27,6 +27,16 @@ WAIT = 15.0
 """Bound on every wait (a refresh by event takes well under a second)."""
 
 
+async def reported_after(reconciler: Any, batches: int) -> None:
+    """Wait until the watcher reports a batch after ``batches``: the refresh itself may have
+    been done first by the delayed re-check of an earlier batch, racing the event's debounce."""
+
+    async def reported() -> bool:
+        return bool(reconciler.watcher.reported > batches)
+
+    await until(reported, "the watcher to report the change")
+
+
 async def until(predicate: Callable[[], Awaitable[bool]], what: str) -> None:
     """Poll ``predicate`` every 20 ms until it holds; fail after ``WAIT`` seconds."""
     deadline = time.monotonic() + WAIT
@@ -58,7 +68,7 @@ def test_branch_switch_and_remote_change_arrive_by_events(
                 return bool((await p.workspaces.get(workspace.workspaceId)).branch == "x")
 
             await until(on_branch_x, "the branch switch to reach the workspace")
-            assert p.reconciler.watcher.reported > batches
+            await reported_after(p.reconciler, batches)
             batches = p.reconciler.watcher.reported
 
             run_git(repos.repo, "remote", "set-url", "origin", "git@github.com:Acme/Moved.git")
@@ -68,7 +78,7 @@ def test_branch_switch_and_remote_change_arrive_by_events(
                 return bool(key == "remote:github.com/Acme/Moved")
 
             await until(moved, "the remote change to reach the project")
-            assert p.reconciler.watcher.reported > batches
+            await reported_after(p.reconciler, batches)
             after = await p.workspaces.get(workspace.workspaceId)
             assert (after.cwd, after.projectId, after.displayName) == (
                 workspace.cwd,
@@ -106,7 +116,7 @@ def test_git_init_in_a_watched_directory_makes_it_a_git_project(
                 return bool((await p.projects.get(project.projectId)).kind == "git")
 
             await until(is_git, "git init to turn the project into a Git project")
-            assert p.reconciler.watcher.reported > batches
+            await reported_after(p.reconciler, batches)
             # Its watch moved from the directory to the new git dir.
             await until(
                 _async(lambda: str(empty / ".git") in p.reconciler.watcher.watched_dirs),
@@ -148,7 +158,7 @@ def test_linked_worktree_and_locations_added_later_are_watched(
                 return bool(branch == "linked-topic")
 
             await until(switched, "the linked worktree's branch switch")
-            assert p.reconciler.watcher.reported > batches
+            await reported_after(p.reconciler, batches)
 
             # Archiving drops the location from the watch set.
             await p.workspaces.mark_archived(workspace.workspaceId)
