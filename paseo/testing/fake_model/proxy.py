@@ -12,22 +12,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from types import TracebackType
 
 from ._http import MAX_HEADER_BYTES, BadRequest, ResponseWriter, read_request
+from ._lifecycle import LoopServer
 
 
-class RefusingProxy:
+class RefusingProxy(LoopServer):
     """Records ``"METHOD target"`` for every proxied attempt and refuses it with 403."""
 
+    thread_name = "refusing-proxy"
+
     def __init__(self, host: str = "127.0.0.1") -> None:
+        super().__init__()
         self.host = host
         self.port = 0
         self._attempts: list[str] = []
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -83,41 +84,3 @@ class RefusingProxy:
             self._server.close()
             await self._server.wait_closed()
             self._server = None
-
-    async def __aenter__(self) -> RefusingProxy:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
-
-    def __enter__(self) -> RefusingProxy:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        self._thread = threading.Thread(target=loop.run_forever, name="refusing-proxy", daemon=True)
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self.start(), loop).result(10)
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(10)
-        finally:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
-            if not thread.is_alive():
-                loop.close()
-            self._loop = self._thread = None

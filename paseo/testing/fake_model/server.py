@@ -9,11 +9,11 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Literal
 
 from . import anthropic, openai
 from ._http import MAX_HEADER_BYTES, BadRequest, HttpRequest, ResponseWriter, read_request
+from ._lifecycle import LoopServer
 from .script import Conversation, Reply, plan_reply
 
 Api = Literal["anthropic", "count_tokens", "responses", "chat", "models", "probe", "unknown"]
@@ -86,7 +86,7 @@ def _classify(method: str, path: str) -> Api:
     return "unknown"
 
 
-class FakeModelServer:
+class FakeModelServer(LoopServer):
     """A scripted model server on 127.0.0.1 speaking the Anthropic and OpenAI wire formats.
 
     Synchronous tests::
@@ -104,7 +104,10 @@ class FakeModelServer:
     are scripted by directives in the prompt (:data:`paseo.testing.fake_model.DIRECTIVE_HELP`).
     """
 
+    thread_name = "fake-model-server"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        super().__init__()
         self.host = host
         self._requested_port = port
         self.port = 0
@@ -112,8 +115,6 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
 
     # --- addresses and records -------------------------------------------------------------
 
@@ -162,60 +163,6 @@ class FakeModelServer:
         if self._server is not None:
             await self._server.wait_closed()
             self._server = None
-
-    async def __aenter__(self) -> FakeModelServer:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
-
-    # --- sync lifecycle (background thread) -------------------------------------------------
-
-    def start_in_thread(self, timeout: float = 10.0) -> None:
-        """Run the server on a private loop in a daemon thread (for synchronous tests)."""
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        self._thread = threading.Thread(
-            target=loop.run_forever, name="fake-model-server", daemon=True
-        )
-        self._thread.start()
-        try:
-            asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout)
-        except BaseException:
-            self.stop_thread(timeout)
-            raise
-
-    def stop_thread(self, timeout: float = 10.0) -> None:
-        """Stop a server started with :meth:`start_in_thread` and join its thread."""
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout)
-        finally:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(timeout)
-            if not thread.is_alive():
-                loop.close()
-            self._loop = self._thread = None
-
-    def __enter__(self) -> FakeModelServer:
-        self.start_in_thread()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop_thread()
 
     # --- serving -----------------------------------------------------------------------------
 
