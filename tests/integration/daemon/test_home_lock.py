@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.foreground import foreground_daemon as run_foreground
+from helpers.foreground import spawn_foreground, stop_foreground
 from helpers.waiting import wait_for
 
 
@@ -27,32 +27,12 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
 
 @pytest.fixture
 def foreground_daemon(paseo_home: Path) -> Iterator[subprocess.Popen[str]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for(
-            lambda: (paseo_home / "local-credential").exists() or process.poll() is not None,
-            what="the daemon to write its credential",
-        )
-        assert process.poll() is None, process.communicate()
+    with run_foreground(paseo_home) as process:
         wait_for(
             lambda: "running" in (process.stdout.readline() if process.stdout else ""),
             what="the ready line",
         )
         yield process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
 
 
 def test_foreground_daemon_writes_meta_files_with_private_modes(
@@ -96,25 +76,13 @@ def test_sigterm_cleans_up_credential_pid_and_lock(
 
 
 def test_stale_pid_file_from_a_killed_daemon_is_replaced(paseo_home: Path, run_paseo) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    process = spawn_foreground()
     wait_for((paseo_home / "local-credential").exists, what="first daemon")
     first_server_id = (paseo_home / "server-id").read_text()
     process.kill()
     process.wait(timeout=10)
     assert (paseo_home / "paseo.pid").exists()
-    second = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    second = spawn_foreground()
     try:
         wait_for(
             lambda: (
@@ -128,28 +96,16 @@ def test_stale_pid_file_from_a_killed_daemon_is_replaced(paseo_home: Path, run_p
             what="the stale-pid warning",
         )
     finally:
-        second.send_signal(signal.SIGTERM)
-        second.wait(timeout=20)
+        stop_foreground(second)
 
 
 def test_unreadable_keypair_is_regenerated(paseo_home: Path) -> None:
     paseo_home.mkdir()
     (paseo_home / "daemon-keypair.json").write_text("not json")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for((paseo_home / "local-credential").exists, what="daemon")
+    with run_foreground(paseo_home):
         keypair = json.loads((paseo_home / "daemon-keypair.json").read_text())
         assert keypair["v"] == 2
         assert stat.S_IMODE((paseo_home / "daemon-keypair.json").stat().st_mode) == 0o600
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=20)
 
 
 def test_invalid_config_refuses_to_start_and_is_not_rewritten(paseo_home: Path, run_paseo) -> None:

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
-import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.waiting import wait_for
+from helpers.foreground import foreground_daemon
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import (
     AgentRecord,
@@ -304,29 +301,9 @@ def test_same_or_unknown_driver_is_refused(json_home: Path, run_paseo) -> None:
 
 @pytest.fixture
 def running_daemon(json_home: Path) -> Iterator[subprocess.Popen[str]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env={**os.environ, "PASEO_HOME": str(json_home), "PASEO_LISTEN": "127.0.0.1:0"},
-    )
-    try:
-        wait_for(
-            lambda: (json_home / "local-credential").exists() or process.poll() is not None,
-            what="the daemon to start",
-        )
-        assert process.poll() is None, process.communicate()
+    env = {"PASEO_HOME": str(json_home), "PASEO_LISTEN": "127.0.0.1:0"}
+    with foreground_daemon(json_home, env) as process:
         yield process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
 
 
 def test_refused_while_a_daemon_serves_the_home(
