@@ -224,6 +224,9 @@ class CodexSession(AgentSession):
         self._effort: str | None = config.thinkingOptionId
         self._model_override = config.model is not None
         self._effort_override = config.thinkingOptionId is not None
+        self._applied: dict[str, Any] = {}
+        """The turn settings Codex holds for the thread: ``turn/start`` overrides persist for
+        later turns, so only the ones that differ are sent (each costs Codex a rebuild)."""
         self._thread_id: str | None = None
         self._mapper = ItemMapper()
         self._permissions: dict[str, _Pending] = {}
@@ -361,6 +364,12 @@ class CodexSession(AgentSession):
         if not isinstance(thread_id, str):
             raise Unavailable("Codex answered without a thread id")
         self._thread_id = thread_id
+        self._applied = {
+            "approvalPolicy": self._mode.approval_policy,
+            "sandboxPolicy": self._mode.sandbox_policy,
+            "model": result.get("model"),
+            "effort": result.get("reasoningEffort"),
+        }
         if not self._model_override and isinstance(result.get("model"), str):
             self._model = result["model"]
         if not self._effort_override and isinstance(result.get("reasoningEffort"), str):
@@ -402,13 +411,17 @@ class CodexSession(AgentSession):
             "threadId": self._thread_id,
             "input": [{"type": "text", "text": text}],
             "clientUserMessageId": message_id,
+        }
+        wanted: dict[str, Any] = {
             "approvalPolicy": self._mode.approval_policy,
             "sandboxPolicy": self._mode.sandbox_policy,
         }
         if self._model_override and self._model:
-            params["model"] = self._model
+            wanted["model"] = self._model
         if self._effort_override and self._effort:
-            params["effort"] = self._effort
+            wanted["effort"] = self._effort
+        changed = {key: value for key, value in wanted.items() if self._applied.get(key) != value}
+        params.update(changed)
         self._turn_active = True
         self._turn_id = None
         self._turn_settled.clear()
@@ -435,6 +448,7 @@ class CodexSession(AgentSession):
             raise Unavailable(
                 f"Codex did not accept the prompt within {REQUEST_TIMEOUT:.0f}s"
             ) from None
+        self._applied.update(changed)
         turn = result.get("turn") if isinstance(result, dict) else None
         turn_id = turn.get("id") if isinstance(turn, dict) else None
         # turn/started (or even turn/completed) may already have been handled by the reader.
