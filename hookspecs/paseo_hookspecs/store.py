@@ -121,8 +121,10 @@ class TimelineRepository(ABC):
     @abstractmethod
     async def append(self, entries: Sequence[TimelineEntry]) -> None:
         """Append entries (all of one agent, ``seq`` strictly increasing and greater than every
-        stored ``seq`` of that agent, else ``Conflict`` and nothing is written). Durable, in
-        order, all or nothing."""
+        stored ``seq`` of that agent, else ``Conflict`` and nothing is written). In order, all
+        or nothing; on return they are readable and survive the daemon process being killed.
+        A store may force them to stable storage after returning (timelines are written at
+        the pace of a model's output); :meth:`sync` waits for that."""
 
     @abstractmethod
     async def read(
@@ -144,6 +146,10 @@ class TimelineRepository(ABC):
     @abstractmethod
     async def delete(self, agent_id: str) -> None:
         """Remove the whole timeline of ``agent_id``."""
+
+    async def sync(self) -> None:  # noqa: B027 - optional; stores whose appends sync need nothing
+        """Return once every entry appended so far is on stable storage (survives a power
+        cut). Stores that force each append before returning need not override this."""
 
 
 class ScheduleRepository(ABC):

@@ -332,6 +332,15 @@ class Core:
         except OSError as exc:
             raise StorageError(f"{what} failed, previous version kept: {exc}") from exc
 
+    def io_now(self, function: Callable[[], T], what: str) -> T:
+        """Run short disk work that never waits for the device (writes into the page cache,
+        no fsync) on the calling thread: handing it to a worker would cost more than doing
+        it. An ``OSError`` becomes ``StorageError``."""
+        try:
+            return function()
+        except OSError as exc:
+            raise StorageError(f"{what} failed, previous version kept: {exc}") from exc
+
     async def close(self) -> None:
         if not self.is_open:
             return

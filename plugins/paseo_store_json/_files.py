@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +72,14 @@ class FileOps:
         fsync_directory(path.parent)
         return True
 
-    def append(self, path: Path, data: bytes, committed_size: int) -> int:
-        """Append ``data`` after the first ``committed_size`` bytes of ``path`` and fsync.
+    def append(self, path: Path, data: bytes, committed_size: int, *, sync: bool = True) -> int:
+        """Append ``data`` after the first ``committed_size`` bytes of ``path``; with ``sync``
+        fsync the file (and its directory when the file is new).
 
         Anything beyond ``committed_size`` (a torn line of an earlier failed append) is cut
         first, and a failure cuts the file back, so the append is all or nothing. Returns the new
-        committed size.
+        committed size. Without ``sync`` the data is in the file (a process killed now keeps it)
+        but not yet forced to the disk: the caller passes the path to :meth:`sync` later.
         """
         ensure_directory(path.parent)
         created = not path.exists()
@@ -89,7 +92,8 @@ class FileOps:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                os.fsync(fd)
+                if sync:
+                    os.fsync(fd)
             except OSError:
                 try:
                     os.ftruncate(fd, committed_size)
@@ -99,9 +103,24 @@ class FileOps:
                 raise
         finally:
             os.close(fd)
-        if created:
+        if created and sync:
             fsync_directory(path.parent)
         return committed_size + len(data)
+
+    def sync(self, files: Sequence[Path], directories: Sequence[Path]) -> None:
+        """Force ``files`` (written by ``append(sync=False)``) and ``directories`` (where such
+        a file was created) to disk; a file deleted meanwhile is skipped."""
+        for path in files:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for directory in directories:
+            fsync_directory(directory)
 
 
 def _quarantine_target(home: Path, path: Path) -> Path:

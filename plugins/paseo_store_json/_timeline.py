@@ -1,14 +1,21 @@
 """Agent timelines: ``timelines/{agentId}.jsonl``, one :class:`TimelineEntry` per line.
 
-Files are append-only; each append batch is one write plus one fsync. Unlike the other
-collections a timeline is loaded on first use (timelines can be large and most are never read
-after a restart), then cached. A line without its newline is the torn end of an append that a
-crash interrupted: open cuts it, and a read ignores it.
+Files are append-only. An append batch is written into the file on the calling thread (a
+write into the page cache: once it returns, a killed daemon keeps the entries), and a
+background task then fsyncs every file appended to since its last round, all in one worker
+call, :data:`SYNC_DELAY` later: group commit, so the turn of an agent never waits for the disk
+and a burst of appends across agents costs one round of fsyncs. A power cut can lose at most
+the appends of that last moment; :meth:`JsonTimelineRepository.sync` waits for the round.
+Unlike the other collections a timeline is loaded on first use (timelines can be large and
+most are never read after a restart), then cached. A line without its newline is the torn end
+of an append that a crash interrupted: open cuts it, and a read ignores it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+import functools
 import itertools
 import json
 import logging
@@ -16,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from paseo_hookspecs.errors import Conflict, InvalidParams
+from paseo_hookspecs.errors import Conflict, InvalidParams, StorageError
 from paseo_hookspecs.records import TimelineEntry, dump_record
 from paseo_hookspecs.store import TimelineRepository
 from pydantic import ValidationError
@@ -32,6 +39,11 @@ from paseo_store_json._files import quarantine
 from paseo_store_json._load import TIMELINES_DIR
 
 log = logging.getLogger("paseo.store.json")
+
+SYNC_DELAY = 0.05
+"""Seconds between an append and the fsync round that forces it (and whatever else was
+appended meanwhile) to disk: a short turn's first and last appends share one round, and the
+fsync stays out of the moments the agent program and the client are waiting on."""
 
 
 @dataclass
@@ -56,6 +68,48 @@ class JsonTimelineRepository(TimelineRepository):
         self.core = core
         self.locks = KeyedLocks()
         self._cache: dict[str, _Timeline] = {}
+        self._unsynced: set[Path] = set()
+        self._unsynced_directories: set[Path] = set()
+        self._appended = 0
+        """Appends written so far."""
+        self._synced = 0
+        """Appends forced to disk so far (a prefix of :attr:`_appended`)."""
+        self._synced_event = asyncio.Event()
+        self._syncer: asyncio.Task[None] | None = None
+
+    async def _sync_rounds(self) -> None:
+        try:
+            await asyncio.sleep(SYNC_DELAY)
+            while self._unsynced or self._unsynced_directories:
+                files, self._unsynced = sorted(self._unsynced), set()
+                directories, self._unsynced_directories = sorted(self._unsynced_directories), set()
+                target = self._appended
+                try:
+                    await self.core.io(
+                        functools.partial(self.core.ops.sync, files, directories),
+                        "syncing timelines",
+                    )
+                except StorageError:
+                    # The entries are in the files (a killed daemon keeps them); only their
+                    # survival of a power cut is in doubt, and fsync cannot be retried usefully.
+                    log.exception("could not force %d timeline files to disk", len(files))
+                self._synced = target
+                self._wake_waiters()
+        finally:
+            self._syncer = None
+            self._wake_waiters()  # a cancelled round ends their wait too
+
+    def _wake_waiters(self) -> None:
+        self._synced_event.set()
+        self._synced_event = asyncio.Event()
+
+    async def sync(self) -> None:
+        target = self._appended
+        while self._synced < target:
+            syncer = self._syncer
+            if syncer is None:
+                return  # a cancelled round: nothing left that could sync them
+            await self._synced_event.wait()
 
     def path(self, agent_id: str) -> Path:
         return self.core.home / TIMELINES_DIR / f"{agent_id}.jsonl"
@@ -105,20 +159,23 @@ class JsonTimelineRepository(TimelineRepository):
         if not entries:
             return
         checked: list[TimelineEntry] = []
+        lines: list[bytes] = []
         for entry in entries:
             if not isinstance(entry, TimelineEntry):
                 raise InvalidParams(f"expected a TimelineEntry, got {type(entry).__name__}")
             try:
-                checked.append(TimelineEntry.model_validate_json(encode_line(entry)))
+                line = encode_line(entry)
+                checked.append(TimelineEntry.model_validate_json(line))
             except (ValidationError, ValueError) as exc:
                 raise InvalidParams(f"invalid timeline entry: {exc}") from exc
+            lines.append(line)
         agent_id = checked[0].agentId
         check_file_id("agent", agent_id)
         if any(entry.agentId != agent_id for entry in checked):
             raise Conflict("a timeline append holds entries of one agent")
         if any(b.seq <= a.seq for a, b in itertools.pairwise(checked)):
             raise Conflict("timeline entries must have strictly increasing seq")
-        data = b"".join(encode_line(entry) for entry in checked)
+        data = b"".join(lines)
 
         async def operation() -> None:
             async with self.locks.hold(agent_id):
@@ -129,10 +186,17 @@ class JsonTimelineRepository(TimelineRepository):
                         f"{timeline.seqs[-1]} of agent {agent_id}"
                     )
                 path = self.path(agent_id)
-                size = await self.core.io(
-                    lambda: self.core.ops.append(path, data, timeline.size),
+                created = timeline.size == 0 and not path.exists()
+                size = self.core.io_now(
+                    lambda: self.core.ops.append(path, data, timeline.size, sync=False),
                     f"appending to the timeline of {agent_id} ({path})",
                 )
+                self._unsynced.add(path)
+                if created:
+                    self._unsynced_directories.add(path.parent)
+                self._appended += 1
+                if self._syncer is None:
+                    self._syncer = asyncio.get_running_loop().create_task(self._sync_rounds())
                 timeline.size = size
                 timeline.entries.extend(checked)
                 timeline.seqs.extend(entry.seq for entry in checked)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ class FailingOps(FileOps):
     """Real file operations, except that chosen calls raise ``OSError``.
 
     ``fail(kind, name, times=n, after=k)`` makes the ``k+1``-th to ``k+n``-th ``kind``
-    (``write``/``remove``/``append``) call on a file named ``name`` fail before touching it.
+    (``write``/``remove``/``append``/``sync``) call on a file named ``name`` fail before
+    touching it.
     """
 
     def __init__(self) -> None:
@@ -52,9 +53,14 @@ class FailingOps(FileOps):
         self._check("remove", path)
         return super().remove(path)
 
-    def append(self, path: Path, data: bytes, committed_size: int) -> int:
+    def append(self, path: Path, data: bytes, committed_size: int, *, sync: bool = True) -> int:
         self._check("append", path)
-        return super().append(path, data, committed_size)
+        return super().append(path, data, committed_size, sync=sync)
+
+    def sync(self, files: Sequence[Path], directories: Sequence[Path]) -> None:
+        for path in files:
+            self._check("sync", path)
+        super().sync(files, directories)
 
 
 @pytest.fixture

@@ -257,6 +257,36 @@ def test_timeline_append_read_and_ordering(home, make_entry, ops):
     assert not (home / "timelines" / f"{AGENT}.jsonl").exists()
 
 
+def test_timeline_appends_are_written_at_once_and_synced_behind(home, make_entry, ops):
+    """An append is in the file when it returns (a killed daemon keeps it); the fsync follows
+    in a background round that coalesces appends, ``sync`` waits for it, ``close`` too."""
+    path = home / "timelines" / f"{AGENT}.jsonl"
+
+    async def scenario() -> None:
+        store = await _opened(home, ops)
+        await store.timeline.append([make_entry(AGENT, 1)])
+        assert path.read_bytes().count(b"\n") == 1  # written before any fsync ran
+        await store.timeline.append([make_entry(AGENT, 2)])
+        await store.timeline.append([make_entry(AGENT, 3)])
+        await store.timeline.sync()
+        syncs = [name for kind, name in ops.calls if kind == "sync"]
+        assert set(syncs) == {path.name}
+        assert len(syncs) < 3  # the appends of one moment share a round
+        # A failed fsync is logged; the entries stay readable and later appends carry on.
+        ops.fail("sync", path.name)
+        await store.timeline.append([make_entry(AGENT, 4)])
+        await store.timeline.sync()
+        await store.timeline.append([make_entry(AGENT, 5)])
+        appended = len(ops.calls)
+        await store.close()
+        assert ("sync", path.name) in ops.calls[appended:]  # close forced the last append
+        reopened = await _opened(home)
+        assert [e.seq for e in await reopened.timeline.read(AGENT)] == [1, 2, 3, 4, 5]
+        await reopened.close()
+
+    asyncio.run(scenario())
+
+
 def test_deleting_an_agent_deletes_its_timeline(home, make_agent, make_entry):
     async def scenario() -> None:
         store = await _opened(home)
