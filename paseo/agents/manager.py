@@ -45,6 +45,7 @@ from paseo_hookspecs.store import AgentFilter
 from pydantic import BaseModel, ValidationError
 
 from paseo.agents.process import set_process_tracker
+from paseo.agents.record_writer import RecordWriter
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.resolve import resolve_agent
 from paseo.agents.timeline import AgentTimeline
@@ -73,6 +74,9 @@ CLOSE_TIMEOUT = 10.0
 ACTIVITY_SAVE_INTERVAL = 1.0
 """``lastActivityAt`` alone is written at most this often."""
 
+OPEN_TURN_SCAN = 200
+"""Newest timeline entries searched for the start or end of a turn when recovering."""
+
 SEEN_MESSAGES = 1000
 """Client message ids remembered per agent for de-duplication."""
 
@@ -97,10 +101,11 @@ class LiveAgent:
     """The daemon's in-memory state of one agent (the record is the durable part)."""
 
     record: AgentRecord
+    """The current state; :attr:`writer` makes it durable behind it."""
     timeline: AgentTimeline
+    writer: RecordWriter
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Serialises session start, close and reload."""
-    save_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     session: AgentSession | None = None
     generation: int = 0
     """Bumped whenever a session is dropped: events of older sessions are ignored."""
@@ -139,6 +144,12 @@ class LiveAgent:
         """Wake every waiter (they re-check the state)."""
         self.changed.set()
         self.changed = asyncio.Event()
+
+
+def _differing(record: AgentRecord, changes: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``changes`` that would change ``record``."""
+    current = dump_record(record)
+    return {k: v for k, v in changes.items() if k not in current or current[k] != v}
 
 
 def _event_dict(event: Any) -> dict[str, Any]:
@@ -215,7 +226,7 @@ class AgentService:
     async def _recover_closed(self, agent: LiveAgent) -> None:
         """An agent the previous daemon left live has no process now: it is ``closed``; a run
         it had in flight is recorded as canceled so the timeline says how it ended."""
-        if agent.record.lastStatus == "running":
+        if await self._turn_open(agent):
             agent.provider_prompt = agent.latest_prompt
             await self._ingest(
                 agent,
@@ -228,6 +239,21 @@ class AgentService:
             await agent.timeline.drain()
         await self._save(agent, {"lastStatus": "closed"})
 
+    async def _turn_open(self, agent: LiveAgent) -> bool:
+        """Whether the timeline ends inside a turn. The timeline decides, not the record: the
+        status is written behind the entries it follows from and may lag them by a moment."""
+        tail = await self.daemon.store.timeline.read(agent.id, limit=OPEN_TURN_SCAN, tail=True)
+        for entry in reversed(tail):
+            kind = entry.event.get("type")
+            item = entry.event.get("item")
+            if kind in TERMINAL:
+                return False
+            if kind == "turn_started" or (
+                kind == "timeline" and isinstance(item, dict) and item.get("type") == "user_message"
+            ):
+                return True
+        return agent.record.lastStatus == "running"
+
     async def stop(self) -> None:
         for task in list(self._background):
             task.cancel()
@@ -237,6 +263,8 @@ class AgentService:
             *(self._close(agent, reason="daemon_stopped") for agent in agents),
             return_exceptions=True,
         )
+        # Changes written behind (derived status) reach the disk before the store closes.
+        await asyncio.gather(*(agent.writer.flush() for agent in agents), return_exceptions=True)
         # Whatever a provider lost track of dies with the daemon.
         await self.tracker.terminate()
         set_process_tracker(None)
@@ -267,7 +295,14 @@ class AgentService:
         timeline = AgentTimeline(
             record.id, self.daemon.store.timeline, lambda batch: self._commit(cell[0], batch)
         )
-        agent = LiveAgent(record=record, timeline=timeline)
+        writer = RecordWriter(
+            record.id,
+            self.daemon.store.agents,
+            lambda saved: self._publish(
+                AGENTS_STREAM, "agent.updated", {"agent": dump_record(saved)}
+            ),
+        )
+        agent = LiveAgent(record=record, timeline=timeline, writer=writer)
         cell.append(agent)
         self.agents[record.id] = agent
         rpc = self.daemon.rpc
@@ -285,20 +320,27 @@ class AgentService:
     def _publish_record(self, agent: LiveAgent, method: str = "agent.updated") -> None:
         self._publish(AGENTS_STREAM, method, {"agent": dump_record(agent.record)})
 
-    async def _save(self, agent: LiveAgent, changes: dict[str, Any]) -> None:
-        """Write ``changes`` (JSON-ready) to the record, publish it, wake waiters."""
-        current = dump_record(agent.record)
-        changes = {k: v for k, v in changes.items() if k not in current or current[k] != v}
+    async def _save(
+        self, agent: LiveAgent, changes: dict[str, Any], *, durable: bool = True
+    ) -> None:
+        """Apply ``changes`` (JSON-ready, top-level fields) to the record and wake waiters; the
+        record writer persists them and then publishes the record. With ``durable`` (anything
+        a client is told was done) this returns once they are on disk; without it (state
+        derived from timeline entries that are durable already) at once."""
+        changes = _differing(agent.record, changes)
         if not changes or agent.deleted:
             return
         changes = {**changes, "updatedAt": iso_now()}
-        async with agent.save_lock:
-            try:
-                agent.record = await self.daemon.store.agents.update(agent.id, changes)
-            except NotFound:
-                return
-        self._publish_record(agent)
+        try:
+            agent.record = AgentRecord.model_validate({**dump_record(agent.record), **changes})
+        except ValidationError as exc:
+            raise InvalidParams(f"invalid agent change: {exc.errors()[0].get('msg')}") from exc
+        if "lastActivityAt" in changes:
+            agent.activity_saved = time.monotonic()
+        agent.writer.stage(changes, urgent=durable)
         agent.notify()
+        if durable:
+            await agent.writer.flush()
 
     # ================================================================ lookups
 
@@ -443,7 +485,7 @@ class AgentService:
         }
         if agent.record.archivedAt is not None:
             changes["archivedAt"] = None
-        await self._ingest(
+        seq = await self._ingest(
             agent,
             {
                 "type": "timeline",
@@ -451,8 +493,13 @@ class AgentService:
                 "item": {"type": "user_message", "text": text, "messageId": message_id},
             },
         )
-        await self._save(agent, changes)
+        # The status follows from the message, so the record is written behind it.
+        await self._save(agent, changes, durable=False)
+        # The program gets the prompt while the message is being written; the client's
+        # acknowledgement waits for it to be durable.
         self._kick(agent)
+        if seq is not None:
+            await agent.timeline.committed(seq)
         return agent, message_id, True
 
     async def _load_seen(self, agent: LiveAgent) -> None:
@@ -749,19 +796,20 @@ class AgentService:
 
     async def _ingest(
         self, agent: LiveAgent, event: dict[str, Any], *, from_provider: bool = False
-    ) -> None:
-        """Filter and enrich one event, then hand it to the timeline (in order)."""
+    ) -> int | None:
+        """Filter and enrich one event, then hand it to the timeline (in order); returns its
+        sequence number when it was numbered at once."""
         kind = event.get("type")
         if from_provider:
             if kind == "attention_required":
-                return  # derived below, by one policy for every provider
+                return None  # derived below, by one policy for every provider
             if kind == "permission_resolved" and event.get("requestId") in agent.resolved:
-                return  # already announced when a client answered
+                return None  # already announced when a client answered
             item = event.get("item")
             if kind == "timeline" and isinstance(item, dict) and self._is_echo(agent, item):
-                return
+                return None
         stale = kind in TERMINAL and agent.provider_prompt != agent.latest_prompt
-        await agent.timeline.add(event)
+        seq = await agent.timeline.add(event)
         reason = None
         if kind == "turn_completed" and not stale:
             reason = "finished"
@@ -779,6 +827,7 @@ class AgentService:
                     "shouldNotify": True,
                 }
             )
+        return seq
 
     @staticmethod
     def _is_echo(agent: LiveAgent, item: dict[str, Any]) -> bool:
@@ -813,16 +862,16 @@ class AgentService:
                 plugins.agent_event(agent.id, agent.record.provider, event)
                 if event.get("type") == "attention_required":
                     plugins.attention(agent.id, str(event["reason"]), str(event["timestamp"]))
-        now = time.monotonic()
-        if changes or now - agent.activity_saved >= ACTIVITY_SAVE_INTERVAL:
-            agent.activity_saved = now
+        if agent.session is not None and any(
+            e.event.get("type") in TERMINAL or e.event.get("type") == "thread_started"
+            for e in batch
+        ):
+            changes.update(self._runtime_changes(agent, agent.session))
+        changes = _differing(agent.record, changes)
+        if changes or time.monotonic() - agent.activity_saved >= ACTIVITY_SAVE_INTERVAL:
             changes["lastActivityAt"] = batch[-1].timestamp
-            if agent.session is not None and any(
-                e.event.get("type") in TERMINAL or e.event.get("type") == "thread_started"
-                for e in batch
-            ):
-                changes.update(self._runtime_changes(agent, agent.session))
-            await self._save(agent, changes)
+            # Derived from entries that are durable now: waiters need not wait for the disk.
+            await self._save(agent, changes, durable=False)
         # Effects without a record change (a permission answered, a turn ended) wake waiters too.
         agent.notify()
 
@@ -1063,7 +1112,6 @@ class AgentService:
         agent = self.get(reference)
         deadline = time.monotonic() + within
         while True:
-            await agent.timeline.drain()
             outcome = self.outcome(agent)
             if outcome is not None:
                 return agent, outcome

@@ -279,4 +279,3 @@ NOTIFICATIONS: dict[str, type[StreamEvent]] = {
     "agent.event": AgentTimelineEvent,
 }
 """Agent notification method -> params model (for the protocol schema)."""
-

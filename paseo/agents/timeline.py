@@ -73,6 +73,9 @@ class AgentTimeline:
         self._writer: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
         self._idle.set()
+        self._committed = 0
+        """The last sequence number committed (durable, then published)."""
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
 
     async def load(self) -> None:
         """Continue after the newest stored entry (same epoch, next seq)."""
@@ -84,12 +87,14 @@ class AgentTimeline:
             last = await self._repository.last(self.agent_id)
             if last is not None:
                 self.epoch, self.seq = last.epoch, last.seq
+                self._committed = last.seq
             else:
                 self.epoch, self.seq = new_epoch(), 0
             self._loaded = True
 
-    async def add(self, event: dict[str, Any]) -> None:
-        """Take one event (JSON-ready, with ``type``)."""
+    async def add(self, event: dict[str, Any]) -> int | None:
+        """Take one event (JSON-ready, with ``type``); returns its sequence number, or
+        ``None`` when it is text held for merging."""
         await self.load()
         key = _text_key(event)
         if key is not None and self._buffer is not None and key == self._buffer_key:
@@ -97,14 +102,23 @@ class AgentTimeline:
             item["text"] = str(item.get("text") or "") + str(event["item"].get("text") or "")
             if len(item["text"]) >= COALESCE_LIMIT:
                 self.flush_text()
-            return
+            return None
         self.flush_text()
         if key is not None:
             self._buffer = {**event, "item": dict(event["item"])}
             self._buffer_key = key
             self._timer = asyncio.get_running_loop().call_later(COALESCE_WINDOW, self.flush_text)
-            return
+            return None
         self._enqueue(event)
+        return self.seq
+
+    async def committed(self, seq: int) -> None:
+        """Return once entry ``seq`` has been written and published."""
+        if seq <= self._committed:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._waiters.append((seq, future))
+        await future
 
     def flush_text(self) -> None:
         """Number the merged text now."""
@@ -132,7 +146,10 @@ class AgentTimeline:
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
+        # Let the producers of this loop iteration add theirs first (a prompt's user message
+        # and the provider's turn_started): one fsync for all of them.
         try:
+            await asyncio.sleep(0)
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
@@ -149,9 +166,26 @@ class AgentTimeline:
                     await self._commit(batch)
                 except Exception:
                     log.exception("applying timeline entries of agent %s failed", self.agent_id)
+                self._release(batch[-1].seq)
         finally:
             self._writer = None
             self._idle.set()
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                self._abandon_waiters()
+
+    def _abandon_waiters(self) -> None:
+        waiting, self._waiters = self._waiters, []
+        for _seq, future in waiting:
+            future.cancel()
+
+    def _release(self, seq: int) -> None:
+        self._committed = seq
+        waiting = self._waiters
+        self._waiters = [(s, f) for s, f in waiting if s > seq]
+        for waited, future in waiting:
+            if waited <= seq and not future.done():
+                future.set_result(None)
 
     async def drain(self) -> None:
         """Return once every event added so far is durable and committed."""
@@ -161,6 +195,7 @@ class AgentTimeline:
 
     def close(self) -> None:
         """Drop pending merged text (the agent is being deleted)."""
+        self._abandon_waiters()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -141,7 +141,10 @@ class Daemon:
                 await serving()
         log.info(
             "paseo %s started on %s (pid file %s, host %s)",
-            __version__, self.layout.root, self.layout.pid, socket.gethostname(),
+            __version__,
+            self.layout.root,
+            self.layout.pid,
+            socket.gethostname(),
         )
 
     async def _start_rpc(self) -> None:
