@@ -6,8 +6,10 @@ measured in the same run, against the scripted fake model server (loopback only)
   persists and publishes every event) against the same program with the same argv and
   environment driven directly over its stdin/stdout (Claude Code's stream-json, Codex's
   app-server JSON-RPC). Turns are interleaved (alternating which goes first) and medians
-  compared; target: at most 1.25x. Measured for an instant reply and for a reply the fake
-  streams over ``--model-time`` seconds (real model turns take 0.5-4 s).
+  compared; target: every row at most 1.25x. Measured for an instant reply and for a reply the
+  fake streams over ``--model-time`` seconds (real model turns take 0.5-4 s). The fake model
+  server runs in its own process and both sides get the same environment (including the
+  refusing proxy), so the only difference is the daemon.
 * **Timeline fan-out**: one real Claude Code agent streams a ``[[long:N]]`` reply while
   ``--subscribers`` clients follow its stream; prints timeline entries/s per subscriber and in
   total (text deltas are coalesced into entries by the manager), the text characters/s each
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +56,39 @@ from paseo_claude.provider import ClaudeOptions, ClaudeProvider  # noqa: E402
 from paseo_hookspecs.interfaces.agent import SessionConfig  # noqa: E402
 
 from paseo.client import PaseoClient  # noqa: E402
-from paseo.testing.fake_model import FakeModelServer, RefusingProxy  # noqa: E402
+from paseo.testing.fake_model import RefusingProxy  # noqa: E402
 
 TARGET = 1.25
 TURN_TIMEOUT = 120.0
 INSTANT = "instant reply"
+
+
+@contextlib.contextmanager
+def fake_model_process() -> Iterator[str]:
+    """The fake model server in its own process; yields its base URL.
+
+    In a thread of this process it would compete for the GIL with the client driving the
+    daemon, a cost the direct baseline (whose reader thread mostly sleeps) would not pay.
+    """
+    server = subprocess.Popen(
+        [sys.executable, "-m", "paseo.testing.fake_model"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        if not url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the fake model server did not start (said {url!r})")
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def fsync_cost(directory: Path, samples: int = 20) -> float:
@@ -248,6 +279,19 @@ async def turn_overhead(
         await asyncio.to_thread(direct.turn, "[[reply:warm]]")
         direct_times: list[float] = []
         daemon_times: list[float] = []
+        # The daemon answers a wait once the turn's end is in the timeline; the timeline's
+        # fsync and the agent record's write follow moments later, and ``agent.updated`` is
+        # published once the record is on disk. The next measured turn starts after that, so
+        # neither side's timing includes the other's disk work.
+        settled = asyncio.Event()
+
+        def on_updated(_method: str, params: dict[str, Any]) -> None:
+            record = params["agent"]
+            if record["id"] == agent and record.get("lastStatus") == "idle":
+                settled.set()
+
+        client.on("agent.updated", on_updated)
+        await client.subscribe(["agents"])
 
         async def direct_turn(text: str) -> None:
             started = time.perf_counter()
@@ -255,10 +299,12 @@ async def turn_overhead(
             direct_times.append(time.perf_counter() - started)
 
         async def daemon_turn(text: str) -> None:
+            settled.clear()
             started = time.perf_counter()
             await client.call("agent.send", {"agentId": agent, "text": text})
             await wait_idle(client, agent)
             daemon_times.append(time.perf_counter() - started)
+            await asyncio.wait_for(settled.wait(), TURN_TIMEOUT)
 
         for index in range(turns):
             text = f"{prompt} turn {index}"
@@ -385,26 +431,32 @@ async def idle_memory(daemon: Daemon, cwd: Path, agents: int) -> tuple[int, int,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--turns", type=int, default=15)
+    parser.add_argument("--turns", type=int, default=21)
     parser.add_argument("--model-time", type=float, default=0.5)
     parser.add_argument("--chunks", type=int, default=2000)
     parser.add_argument("--subscribers", type=int, default=10)
     parser.add_argument("--idle", type=int, default=20)
     parser.add_argument("--no-codex", action="store_true", help="measure Claude Code only")
     args = parser.parse_args()
+    if args.turns < 1 or args.idle < 1 or args.subscribers < 1:
+        parser.error("--turns, --idle and --subscribers must be at least 1")
     if not (BIN_DIR / "claude").exists():
         print(f"the pinned agent programs are missing: run `npm ci` in {BIN_DIR.parent.parent}")
         return 2
     with (
         tempfile.TemporaryDirectory(prefix="paseo-bench-real-") as raw,
-        FakeModelServer() as fake,
+        fake_model_process() as fake_url,
         RefusingProxy() as proxy,
     ):
         root = Path(raw)
         cwd = root / "work"
         cwd.mkdir()
-        claude_env = claude_code_env(fake.url, root / "claude", max_retries=0)
-        codex_environment = codex_env(fake.url, root / "codex")
+        # The daemon's agents inherit its environment, which routes all but loopback to the
+        # refusing proxy; the direct programs get the same so both sides run alike.
+        claude_env = claude_code_env(
+            fake_url, root / "claude", proxy_env=proxy.proxy_env(), max_retries=0
+        )
+        codex_environment = codex_env(fake_url, root / "codex", proxy_env=proxy.proxy_env())
         providers: dict[str, Any] = {
             "claude": {"command": [str(BIN_DIR / "claude")], "env": claude_env},
             "codex": {"command": [str(BIN_DIR / "codex")], "env": codex_environment},
@@ -465,17 +517,17 @@ def main() -> int:
     worst = 0.0
     for provider, label, direct_s, daemon_s in rows:
         ratio = daemon_s / direct_s
-        if label != INSTANT:
-            worst = max(worst, ratio)
+        worst = max(worst, ratio)
         print(
             f"{provider:<8} {label:<28} {direct_s * 1000:>8.0f}ms {daemon_s * 1000:>8.0f}ms "
             f"{ratio:>6.2f}x  (+{(daemon_s - direct_s) * 1000:.0f} ms)"
         )
     print(
-        f"target: a turn with model time within {TARGET}x: "
+        f"target: every turn within {TARGET}x: "
         f"{'met' if worst <= TARGET else 'MISSED'} (worst {worst:.2f}x). The instant-reply rows "
-        f"show the fixed cost; the durable timeline fsyncs its batches, and one file write + "
-        f"fsync + directory fsync takes {fsync_ms:.1f} ms on this disk"
+        f"show the fixed cost. Timeline entries are in the file before they are published and "
+        f"are fsync-ed by a group commit moments later (one file write + fsync + directory "
+        f"fsync takes {fsync_ms:.1f} ms on this disk)"
     )
     per_subscriber = fan["entries"] / fan["seconds"]
     print(
