@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import psutil
 from paseo_hookspecs.records import (
     ManagedProcessDaemon,
     ManagedProcessOwner,
@@ -69,6 +68,8 @@ def _start_ticks(pid: int) -> str | None:
 
 def process_identity(pid: int) -> ProcessIdentity:
     """How to recognise process ``pid`` later (blocking; raises ``psutil.NoSuchProcess``)."""
+    import psutil  # on first use: needed at boot only when a crash left processes behind
+
     process = psutil.Process(pid)
     with process.oneshot():
         try:
@@ -87,6 +88,8 @@ def process_identity(pid: int) -> ProcessIdentity:
 
 def same_process(pid: int, recorded: ProcessIdentity) -> bool:
     """Whether ``pid`` is still the process ``recorded`` describes (blocking)."""
+    import psutil
+
     try:
         current = process_identity(pid)
     except psutil.NoSuchProcess:
@@ -100,6 +103,8 @@ def same_process(pid: int, recorded: ProcessIdentity) -> bool:
 
 
 def _group_members(pgid: int) -> list[int]:
+    import psutil
+
     members = []
     for process in psutil.process_iter():
         with contextlib.suppress(ProcessLookupError, PermissionError, psutil.Error):
@@ -109,6 +114,8 @@ def _group_members(pgid: int) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    import psutil
+
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
@@ -123,6 +130,8 @@ def reap_recorded_group(record: ManagedProcessRecord) -> str:
     can take a pid that is still a live group's id, so members with that group id are ours too.
     A pid now held by a different process means the old group is long gone.
     """
+    import psutil
+
     pid = record.pid
     try:
         psutil.Process(pid)
@@ -197,6 +206,8 @@ class ManagedProcessTracker:
 
     async def started(self, process: AgentProcess) -> None:
         """Write the record before the provider talks to the process."""
+        import psutil
+
         try:
             identity = await asyncio.to_thread(process_identity, process.pid)
         except psutil.NoSuchProcess:
