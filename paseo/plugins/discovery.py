@@ -35,25 +35,49 @@ class Candidate:
     path: Path | None = None
 
 
+class EntryPointScan:
+    """One pass over the installed distributions' entry points, for every group at once.
+
+    Listing entry points reads every installed distribution's metadata; the daemon needs four
+    groups at start-up, so it scans once and asks this for each group.
+    """
+
+    def __init__(self) -> None:
+        self._points = metadata.entry_points()
+        self._distributions: dict[int, tuple[str | None, str | None]] = {}
+
+    def candidates(self, group: str) -> list[Candidate]:
+        """Installed entry points of ``group``, built-ins first, each sorted by name."""
+        found: list[Candidate] = []
+        for ep in self._points.select(group=group):
+            dist_name, version = self._describe(ep.dist)
+            found.append(
+                Candidate(
+                    name=ep.name,
+                    target=ep.value,
+                    group=group,
+                    distribution=dist_name,
+                    version=version,
+                    builtin=dist_name is not None and _normalize(dist_name) == BUILTIN_DISTRIBUTION,
+                    source="entrypoint",
+                )
+            )
+        found.sort(key=lambda c: (not c.builtin, c.name))
+        return found
+
+    def _describe(self, dist: metadata.Distribution | None) -> tuple[str | None, str | None]:
+        if dist is None:
+            return None, None
+        known = self._distributions.get(id(dist))
+        if known is None:
+            # Each read of ``metadata`` parses the distribution's METADATA file again.
+            known = self._distributions[id(dist)] = (dist.metadata["Name"], dist.version)
+        return known
+
+
 def entry_point_candidates(group: str) -> Iterator[Candidate]:
     """Installed entry points of ``group``, built-ins first, each group sorted by name."""
-    found: list[Candidate] = []
-    for ep in metadata.entry_points(group=group):
-        dist = ep.dist
-        dist_name = dist.metadata["Name"] if dist is not None else None
-        found.append(
-            Candidate(
-                name=ep.name,
-                target=ep.value,
-                group=group,
-                distribution=dist_name,
-                version=dist.version if dist is not None else None,
-                builtin=dist_name is not None and _normalize(dist_name) == BUILTIN_DISTRIBUTION,
-                source="entrypoint",
-            )
-        )
-    found.sort(key=lambda c: (not c.builtin, c.name))
-    yield from found
+    yield from EntryPointScan().candidates(group)
 
 
 class DirectoryPluginError(Exception):

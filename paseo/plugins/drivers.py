@@ -11,7 +11,7 @@ from typing import Any
 from paseo_hookspecs import DRIVER_GROUPS
 from paseo_hookspecs.errors import Unavailable
 
-from paseo.plugins.discovery import entry_point_candidates
+from paseo.plugins.discovery import EntryPointScan, entry_point_candidates
 from paseo.plugins.records import PluginRecord
 
 
@@ -20,8 +20,9 @@ def driver_names(group: str) -> list[str]:
     return [c.name for c in entry_point_candidates(group)]
 
 
-def driver_records() -> list[PluginRecord]:
+def driver_records(scan: EntryPointScan | None = None) -> list[PluginRecord]:
     """One record per installed driver, for ``paseo plugins list`` (nothing imported)."""
+    scan = scan or EntryPointScan()
     return [
         PluginRecord(
             name=c.name,
@@ -34,7 +35,7 @@ def driver_records() -> list[PluginRecord]:
             hooks=[f"driver:{group}"],
         )
         for group in DRIVER_GROUPS
-        for c in entry_point_candidates(group)
+        for c in scan.candidates(group)
     ]
 
 

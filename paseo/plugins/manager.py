@@ -34,8 +34,8 @@ from paseo_hookspecs.registration import (
 from paseo.plugins.discovery import (
     Candidate,
     DirectoryPluginError,
+    EntryPointScan,
     directory_candidates,
-    entry_point_candidates,
     import_root,
 )
 from paseo.plugins.manifests import DeclaredProvider, ManifestError, declared_providers
@@ -87,7 +87,8 @@ class PaseoPluginManager:
         # A directory plugin recorded under a built-in's id replaces that built-in (the user
         # asked for it explicitly when installing with --allow-builtin-shadow).
         shadowing = {plugin_id for plugin_id, _ in self.policy.directory_entries()}
-        for candidate in entry_point_candidates(HOOK_GROUP):
+        scan = EntryPointScan()
+        for candidate in scan.candidates(HOOK_GROUP):
             if candidate.builtin and candidate.name in shadowing:
                 continue
             self._load_candidate(candidate)
@@ -97,7 +98,7 @@ class PaseoPluginManager:
             self._refuse_taken_provider_ids()
         from paseo.plugins.drivers import driver_records
 
-        self.records.extend(driver_records())
+        self.records.extend(driver_records(scan))
 
     def _load_directory(self, plugin_id: str, path: Path) -> None:
         try:
