@@ -181,6 +181,10 @@ def _validate(
     reported as warnings) and validation runs again on what is left.
     """
     dropped: list[ConfigProblem] = []
+    if not document:
+        # Nothing to check (no file, or ``{}``): skip building the validators of the whole
+        # schema, the largest part of a first start's configuration cost.
+        return PaseoConfig.model_construct(), document, dropped
     for _ in range(_MAX_UNKNOWN_KEY_PASSES):
         try:
             return PaseoConfig.model_validate(document), document, dropped

@@ -63,7 +63,7 @@ class PathedValueError(ValueError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, defer_build=True)
 
 
 # --- daemon ------------------------------------------------------------------------------

@@ -64,22 +64,24 @@ PROMPT_SENTINEL = "{{{prompt}}}"
 """Where a typed prompt goes in a terminal profile's command or args."""
 
 DEFAULT_TERMINAL_PROFILES: tuple[TerminalProfile, ...] = (
-    TerminalProfile(
+    TerminalProfile.model_construct(
         id="claude", name="Claude Code", command="claude", args=[PROMPT_SENTINEL], icon="claude"
     ),
-    TerminalProfile(
+    TerminalProfile.model_construct(
         id="codex", name="Codex", command="codex", args=[PROMPT_SENTINEL], icon="codex"
     ),
     # opencode's positional argument is a project directory, so its prompt is an option, kept
     # in one argv entry so it can be dropped whole when no prompt is typed.
-    TerminalProfile(
+    TerminalProfile.model_construct(
         id="opencode",
         name="OpenCode",
         command="opencode",
         args=[f"--prompt={PROMPT_SENTINEL}"],
         icon="opencode",
     ),
-    TerminalProfile(id="pi", name="Pi", command="pi", args=[PROMPT_SENTINEL], icon="pi"),
+    TerminalProfile.model_construct(
+        id="pi", name="Pi", command="pi", args=[PROMPT_SENTINEL], icon="pi"
+    ),
 )
 """Terminal profiles offered when ``daemon.terminalProfiles`` is absent."""
 
@@ -90,7 +92,9 @@ _FALSE_WORDS = ("0", "false", "no", "off")
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built by resolve() from values it has already checked and typed: instances are made
+    # with model_construct, so the validators are built only if something validates one.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ResolvedMcp(_Frozen):
@@ -362,9 +366,9 @@ def resolve(
     ``env`` defaults to ``os.environ``; pass ``{}`` to resolve the file alone.
     """
     overrides = _Env(os.environ if env is None else env)
-    resolved = ResolvedConfig(
+    resolved = ResolvedConfig.model_construct(
         daemon=_resolve_daemon(config, overrides),
-        app=ResolvedApp(
+        app=ResolvedApp.model_construct(
             baseUrl=overrides.text("app.baseUrl", "PASEO_APP_BASE_URL")
             or (config.app.baseUrl if config.app else None)
             or DEFAULT_APP_BASE_URL
@@ -377,7 +381,7 @@ def resolve(
         plugins=dict(config.plugins or {}),
         features=_resolve_features(config, overrides),
         log=_resolve_log(config, overrides, home),
-        storage=ResolvedStorage(
+        storage=ResolvedStorage.model_construct(
             driver=overrides.text("storage.driver", "PASEO_STORAGE_DRIVER")
             or (config.storage.driver if config.storage else None)
             or DEFAULT_STORAGE_DRIVER
@@ -441,15 +445,15 @@ def _resolve_daemon(config: PaseoConfig, env: _Env) -> ResolvedDaemon:
     )
     terminal_profiles = daemon.terminalProfiles if daemon else None
 
-    return ResolvedDaemon(
+    return ResolvedDaemon.model_construct(
         listen=listen,
         hostnames=hostnames,
         trustedProxies=trusted,
-        mcp=ResolvedMcp(
+        mcp=ResolvedMcp.model_construct(
             enabled=_first_bool(mcp.enabled if mcp else None, True),
             injectIntoAgents=_first_bool(mcp.injectIntoAgents if mcp else None, True),
         ),
-        git=ResolvedGit(
+        git=ResolvedGit.model_construct(
             maxProcessesPerSecond=env.positive_int(
                 "daemon.git.maxProcessesPerSecond", "PASEO_GIT_MAX_PROCESSES_PER_SECOND"
             )
@@ -469,8 +473,8 @@ def _resolve_daemon(config: PaseoConfig, env: _Env) -> ResolvedDaemon:
             DEFAULT_TERMINAL_PROFILES if terminal_profiles is None else tuple(terminal_profiles)
         ),
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
-        cors=ResolvedCors(allowedOrigins=origins),
-        relay=ResolvedRelay(
+        cors=ResolvedCors.model_construct(allowedOrigins=origins),
+        relay=ResolvedRelay.model_construct(
             enabled=_first_bool(
                 env.boolean("daemon.relay.enabled", "PASEO_RELAY_ENABLED"),
                 relay.enabled if relay else None,
@@ -487,7 +491,7 @@ def _resolve_daemon(config: PaseoConfig, env: _Env) -> ResolvedDaemon:
                 use_tls,
             ),
         ),
-        auth=ResolvedAuth(
+        auth=ResolvedAuth.model_construct(
             password=auth.password if auth else None,
             envPassword=env.text("daemon.auth.password", "PASEO_PASSWORD"),
         ),
@@ -517,7 +521,7 @@ def _first_bool(*values: bool | None) -> bool:
 def _resolve_worktrees(config: PaseoConfig, home: Path) -> ResolvedWorktrees:
     worktrees = config.worktrees
     root = worktrees.root if worktrees else None
-    return ResolvedWorktrees(
+    return ResolvedWorktrees.model_construct(
         root=_home_path(home, root) if root else str(home / "worktrees"),
         servicePorts=worktrees.servicePorts if worktrees else None,
     )
@@ -528,8 +532,8 @@ def _resolve_providers(config: PaseoConfig, env: _Env, home: Path) -> ResolvedPr
     models_dir = env.text("providers.local.modelsDir", "PASEO_LOCAL_MODELS_DIR") or (
         local.modelsDir if local else None
     )
-    return ResolvedProviders(
-        local=ResolvedLocalSpeech(
+    return ResolvedProviders.model_construct(
+        local=ResolvedLocalSpeech.model_construct(
             modelsDir=_home_path(home, models_dir)
             if models_dir
             else str(home / DEFAULT_LOCAL_MODELS_SUBDIR)
@@ -541,25 +545,27 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
     agents = config.agents
     selection = agents.skills.selection if agents and agents.skills else None
     metadata = agents.metadataGeneration if agents else None
-    return ResolvedAgents(
-        skills=ResolvedSkills(selection=selection or AllSkills(mode="all")),
+    return ResolvedAgents.model_construct(
+        skills=ResolvedSkills.model_construct(
+            selection=selection or AllSkills.model_construct(mode="all")
+        ),
         providers=dict((agents.providers if agents else None) or {}),
-        metadataGeneration=ResolvedMetadataGeneration(
+        metadataGeneration=ResolvedMetadataGeneration.model_construct(
             providers=tuple((metadata.providers if metadata else None) or ())
         ),
     )
 
 
 def _stt_site(site: SttSite | None, env: _Env, path: str, provider_var: str) -> SttSite:
-    current: SttSite = site or LocalStt(provider="local")
+    current: SttSite = site or LocalStt.model_construct(provider="local")
     provider = env.choice(f"{path}.provider", ("local", "openai"), provider_var)
     if provider is not None and provider != current.provider:
         # Switching provider starts a fresh site; only the language is meaningful to both.
         language = current.language
         current = (
-            OpenAiStt(provider="openai", language=language)
+            OpenAiStt.model_construct(provider="openai", language=language)
             if provider == "openai"
-            else LocalStt(provider="local", language=language)
+            else LocalStt.model_construct(provider="local", language=language)
         )
     return current
 
@@ -589,9 +595,9 @@ def _resolve_features(config: PaseoConfig, env: _Env) -> ResolvedFeatures:
         "features.voiceMode.stt.language", "PASEO_VOICE_LANGUAGE", "PASEO_DICTATION_LANGUAGE"
     )
 
-    turn: TurnDetectionSite = (voice.turnDetection if voice else None) or LocalTurnDetection(
-        provider="local"
-    )
+    turn: TurnDetectionSite = (
+        voice.turnDetection if voice else None
+    ) or LocalTurnDetection.model_construct(provider="local")
     turn_provider = env.choice(
         "features.voiceMode.turnDetection.provider",
         ("local", "openai"),
@@ -599,22 +605,24 @@ def _resolve_features(config: PaseoConfig, env: _Env) -> ResolvedFeatures:
     )
     if turn_provider is not None and turn_provider != turn.provider:
         turn = (
-            OpenAiTurnDetection(provider="openai")
+            OpenAiTurnDetection.model_construct(provider="openai")
             if turn_provider == "openai"
-            else LocalTurnDetection(provider="local")
+            else LocalTurnDetection.model_construct(provider="local")
         )
 
-    tts: TtsSite = (voice.tts if voice else None) or LocalTts(provider="local")
+    tts: TtsSite = (voice.tts if voice else None) or LocalTts.model_construct(provider="local")
     tts_provider = env.choice(
         "features.voiceMode.tts.provider", ("local", "openai"), "PASEO_VOICE_TTS_PROVIDER"
     )
     if tts_provider is not None and tts_provider != tts.provider:
         tts = (
-            OpenAiTts(provider="openai") if tts_provider == "openai" else LocalTts(provider="local")
+            OpenAiTts.model_construct(provider="openai")
+            if tts_provider == "openai"
+            else LocalTts.model_construct(provider="local")
         )
 
-    return ResolvedFeatures(
-        dictation=ResolvedDictation(
+    return ResolvedFeatures.model_construct(
+        dictation=ResolvedDictation.model_construct(
             enabled=_first_bool(
                 env.boolean("features.dictation.enabled", "PASEO_DICTATION_ENABLED"),
                 dictation.enabled if dictation else None,
@@ -622,13 +630,13 @@ def _resolve_features(config: PaseoConfig, env: _Env) -> ResolvedFeatures:
             ),
             stt=_with_language(dictation_stt, dictation_language),
         ),
-        voiceMode=ResolvedVoiceMode(
+        voiceMode=ResolvedVoiceMode.model_construct(
             enabled=_first_bool(
                 env.boolean("features.voiceMode.enabled", "PASEO_VOICE_MODE_ENABLED"),
                 voice.enabled if voice else None,
                 True,
             ),
-            llm=ResolvedVoiceLlm(
+            llm=ResolvedVoiceLlm.model_construct(
                 provider=(
                     env.text("features.voiceMode.llm.provider", "PASEO_VOICE_LLM_PROVIDER")
                     or (llm.provider if llm else None)
@@ -667,10 +675,10 @@ def _resolve_log(config: PaseoConfig, env: _Env, home: Path) -> ResolvedLog:
     global_format = env_format or file_format or DEFAULT_LOG_FORMAT
     log_path = env.text("log.file.path", "PASEO_LOG_FILE_PATH") or (file.path if file else None)
 
-    return ResolvedLog(
+    return ResolvedLog.model_construct(
         level=global_level,
         format=global_format,
-        console=ResolvedConsoleLog(
+        console=ResolvedConsoleLog.model_construct(
             level=level("log.console.level", "PASEO_LOG_CONSOLE_LEVEL")
             or env_level
             or (console.level if console else None)
@@ -682,14 +690,14 @@ def _resolve_log(config: PaseoConfig, env: _Env, home: Path) -> ResolvedLog:
             or file_format
             or DEFAULT_LOG_FORMAT,
         ),
-        file=ResolvedFileLog(
+        file=ResolvedFileLog.model_construct(
             level=level("log.file.level", "PASEO_LOG_FILE_LEVEL")
             or env_level
             or (file.level if file else None)
             or file_level
             or DEFAULT_LOG_LEVEL,
             path=_home_path(home, log_path) if log_path else str(home / DEFAULT_LOG_FILENAME),
-            rotate=ResolvedLogRotate(
+            rotate=ResolvedLogRotate.model_construct(
                 maxSize=env.text("log.file.rotate.maxSize", "PASEO_LOG_FILE_ROTATE_SIZE")
                 or (rotate.maxSize if rotate else None)
                 or DEFAULT_LOG_ROTATE_SIZE,
