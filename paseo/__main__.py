@@ -1,7 +1,5 @@
 """``python -m paseo`` is the ``paseo`` command."""
 
-import sys
+from paseo.cli import entry
 
-from paseo.cli import main
-
-sys.exit(main())
+entry()

@@ -7,7 +7,9 @@ imports only the module of the command group it names (see :mod:`paseo.cli.app`)
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NoReturn
 
 from paseo import __version__
 from paseo.cli.catalog import COMMANDS, render_help
@@ -27,4 +29,28 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
-__all__ = ["COMMANDS", "main"]
+_skip_teardown = False
+
+
+def exit_without_teardown() -> None:
+    """Have :func:`entry` end the process as soon as the command returns, skipping the
+    interpreter's teardown (for ``daemon start``, whose work continues in the forked daemon)."""
+    global _skip_teardown
+    _skip_teardown = True
+
+
+def entry() -> NoReturn:
+    """The ``paseo`` program: run :func:`main` on ``sys.argv`` and exit with its code."""
+    code = main()
+    if _skip_teardown:
+        import contextlib
+
+        for stream in (sys.stdout, sys.stderr):
+            # A closed or broken stream: nothing more can be said on it.
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+__all__ = ["COMMANDS", "entry", "exit_without_teardown", "main"]

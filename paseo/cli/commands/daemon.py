@@ -114,6 +114,7 @@ def run_start(args: argparse.Namespace) -> int:
         from paseo.daemon import DaemonOptions, run_daemon
 
         return run_daemon(DaemonOptions(home=layout.root, foreground=True))
+    from paseo.cli import exit_without_teardown
     from paseo.daemon.control import StartFailed, local_state, start_detached
 
     state = local_state(layout)
@@ -128,6 +129,9 @@ def run_start(args: argparse.Namespace) -> int:
     else:
         where = ", ".join(report.get("listen") or []) or "no transport"
         sys.stdout.write(f"paseo daemon started (pid {report['pid']}), listening on {where}\n")
+    # The daemon is a fork of this process and carries on; nothing is left to do here, and
+    # tearing down this interpreter's modules would only keep the caller waiting.
+    exit_without_teardown()
     return 0
 
 
