@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections.abc import Callable
@@ -198,3 +199,61 @@ def test_failures_end_in_error_and_the_daemon_carries_on(
         ]
         assert sorted(live) == sorted([healthy, created["reject"]])
         assert len(_records(daemon.home)) == len(live)
+
+
+def _set_record_status(home: Path, agent_id: str, status: str) -> None:
+    """Make the agent file say ``status``, as a kill inside the record's write-behind window
+    (derived status is written moments after the timeline entries it follows from) can."""
+    (path,) = home.glob(f"agents/*/{agent_id}.json")
+    data = json.loads(path.read_text())
+    data["lastStatus"] = status
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _tail_types(client: Any, agent_id: str, count: int) -> list[str]:
+    page = client.call("agent.timeline", {"agentId": agent_id, "limit": count, "tail": True})
+    return [entry["event"]["type"] for entry in page["entries"]]
+
+
+def test_restart_closes_a_turn_the_timeline_shows_open_whatever_the_record_says(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    daemon = agent_daemon_factory()
+    with SyncClient(home=daemon.home) as client:
+        agent = client.call(
+            "agent.create",
+            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
+        )["agent"]["id"]
+        _wait(client, agent)
+        client.call("agent.send", {"agentId": agent, "text": "[[slow:60]] busy"})
+        wait_for(lambda: _tail_types(client, agent, 1) == ["turn_started"], what="the slow turn")
+    os.kill(daemon.pid, signal.SIGKILL)
+    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+    _set_record_status(daemon.home, agent, "idle")
+
+    restarted = agent_daemon_factory()
+    with SyncClient(home=restarted.home) as client:
+        assert client.call("agent.get", {"agentId": agent})["agent"]["lastStatus"] == "closed"
+        assert _tail_types(client, agent, 1) == ["turn_canceled"]
+
+
+def test_restart_adds_nothing_to_a_finished_turn_whatever_the_record_says(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    daemon = agent_daemon_factory()
+    with SyncClient(home=daemon.home) as client:
+        agent = client.call(
+            "agent.create",
+            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
+        )["agent"]["id"]
+        assert _wait(client, agent)["outcome"] == "idle"
+        before = _tail_types(client, agent, 3)
+    os.kill(daemon.pid, signal.SIGKILL)
+    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+    _set_record_status(daemon.home, agent, "running")
+
+    restarted = agent_daemon_factory()
+    with SyncClient(home=restarted.home) as client:
+        assert client.call("agent.get", {"agentId": agent})["agent"]["lastStatus"] == "closed"
+        assert _tail_types(client, agent, 3) == before
+        assert "turn_canceled" not in before

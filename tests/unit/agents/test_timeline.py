@@ -113,3 +113,29 @@ def test_a_reopened_timeline_continues_epoch_and_sequence(tmp_path: Path) -> Non
     _with_store(tmp_path, second)
     assert [e.seq for e in seen] == [1, 2, 3, 4]
     assert len({e.epoch for e in seen}) == 1
+
+
+def test_add_returns_the_seq_and_committed_waits_for_its_commit(tmp_path: Path) -> None:
+    committed: list[int] = []
+    release = asyncio.Event()
+
+    async def commit(batch: list[TimelineEntry]) -> None:
+        await release.wait()
+        committed.extend(entry.seq for entry in batch)
+
+    async def body(store: JsonStore) -> None:
+        timeline = AgentTimeline(AGENT, store.timeline, commit)
+        assert await timeline.add({"type": "turn_started", "provider": "p"}) == 1
+        assert await timeline.add(_text("held for merging")) is None
+        seq = await timeline.add({"type": "turn_completed", "provider": "p"})
+        assert seq == 3
+        waiter = asyncio.ensure_future(timeline.committed(seq))
+        await asyncio.sleep(0.05)
+        assert not waiter.done()  # written, not yet committed
+        assert [e.seq for e in await store.timeline.read(AGENT)] == [1, 2, 3]
+        release.set()
+        await asyncio.wait_for(waiter, 5)
+        assert committed == [1, 2, 3]
+        await timeline.committed(1)  # already committed: returns at once
+
+    _with_store(tmp_path, body)
