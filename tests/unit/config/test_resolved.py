@@ -301,3 +301,35 @@ def test_loaded_config_helpers(tmp_path: Path) -> None:
 def test_environment_defaults_to_os_environ(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PASEO_LISTEN", "1.2.3.4:5")
     assert resolve(PaseoConfig(), home=HOME).daemon.listen == "1.2.3.4:5"
+
+
+@pytest.mark.parametrize("which", ["empty", "full", "env"])
+def test_the_constructed_view_is_what_validation_would_build(
+    which: str, full_config: dict[str, Any]
+) -> None:
+    """resolve() builds its models without validating them: each value must already have the
+    declared type (tuples, nested models), or validation would change it."""
+    data = full_config if which == "full" else {}
+    env = (
+        {
+            "PASEO_LISTEN": "0.0.0.0:7000",
+            "PASEO_HOSTNAMES": "a.example, b.example",
+            "PASEO_CORS_ORIGINS": "https://x.example",
+            "PASEO_DICTATION_STT_PROVIDER": "openai",
+        }
+        if which == "env"
+        else {}
+    )
+    view = resolved(data, env)
+    revalidated = ResolvedConfig.model_validate(view.model_dump(by_alias=True))
+    assert revalidated.model_dump() == view.model_dump()  # python mode: tuple vs list counts
+    assert revalidated == view
+
+
+def test_a_missing_file_loads_like_an_empty_one(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "config.json").write_text("{}")
+    missing = load_config(tmp_path / "config.json", env={}, home=HOME)
+    empty = load_config(tmp_path / "empty" / "config.json", env={}, home=HOME)
+    assert missing.config == PaseoConfig.model_validate({})
+    assert missing.resolved.to_json() == empty.resolved.to_json()
