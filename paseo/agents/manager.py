@@ -963,6 +963,8 @@ class AgentService:
     async def delete(self, reference: str) -> str:
         agent = self.get(reference)
         await self._close(agent, reason="deleted")
+        # Nothing written behind may land after the record is gone.
+        await agent.writer.flush()
         agent.deleted = True
         agent.timeline.close()
         await self.daemon.store.agents.delete(agent.id)
