@@ -41,6 +41,32 @@ def _pids(client: Any, agent_id: str) -> tuple[int, int]:
     return program, sleeper
 
 
+def _remembering_agent(client: Any, workdir: Path) -> str:
+    """A scripted agent that has finished its first turn."""
+    agent_id: str = client.call(
+        "agent.create",
+        {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
+    )["agent"]["id"]
+    assert _wait(client, agent_id)["outcome"] == "idle"
+    return agent_id
+
+
+def _tail_types(client: Any, agent_id: str, count: int) -> list[str]:
+    page = client.call("agent.timeline", {"agentId": agent_id, "limit": count, "tail": True})
+    return [entry["event"]["type"] for entry in page["entries"]]
+
+
+def _start_slow_turn(client: Any, agent_id: str) -> None:
+    """Send a minute-long prompt; return once the timeline shows its turn started."""
+    client.call("agent.send", {"agentId": agent_id, "text": "[[slow:60]] busy"})
+    wait_for(lambda: _tail_types(client, agent_id, 1) == ["turn_started"], what="the slow turn")
+
+
+def _kill(daemon: LiveDaemon) -> None:
+    os.kill(daemon.pid, signal.SIGKILL)
+    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+
+
 def _records(home: Path) -> list[str]:
     directory = home / "runtime" / "managed-processes"
     return sorted(p.name for p in directory.glob("*.json")) if directory.exists() else []
@@ -74,25 +100,11 @@ def test_daemon_crash_restart_closed_with_history_then_resume_continues_the_sequ
 ) -> None:
     daemon = agent_daemon_factory()
     with SyncClient(home=daemon.home) as client:
-        agent = client.call(
-            "agent.create",
-            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
-        )["agent"]["id"]
-        _wait(client, agent)
+        agent = _remembering_agent(client, workdir)
         program, sleeper = _pids(client, agent)
-        client.call("agent.send", {"agentId": agent, "text": "[[slow:60]] busy"})
-        wait_for(
-            lambda: (
-                client.call("agent.timeline", {"agentId": agent, "limit": 1, "tail": True})[
-                    "entries"
-                ][-1]["event"]["type"]
-                == "turn_started"
-            ),
-            what="the slow turn",
-        )
+        _start_slow_turn(client, agent)
         before = client.call("agent.timeline", {"agentId": agent, "limit": 1000})
-    os.kill(daemon.pid, signal.SIGKILL)
-    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+    _kill(daemon)
     # The program saw its stdin close; the child it started is orphaned until the next boot.
     wait_for(lambda: _gone(program), what="the agent program to exit")
     assert not _gone(sleeper)
@@ -210,25 +222,14 @@ def _set_record_status(home: Path, agent_id: str, status: str) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def _tail_types(client: Any, agent_id: str, count: int) -> list[str]:
-    page = client.call("agent.timeline", {"agentId": agent_id, "limit": count, "tail": True})
-    return [entry["event"]["type"] for entry in page["entries"]]
-
-
 def test_restart_closes_a_turn_the_timeline_shows_open_whatever_the_record_says(
     agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
 ) -> None:
     daemon = agent_daemon_factory()
     with SyncClient(home=daemon.home) as client:
-        agent = client.call(
-            "agent.create",
-            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
-        )["agent"]["id"]
-        _wait(client, agent)
-        client.call("agent.send", {"agentId": agent, "text": "[[slow:60]] busy"})
-        wait_for(lambda: _tail_types(client, agent, 1) == ["turn_started"], what="the slow turn")
-    os.kill(daemon.pid, signal.SIGKILL)
-    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+        agent = _remembering_agent(client, workdir)
+        _start_slow_turn(client, agent)
+    _kill(daemon)
     _set_record_status(daemon.home, agent, "idle")
 
     restarted = agent_daemon_factory()
@@ -242,14 +243,9 @@ def test_restart_adds_nothing_to_a_finished_turn_whatever_the_record_says(
 ) -> None:
     daemon = agent_daemon_factory()
     with SyncClient(home=daemon.home) as client:
-        agent = client.call(
-            "agent.create",
-            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "remember alpha"},
-        )["agent"]["id"]
-        assert _wait(client, agent)["outcome"] == "idle"
+        agent = _remembering_agent(client, workdir)
         before = _tail_types(client, agent, 3)
-    os.kill(daemon.pid, signal.SIGKILL)
-    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
+    _kill(daemon)
     _set_record_status(daemon.home, agent, "running")
 
     restarted = agent_daemon_factory()
