@@ -10,7 +10,6 @@ proxy, which must see nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,26 +31,6 @@ pytestmark = pytest.mark.e2e
 START_TIMEOUT = 90.0
 TURN_TIMEOUT = 60.0
 SHELL = "echo from-the-shell > ran.txt; cat ran.txt"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def proxy() -> Iterator[RefusingProxy]:
-    with RefusingProxy() as refusing:
-        yield refusing
-        assert refusing.attempts == [], "an agent tried to reach the network"
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    path = tmp_path / "work"
-    path.mkdir()
-    return path
 
 
 # --- Claude Code: -p with stream-json on stdio ---------------------------------------------

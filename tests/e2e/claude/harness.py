@@ -9,7 +9,7 @@ bounded.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,19 +37,6 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wait_for(coro, TEST_TIMEOUT)
 
     return asyncio.run(bounded())
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def proxy() -> Iterator[RefusingProxy]:
-    with RefusingProxy() as refusing:
-        yield refusing
-        assert refusing.attempts == [], "Claude Code tried to leave 127.0.0.1"
 
 
 def claude_provider(**options: Any) -> ClaudeProvider:

@@ -1,5 +1,5 @@
 """Fixtures of the daemon end-to-end tests (defined in :mod:`e2e.daemon.harness`)."""
 
-from e2e.daemon.harness import daemon, fake, proxy
+from e2e.daemon.harness import daemon
 
-__all__ = ["daemon", "fake", "proxy"]
+__all__ = ["daemon"]

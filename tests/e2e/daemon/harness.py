@@ -242,18 +242,6 @@ def item_type(entry: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeModelServer]:
-    with FakeModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def proxy() -> Iterator[RefusingProxy]:
-    with RefusingProxy() as refusing:
-        yield refusing
-
-
-@pytest.fixture
 def daemon(tmp_path: Path, proxy: RefusingProxy) -> Iterator[RealDaemon]:
     """A daemon (not started yet: configure it first); stopped and swept at teardown."""
     real = RealDaemon(tmp_path / "d", proxy)

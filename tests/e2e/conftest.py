@@ -1,4 +1,5 @@
-"""Fixtures for the ``codex`` mapping tests: the fake model server, a refusing proxy, a workdir."""
+"""Fixtures every end-to-end test shares: the fake model server, the refusing proxy (which
+fails the test if anything tried to leave 127.0.0.1) and a working directory."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ def fake() -> Iterator[FakeModelServer]:
 
 @pytest.fixture
 def proxy() -> Iterator[RefusingProxy]:
-    """Set as Codex's HTTP(S) proxy: records and refuses anything not aimed at the fake."""
+    """Set as the agent programs' HTTP(S) proxy: records and refuses anything not aimed at the
+    fake, and fails the test at teardown if anything was."""
     with RefusingProxy() as refusing:
         yield refusing
-        assert refusing.attempts == [], "Codex tried to reach the network"
+        assert refusing.attempts == [], "an agent program tried to leave 127.0.0.1"
 
 
 @pytest.fixture
