@@ -39,6 +39,7 @@ from paseo_hookspecs.store import (
     ProjectRepository,
     WorkspaceRepository,
 )
+from pydantic import BaseModel
 
 from paseo_store_sqlite._codec import (
     apply_changes,
@@ -54,13 +55,38 @@ from paseo_store_sqlite._database import CommitUncertain, Database
 from paseo_store_sqlite._rows import load_current, parse, read_one
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 
-def _page(kind: str, rows: list[tuple[int, Any]], limit: int) -> Page[Any]:
+async def _position_page(
+    db: Database,
+    table: str,
+    model: type[R],
+    *,
+    clauses: list[str],
+    params: list[Any],
+    cursor: str | None,
+    limit: int,
+) -> Page[R]:
+    """One keyset page of ``table`` (``projects`` or ``workspaces``) in insertion order,
+    filtered by ``clauses``; the cursor is the last row's position."""
+    if cursor is not None:
+        clauses.append("position > ?")
+        params.extend(decode_cursor(table, cursor, (int,)))
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    # ``table`` is one of two constants and every value is a bound parameter.
+    sql = f"SELECT position, record FROM {table} {where} ORDER BY position LIMIT ?"  # noqa: S608
+    params.append(limit + 1)
+
+    def run(conn: sqlite3.Connection) -> list[tuple[int, R]]:
+        rows = conn.execute(sql, params).fetchall()
+        return [(row[0], parse(model, row[1])) for row in rows]
+
+    rows = await db.read(run)
     if len(rows) <= limit:
         return Page([item for _, item in rows])
     rows = rows[:limit]
-    return Page([item for _, item in rows], encode_cursor(kind, (rows[-1][0],)))
+    return Page([item for _, item in rows], encode_cursor(table, (rows[-1][0],)))
 
 
 class SqliteProjectRepository(ProjectRepository):
@@ -94,18 +120,15 @@ class SqliteProjectRepository(ProjectRepository):
         params: list[Any] = []
         if not include_archived:
             clauses.append("archived = 0")
-        if cursor is not None:
-            clauses.append("position > ?")
-            params.extend(decode_cursor("projects", cursor, (int,)))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT position, record FROM projects {where} ORDER BY position LIMIT ?"  # noqa: S608
-        params.append(limit + 1)
-
-        def run(conn: sqlite3.Connection) -> list[tuple[int, ProjectRecord]]:
-            rows = conn.execute(sql, params).fetchall()
-            return [(row[0], parse(ProjectRecord, row[1])) for row in rows]
-
-        return _page("projects", await self._db.read(run), limit)
+        return await _position_page(
+            self._db,
+            "projects",
+            ProjectRecord,
+            clauses=clauses,
+            params=params,
+            cursor=cursor,
+            limit=limit,
+        )
 
     async def insert_if_root_free(self, record: ProjectRecord) -> tuple[ProjectRecord, bool]:
         def run(conn: sqlite3.Connection) -> tuple[ProjectRecord, bool]:
@@ -253,18 +276,15 @@ class SqliteWorkspaceRepository(WorkspaceRepository):
         if cwd is not None:
             clauses.append("cwd = ?")
             params.append(cwd)
-        if cursor is not None:
-            clauses.append("position > ?")
-            params.extend(decode_cursor("workspaces", cursor, (int,)))
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT position, record FROM workspaces {where} ORDER BY position LIMIT ?"  # noqa: S608
-        params.append(limit + 1)
-
-        def run(conn: sqlite3.Connection) -> list[tuple[int, WorkspaceRecord]]:
-            rows = conn.execute(sql, params).fetchall()
-            return [(row[0], parse(WorkspaceRecord, row[1])) for row in rows]
-
-        return _page("workspaces", await self._db.read(run), limit)
+        return await _position_page(
+            self._db,
+            "workspaces",
+            WorkspaceRecord,
+            clauses=clauses,
+            params=params,
+            cursor=cursor,
+            limit=limit,
+        )
 
     async def insert(self, record: WorkspaceRecord) -> bool:
         self._guard.check()
