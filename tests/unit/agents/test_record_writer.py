@@ -76,12 +76,22 @@ def _run(home: Path, body: Any) -> CountingOps:
 def test_deferred_changes_merge_into_one_write_published_once_durable(tmp_path: Path) -> None:
     async def body(store: JsonStore, ops: CountingOps) -> None:
         published: list[AgentRecord] = []
-        writer = RecordWriter(AGENT, store.agents, published.append)
+        saved = asyncio.Event()
+
+        def on_saved(record: AgentRecord) -> None:
+            published.append(record)
+            saved.set()
+
+        loop = asyncio.get_running_loop()
+        writer = RecordWriter(AGENT, store.agents, on_saved)
+        staged_at = loop.time()
         writer.stage({"lastStatus": "running"}, urgent=False)
         writer.stage({"lastStatus": "idle", "requiresAttention": True}, urgent=False)
         assert ops.writes == 0  # nothing written before the deferral ends
-        assert published == []
-        await asyncio.sleep(record_writer.DEFER * 3)
+        await asyncio.wait_for(saved.wait(), 10)
+        # A lower bound only: the write cannot start before the deferral timer fires.
+        assert loop.time() - staged_at >= record_writer.DEFER / 2
+        await asyncio.sleep(0)
         assert ops.writes == 1
         assert [r.lastStatus for r in published] == ["idle"]
         assert _on_disk(tmp_path)["requiresAttention"] is True
