@@ -266,8 +266,11 @@ def test_timeline_appends_are_written_at_once_and_synced_behind(home, make_entry
         store = await _opened(home, ops)
         await store.timeline.append([make_entry(AGENT, 1)])
         assert path.read_bytes().count(b"\n") == 1  # written before any fsync ran
-        await store.timeline.append([make_entry(AGENT, 2)])
-        await store.timeline.append([make_entry(AGENT, 3)])
+        # Two appends of one moment (started in order, so they take the agent's lock in order).
+        await asyncio.gather(
+            store.timeline.append([make_entry(AGENT, 2)]),
+            store.timeline.append([make_entry(AGENT, 3)]),
+        )
         await store.timeline.sync()
         syncs = [name for kind, name in ops.calls if kind == "sync"]
         assert set(syncs) == {path.name}
