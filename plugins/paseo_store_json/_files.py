@@ -54,8 +54,8 @@ class FileOps:
     """The store's durable file operations on a live home.
 
     Each method either completes durably or raises ``OSError`` with the previous content of the
-    target intact (see :func:`paseo.fs.atomic_write_bytes`). Tests subclass this to inject
-    failures at a precise step.
+    target intact (see :func:`paseo.fs.atomic_write_bytes`); :meth:`append` alone leaves the
+    fsync to a later :meth:`sync`. Tests subclass this to inject failures at a precise step.
     """
 
     def write_bytes(self, path: Path, data: bytes) -> None:
@@ -72,17 +72,16 @@ class FileOps:
         fsync_directory(path.parent)
         return True
 
-    def append(self, path: Path, data: bytes, committed_size: int, *, sync: bool = True) -> int:
-        """Append ``data`` after the first ``committed_size`` bytes of ``path``; with ``sync``
-        fsync the file (and its directory when the file is new).
+    def append(self, path: Path, data: bytes, committed_size: int) -> int:
+        """Append ``data`` after the first ``committed_size`` bytes of ``path``.
 
         Anything beyond ``committed_size`` (a torn line of an earlier failed append) is cut
         first, and a failure cuts the file back, so the append is all or nothing. Returns the new
-        committed size. Without ``sync`` the data is in the file (a process killed now keeps it)
-        but not yet forced to the disk: the caller passes the path to :meth:`sync` later.
+        committed size. The data is in the file (a process killed now keeps it) but not forced
+        to the disk: the caller passes the path (and its directory, for a new file) to
+        :meth:`sync` later.
         """
         ensure_directory(path.parent)
-        created = not path.exists()
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             if os.fstat(fd).st_size != committed_size:
@@ -92,8 +91,6 @@ class FileOps:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                if sync:
-                    os.fsync(fd)
             except OSError:
                 try:
                     os.ftruncate(fd, committed_size)
@@ -103,13 +100,11 @@ class FileOps:
                 raise
         finally:
             os.close(fd)
-        if created and sync:
-            fsync_directory(path.parent)
         return committed_size + len(data)
 
     def sync(self, files: Sequence[Path], directories: Sequence[Path]) -> None:
-        """Force ``files`` (written by ``append(sync=False)``) and ``directories`` (where such
-        a file was created) to disk; a file deleted meanwhile is skipped."""
+        """Force ``files`` (written by :meth:`append`) and ``directories`` (where such a file
+        was created) to disk; a file deleted meanwhile is skipped."""
         for path in files:
             try:
                 fd = os.open(path, os.O_RDONLY)

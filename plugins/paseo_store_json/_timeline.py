@@ -188,7 +188,7 @@ class JsonTimelineRepository(TimelineRepository):
                 path = self.path(agent_id)
                 created = timeline.size == 0 and not path.exists()
                 size = self.core.io_now(
-                    lambda: self.core.ops.append(path, data, timeline.size, sync=False),
+                    lambda: self.core.ops.append(path, data, timeline.size),
                     f"appending to the timeline of {agent_id} ({path})",
                 )
                 self._unsynced.add(path)

@@ -53,9 +53,9 @@ class FailingOps(FileOps):
         self._check("remove", path)
         return super().remove(path)
 
-    def append(self, path: Path, data: bytes, committed_size: int, *, sync: bool = True) -> int:
+    def append(self, path: Path, data: bytes, committed_size: int) -> int:
         self._check("append", path)
-        return super().append(path, data, committed_size, sync=sync)
+        return super().append(path, data, committed_size)
 
     def sync(self, files: Sequence[Path], directories: Sequence[Path]) -> None:
         for path in files:
