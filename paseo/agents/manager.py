@@ -295,13 +295,7 @@ class AgentService:
         timeline = AgentTimeline(
             record.id, self.daemon.store.timeline, lambda batch: self._commit(cell[0], batch)
         )
-        writer = RecordWriter(
-            record.id,
-            self.daemon.store.agents,
-            lambda saved: self._publish(
-                AGENTS_STREAM, "agent.updated", {"agent": dump_record(saved)}
-            ),
-        )
+        writer = RecordWriter(record.id, self.daemon.store.agents, self._publish_record)
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)
         cell.append(agent)
         self.agents[record.id] = agent
@@ -317,8 +311,8 @@ class AgentService:
         if rpc is not None:
             rpc.publish(stream, method, payload)
 
-    def _publish_record(self, agent: LiveAgent, method: str = "agent.updated") -> None:
-        self._publish(AGENTS_STREAM, method, {"agent": dump_record(agent.record)})
+    def _publish_record(self, record: AgentRecord, method: str = "agent.updated") -> None:
+        self._publish(AGENTS_STREAM, method, {"agent": dump_record(record)})
 
     async def _save(
         self, agent: LiveAgent, changes: dict[str, Any], *, durable: bool = True
@@ -430,7 +424,7 @@ class AgentService:
         if not await self.daemon.store.agents.insert(record):
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self._adopt(record)
-        self._publish_record(agent, "agent.created")
+        self._publish_record(agent.record, "agent.created")
         if params.initialPrompt:
             await self.send(record.id, params.initialPrompt, params.messageId)
         else:
