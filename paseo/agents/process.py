@@ -26,6 +26,7 @@ import logging
 import os
 import secrets
 import signal
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -37,6 +38,9 @@ LINE_LIMIT = 64 * 1024 * 1024
 
 STDERR_KEEP = 64 * 1024
 """Bytes of stderr kept per process for diagnosis."""
+
+GROUP_EXIT_TIMEOUT = 5.0
+"""How long closing waits for the members of a killed process group to be gone."""
 
 TAG_VARIABLE = "PASEO_PROCESS_TAG"
 """Environment variable carrying an agent process tree's unique tag."""
@@ -58,6 +62,32 @@ def kill_tagged(tag: str, grace: float = 2.0) -> int:
             victim.kill()
     psutil.wait_procs(victims, timeout=grace)
     return len(victims)
+
+
+def group_members(pgid: int, *, live_only: bool = False) -> list[int]:
+    """Pids in process group ``pgid``; ``live_only`` leaves out zombies (in a container without
+    an init that reaps orphans, a dead group's zombies linger). Blocking (reads /proc)."""
+    import psutil
+
+    members = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(ProcessLookupError, PermissionError, psutil.Error):
+            if os.getpgid(process.pid) == pgid and not (
+                live_only and process.status() == psutil.STATUS_ZOMBIE
+            ):
+                members.append(process.pid)
+    return members
+
+
+def wait_group_gone(pgid: int, timeout: float) -> bool:
+    """Wait until no live process is left in group ``pgid`` (a SIGKILL is not instant for a
+    process mid-syscall); ``False`` after ``timeout`` seconds. Blocking."""
+    deadline = time.monotonic() + timeout
+    while group_members(pgid, live_only=True):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 class ProcessTracker(Protocol):
@@ -193,6 +223,8 @@ class AgentProcess:
         strays = await asyncio.to_thread(kill_tagged, self.tag)
         if strays:
             log.debug("killed %d process(es) that left agent %s's group", strays, self.agent_id)
+        if not await asyncio.to_thread(wait_group_gone, self.pid, GROUP_EXIT_TIMEOUT):
+            log.warning("process group %s of agent %s outlived SIGKILL", self.pid, self.agent_id)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(self._stderr_task, 1.0)
         if _tracker is not None:

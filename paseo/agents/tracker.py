@@ -16,7 +16,6 @@ import contextlib
 import logging
 import os
 import signal
-import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +27,8 @@ from paseo_hookspecs.records import (
     ManagedProcessRecord,
     ProcessIdentity,
 )
+
+from paseo.agents.process import group_members, wait_group_gone
 
 if TYPE_CHECKING:
     from paseo_hookspecs.store import ManagedProcessRepository
@@ -102,17 +103,6 @@ def same_process(pid: int, recorded: ProcessIdentity) -> bool:
     return (current.commandLine, current.startedAt) == (recorded.commandLine, recorded.startedAt)
 
 
-def _group_members(pgid: int) -> list[int]:
-    import psutil
-
-    members = []
-    for process in psutil.process_iter():
-        with contextlib.suppress(ProcessLookupError, PermissionError, psutil.Error):
-            if os.getpgid(process.pid) == pgid:
-                members.append(process.pid)
-    return members
-
-
 def _alive(pid: int) -> bool:
     import psutil
 
@@ -140,14 +130,12 @@ def reap_recorded_group(record: ManagedProcessRecord) -> str:
         leader_exists = False
     if leader_exists and not same_process(pid, record.identity):
         return "pid reused by another process; nothing to kill"
-    members = _group_members(pid)
+    members = group_members(pid)
     if not members:
         return "already gone"
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    deadline = time.monotonic() + REAP_TIMEOUT
-    while time.monotonic() < deadline and any(_alive(member) for member in members):
-        time.sleep(0.02)
+    wait_group_gone(pid, REAP_TIMEOUT)
     return f"killed orphaned process group {pid} ({len(members)} processes)"
 
 
