@@ -41,7 +41,15 @@ def exit_without_teardown() -> None:
 
 def entry() -> NoReturn:
     """The ``paseo`` program: run :func:`main` on ``sys.argv`` and exit with its code."""
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`paseo ls | head`): end quietly, as other Unix tools do.
+        from paseo.cli.errors import EXIT_BROKEN_PIPE, silence_stdout
+
+        silence_stdout()
+        code = EXIT_BROKEN_PIPE
     if _skip_teardown:
         import contextlib
 

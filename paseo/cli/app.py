@@ -15,7 +15,7 @@ from typing import Any
 
 from paseo import __version__
 from paseo.cli.catalog import COMMANDS
-from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.errors import EXIT_BROKEN_PIPE, EXIT_USAGE, CliError, silence_stdout
 
 
 def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -159,3 +159,59 @@ def run(argv: list[str]) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`paseo ls | head`): nothing more can be said on stdout.
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback on a terminal
+        return _unexpected(error, argv)
+
+
+def _unexpected(error: Exception, argv: list[str]) -> int:
+    """A failure no command anticipated: a one-line message for the user, the traceback in the
+    CLI log (``PASEO_DEBUG=1`` prints it instead)."""
+    from paseo.rpc.address import AddressError
+
+    if isinstance(error, AddressError):
+        sys.stderr.write(
+            f"paseo: error: invalid daemon address: {error} "
+            "(check --host / PASEO_HOST: host:port, a port, or a unix socket path)\n"
+        )
+        return EXIT_USAGE
+    if os.environ.get("PASEO_DEBUG"):
+        raise error
+    where = _log_traceback(error, argv)
+    detail = f"; the traceback is in {where}" if where else ""
+    sys.stderr.write(
+        f"paseo: error: unexpected {type(error).__name__}: {error}{detail}\n"
+        "(run again with PASEO_DEBUG=1 to print it)\n"
+    )
+    return 1
+
+
+CLI_LOG_LIMIT = 1 << 20
+"""The CLI log is started afresh past this size."""
+
+
+def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
+    """Append the traceback to ``$PASEO_HOME/cli.log`` when the home exists (an error never
+    creates one); the path written, or ``None``."""
+    import time
+    import traceback
+
+    from paseo.client.discovery import home_path
+
+    options, _rest = _global_parser().parse_known_args(argv)
+    home = home_path(getattr(options, "home", None))
+    if not home.is_dir():
+        return None
+    path = home / "cli.log"
+    try:
+        mode = "w" if path.exists() and path.stat().st_size > CLI_LOG_LIMIT else "a"
+        with open(path, mode, encoding="utf-8") as log:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            log.write(f"{stamp} paseo {' '.join(argv)}\n")
+            log.write("".join(traceback.format_exception(error)))
+    except OSError:
+        return None
+    return str(path)

@@ -40,6 +40,9 @@ OUTCOME_EXIT = {
 WAIT_SLICE = 60.0
 """Longest single ``agent.wait`` call; longer waits repeat it."""
 
+HISTORY_PAGE = 500
+"""Timeline entries fetched per call when reading history."""
+
 EXIT_CODES_HELP = (
     "exit status: 0 idle, 4 waiting for a permission, 5 error, 6 timed out, 7 stopped/closed"
 )
@@ -202,6 +205,20 @@ def _detail(detail: Mapping[str, Any] | None) -> str:
     return ""
 
 
+_SHOWN_EVENTS = frozenset(
+    {
+        "thread_started",
+        "turn_started",
+        "turn_completed",
+        "turn_failed",
+        "turn_canceled",
+        "permission_requested",
+        "permission_resolved",
+    }
+)
+_SHOWN_ITEMS = frozenset({"user_message", "tool_call", "todo", "error", "compaction"})
+
+
 class Renderer:
     """Writes timeline entries as readable text; text chunks of one message join up."""
 
@@ -227,6 +244,22 @@ class Renderer:
     def entry(self, entry: Mapping[str, Any]) -> None:
         self.event(entry.get("event") or {})
         self.out.flush()
+
+    @staticmethod
+    def unit(event: Mapping[str, Any]) -> str | None:
+        """What :meth:`event` shows ``event`` as: one key per displayed item (the text chunks
+        of one message share theirs), ``None`` when it shows nothing (usage, attention)."""
+        kind = event.get("type")
+        if kind == "timeline":
+            item = event.get("item") if isinstance(event.get("item"), Mapping) else {}
+            assert isinstance(item, Mapping)
+            item_kind = item.get("type")
+            if item_kind in ("assistant_message", "reasoning"):
+                return f"{item_kind}:{item.get('messageId')}"
+            if item_kind in _SHOWN_ITEMS:
+                return f"{item_kind}:{id(item)}"
+            return None
+        return f"{kind}:{id(event)}" if kind in _SHOWN_EVENTS else None
 
     def event(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
@@ -324,27 +357,64 @@ class Follower:
         if name == stream:
             self.events.put(("gap", None))
 
-    def history(self, tail: int | None) -> list[dict[str, Any]]:
-        """The stored entries (the last ``tail`` ones), and the cursor after them."""
-        params: dict[str, Any] = {"agentId": self.agent_id, "limit": tail or 1000, "tail": True}
-        entries: list[dict[str, Any]] = []
+    def history(
+        self, tail: int | None, *, unit: Callable[[Mapping[str, Any]], str | None] | None = None
+    ) -> list[dict[str, Any]]:
+        """The stored entries, and the cursor after them: all of them, or the last ``tail``.
+
+        With ``unit``, ``tail`` counts what is shown rather than stored entries: ``unit(event)``
+        names the displayed item an entry belongs to (the chunks of one message share one) or
+        is ``None`` for an entry that shows nothing, and older pages are read until ``tail``
+        items are found.
+        """
+        params: dict[str, Any] = {"agentId": self.agent_id, "limit": HISTORY_PAGE, "tail": True}
         if tail is None:
-            params["tail"] = False
-            after: dict[str, Any] | None = None
-            while True:
-                page = self.client.call("agent.timeline", {**params, "after": after})
-                entries += page["entries"]
-                if not page["hasMore"] or not page["entries"]:
-                    break
-                last = page["entries"][-1]
-                after = {"epoch": last["epoch"], "seq": last["seq"]}
+            entries = self._all(params)
+        elif unit is None:
+            entries = self.client.call("agent.timeline", {**params, "limit": tail})["entries"]
         else:
-            entries = self.client.call("agent.timeline", params)["entries"]
+            entries = self._last_units(params, tail, unit)
         if entries:
             self.epoch, self.seq = entries[-1]["epoch"], entries[-1]["seq"]
         else:
             self.epoch = self.client.call("agent.timeline", {**params, "limit": 1})["epoch"]
         return entries
+
+    def _all(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        entries: list[dict[str, Any]] = []
+        after: dict[str, Any] | None = None
+        while True:
+            page = self.client.call("agent.timeline", {**params, "tail": False, "after": after})
+            entries += page["entries"]
+            if not page["hasMore"] or not page["entries"]:
+                return entries
+            last = page["entries"][-1]
+            after = {"epoch": last["epoch"], "seq": last["seq"]}
+
+    def _last_units(
+        self,
+        params: dict[str, Any],
+        tail: int,
+        unit: Callable[[Mapping[str, Any]], str | None],
+    ) -> list[dict[str, Any]]:
+        if tail <= 0:
+            return []
+        entries: list[dict[str, Any]] = []
+        units: list[str] = []
+        before: dict[str, Any] | None = None
+        while True:
+            page = self.client.call("agent.timeline", {**params, "before": before})
+            batch = page["entries"]
+            for entry in reversed(batch):
+                key = unit(entry.get("event") or {})
+                if key is not None and (not units or units[-1] != key):
+                    if len(units) == tail:
+                        return entries
+                    units.append(key)
+                entries.insert(0, entry)
+            if not page["hasMore"] or not batch:
+                return entries
+            before = {"epoch": batch[0]["epoch"], "seq": batch[0]["seq"]}
 
     def _refetch(self) -> list[dict[str, Any]]:
         after = {"epoch": self.epoch, "seq": self.seq} if self.epoch else None
@@ -387,3 +457,30 @@ class Follower:
 
 def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
+
+
+def entry_writer(
+    args: argparse.Namespace, renderer: Renderer
+) -> Callable[[Mapping[str, Any]], None]:
+    """How a streaming command writes one timeline entry in the chosen ``-o`` format: readable
+    text (table), one JSON object per line (json: JSON Lines, so a follower can parse each line
+    as it arrives), or one YAML document per entry (yaml, ``---`` separated)."""
+    if args.output == "json":
+
+        def write_json(entry: Mapping[str, Any]) -> None:
+            sys.stdout.write(dumps(entry) + "\n")
+            sys.stdout.flush()
+
+        return write_json
+    if args.output == "yaml":
+        import yaml
+
+        def write_yaml(entry: Mapping[str, Any]) -> None:
+            document = yaml.safe_dump(
+                dict(entry), sort_keys=False, allow_unicode=True, explicit_start=True
+            )
+            sys.stdout.write(document)
+            sys.stdout.flush()
+
+        return write_yaml
+    return renderer.entry

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from paseo.cli.commands._agentcli import Follower, Renderer, add_host, connect
+from paseo.cli.commands._agentcli import Follower, Renderer, add_host, connect, entry_writer
 from paseo.cli.errors import CliError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("agent", metavar="ID", help="agent id, id prefix or title")
-    parser.add_argument("--tail", type=int, default=20, help="earlier entries to show first")
+    parser.add_argument(
+        "--tail", type=int, default=20, help="earlier items to show first (default 20)"
+    )
     add_host(parser)
     parser.set_defaults(run=run)
 
@@ -20,11 +22,13 @@ def run(args: argparse.Namespace) -> int:
     with connect(args) as client:
         agent = client.call("agent.get", {"agentId": args.agent})["agent"]
         renderer = Renderer(sys.stdout, color=sys.stdout.isatty(), agent=agent["id"][:8])
+        write = entry_writer(args, renderer)
         follower = Follower(client, agent["id"])
-        for entry in follower.history(args.tail):
-            renderer.entry(entry)
+        unit = Renderer.unit if args.output == "table" else None
+        for entry in follower.history(args.tail, unit=unit):
+            write(entry)
         sys.stdout.flush()
-        ended = follower.follow(renderer.entry)
+        ended = follower.follow(write)
         renderer.close()
     if ended == "lost":
         raise CliError("the connection to the daemon was lost")

@@ -386,6 +386,26 @@ def run_reload(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- set-password
 
 
+def _ask_password() -> str:
+    """Read the new password twice from the terminal."""
+    import getpass
+
+    if not sys.stdin.isatty():
+        raise CliError(
+            "standard input is not a terminal: pipe the password with --password-stdin; "
+            "nothing changed",
+            exit_code=2,
+        )
+    try:
+        password = getpass.getpass("New password: ")
+        repeated = getpass.getpass("Repeat it: ")
+    except EOFError:
+        raise CliError("no password given (input ended); nothing changed") from None
+    if repeated != password:
+        raise CliError("the passwords differ; nothing changed")
+    return password
+
+
 def run_set_password(args: argparse.Namespace) -> int:
     """Write ``daemon.auth.password`` (a bcrypt hash) to config.json atomically."""
     from paseo.config import ConfigError, set_path
@@ -395,14 +415,9 @@ def run_set_password(args: argparse.Namespace) -> int:
     if args.clear:
         value: str | None = None
     else:
-        if args.password_stdin:
-            password = sys.stdin.readline().rstrip("\r\n")
-        else:
-            import getpass
-
-            password = getpass.getpass("New password: ")
-            if getpass.getpass("Repeat it: ") != password:
-                raise CliError("the passwords differ; nothing changed")
+        password = (
+            sys.stdin.readline().rstrip("\r\n") if args.password_stdin else _ask_password()
+        )
         if len(password) < 8:
             raise CliError("the password must have at least 8 characters; nothing changed")
         value = hash_password(password)
