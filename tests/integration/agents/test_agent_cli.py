@@ -196,3 +196,46 @@ def test_not_running_daemon_is_reported(run_paseo: Run) -> None:
     result = run_paseo("ls")
     assert result.returncode == 1
     assert "not running" in result.stderr
+
+
+def test_logs_and_attach_honour_the_output_format_and_tail_counts_what_is_shown(
+    agent_daemon: LiveDaemon, paseo: Run, workdir: Path
+) -> None:
+    import yaml
+
+    agent = paseo(
+        "run", "-q", "--provider", "scripted", "--cwd", str(workdir), "one", check=True
+    ).stdout.strip()
+    paseo("send", agent, "two", check=True)
+    json_lines = paseo("logs", agent, "-o", "json", check=True).stdout.splitlines()
+    as_json = [json.loads(line) for line in json_lines]
+    as_yaml = list(yaml.safe_load_all(paseo("logs", agent, "-o", "yaml", check=True).stdout))
+    assert as_yaml == as_json
+    full = paseo("logs", agent, check=True).stdout.splitlines()
+    assert len(as_json) > len(full), "some stored entries show nothing"
+    for count in (1, 2, 3):
+        shown = paseo("logs", agent, "--tail", str(count), check=True).stdout.splitlines()
+        assert shown == full[-count:]
+    env = dict(os.environ, PASEO_HOME=str(agent_daemon.home))
+    attach = subprocess.Popen(
+        [sys.executable, "-m", "paseo", "attach", agent, "--tail", "2", "-o", "json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+
+    def read() -> None:
+        assert attach.stdout is not None
+        for line in attach.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        wait_for(lambda: len(lines) >= 2, what="the attached history")
+        assert [json.loads(line) for line in lines[:2]] == as_json[-2:]
+    finally:
+        attach.terminate()
+        attach.wait(10)
