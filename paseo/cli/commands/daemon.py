@@ -230,7 +230,33 @@ def run_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_startable(args: argparse.Namespace) -> None:
+    """Refuse before stopping anything when the daemon could not start again: config.json is
+    checked the way start-up checks it, with this environment (restart passes it on)."""
+    from paseo.config import ConfigError, load_config
+
+    layout = home_layout(args)
+    env = dict(os.environ)
+    if args.listen:
+        env["PASEO_LISTEN"] = args.listen
+    try:
+        load_config(layout.config, env=env, home=layout.root)
+    except ConfigError as exc:
+        raise CliError(
+            f"not restarting: the daemon could not start with this configuration "
+            f"(the running daemon keeps running):\n{exc}"
+        ) from None
+
+
 def run_restart(args: argparse.Namespace) -> int:
+    if args.listen:
+        from paseo.rpc.address import AddressError, parse_address
+
+        try:
+            parse_address(args.listen)
+        except AddressError as exc:
+            raise CliError(f"--listen: {exc}", exit_code=2) from None
+    _check_startable(args)
     _stop(args)
     args.foreground = False
     args.timeout = max(args.timeout, 30.0)

@@ -109,3 +109,17 @@ def test_unix_socket_listener(daemon_factory, paseo_home: Path, run_paseo, tmp_p
     finally:
         run_paseo("daemon", "stop", "--force", check=True)
     assert not socket_path.exists()
+
+
+def test_restart_with_an_invalid_config_keeps_the_running_daemon(
+    daemon: LiveDaemon, run_paseo, paseo_home: Path
+) -> None:
+    config = paseo_home / "config.json"
+    config.write_text('{"daemon": {"listen": 12}}', encoding="utf-8")
+    result = run_paseo("daemon", "restart")
+    assert result.returncode == 1
+    assert "not restarting" in result.stderr
+    assert "daemon.listen" in result.stderr
+    assert not _gone(daemon.pid)
+    status = json.loads(run_paseo("daemon", "status", "-o", "json", check=True).stdout)
+    assert status["pid"] == daemon.pid
