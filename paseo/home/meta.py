@@ -20,6 +20,7 @@ from typing import Any
 from paseo.fs.atomic import atomic_write_json, atomic_write_text, read_json
 from paseo.home.lock import read_pid_file
 from paseo.home.paths import HomeLayout
+from paseo.home.quarantine import quarantine_file
 
 log = logging.getLogger("paseo.home")
 
@@ -41,13 +42,18 @@ def load_or_create_server_id(layout: HomeLayout, env: dict[str, str] | None = No
     if override:
         return override
     try:
-        existing = layout.server_id.read_text(encoding="utf-8").strip()
+        raw = layout.server_id.read_bytes()
     except FileNotFoundError:
-        existing = ""
-    if existing.startswith("srv_") and len(existing) > 4:
+        raw = b""
+    try:
+        existing = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        existing = "\ufffd"  # not text: malformed, handled below
+    if existing.startswith("srv_") and len(existing) > 4 and existing.isprintable():
         return existing
-    if existing:
-        log.warning("server-id at %s is malformed; generating a new one", layout.server_id)
+    if raw:
+        # Kept, not overwritten: the id names this daemon to paired clients and a Hub.
+        quarantine_file(layout.root, layout.server_id, "server-id is malformed; a new one was made")
     server_id = "srv_" + b64url(secrets.token_bytes(16))
     atomic_write_text(layout.server_id, server_id + "\n")
     return server_id
@@ -90,10 +96,10 @@ def load_or_create_keypair(layout: HomeLayout) -> Keypair:
         keypair = None
     except (OSError, ValueError):
         keypair = None
-        log.warning("%s is unreadable; generating a new keypair", path)
+        quarantine_file(layout.root, path, "unreadable; a new keypair was generated")
     else:
         if keypair is None:
-            log.warning("%s is not a v2 keypair; generating a new keypair", path)
+            quarantine_file(layout.root, path, "not a v2 keypair; a new keypair was generated")
     if keypair is not None:
         return keypair
     private = PrivateKey.generate()

@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo.cli.errors import CliError
@@ -129,6 +130,7 @@ def run_start(args: argparse.Namespace) -> int:
     else:
         where = ", ".join(report.get("listen") or []) or "no transport"
         sys.stdout.write(f"paseo daemon started (pid {report['pid']}), listening on {where}\n")
+    _warn_quarantine(layout.root)
     # The daemon is a fork of this process and carries on; nothing is left to do here, and
     # tearing down this interpreter's modules would only keep the caller waiting.
     exit_without_teardown()
@@ -278,6 +280,7 @@ _TABLE_KEYS = (
     ("pluginsFailed", "failed plugins"),
     ("connections", "connections"),
     ("agents", "agents"),
+    ("quarantined", "quarantined files"),
     ("note", "note"),
 )
 
@@ -351,7 +354,26 @@ def run_status(args: argparse.Namespace) -> int:
     return _emit_status(args, data)
 
 
+def _warn_quarantine(home: Path) -> None:
+    """Say so when files sit in quarantine: a record that failed to load is otherwise
+    invisible (its agent or project is simply missing from every listing)."""
+    from paseo.home.quarantine import list_quarantine
+
+    entries = list_quarantine(home)
+    if entries:
+        names = ", ".join(sorted({entry.original.name for entry in entries})[:5])
+        sys.stderr.write(
+            f"paseo: warning: {len(entries)} file(s) could not be loaded and are in quarantine "
+            f"({names}); see `paseo store quarantine ls`\n"
+        )
+
+
 def _emit_status(args: argparse.Namespace, data: dict[str, Any], *, hint: bool = False) -> int:
+    from paseo.home.quarantine import list_quarantine
+
+    quarantined = list_quarantine(Path(data["home"])) if data.get("home") else []
+    if quarantined:
+        data = {**data, "quarantined": len(quarantined)}
     if args.output != "table" or args.quiet:
         emit(args, data, id_key="pid")
     else:

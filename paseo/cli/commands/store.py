@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paseo.cli.context import home_layout
@@ -57,6 +59,99 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="after a verified copy, set storage.driver in config.json",
     )
     migrate.set_defaults(run=run_migrate)
+    _configure_quarantine(subs)
+
+
+QUARANTINE_COLUMNS = (
+    ("quarantinedAt", "QUARANTINED"),
+    ("original", "ORIGINAL"),
+    ("path", "PATH"),
+    ("size", "BYTES"),
+)
+
+
+def _configure_quarantine(subs: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    group = subs.add_parser(
+        "quarantine",
+        help="files the daemon could not load, kept aside: list, restore, remove",
+        description=(
+            "A file the daemon could not use (a corrupt record, a malformed server-id, an "
+            "unreadable keypair) is moved to $PASEO_HOME/quarantine/ instead of being deleted. "
+            "Fix a file and restore it with the daemon stopped, or remove it once you no longer "
+            "need it."
+        ),
+    )
+    actions = group.add_subparsers(dest="action", metavar="ACTION")
+    ls = actions.add_parser("ls", help="list quarantined files")
+    ls.set_defaults(run=run_quarantine_ls)
+    restore = actions.add_parser(
+        "restore", help="move a quarantined file back (daemon stopped)"
+    )
+    restore.add_argument("path", metavar="PATH", help="the file, as `ls` shows it")
+    restore.add_argument("--force", action="store_true", help="replace a file that is there now")
+    restore.set_defaults(run=run_quarantine_restore)
+    remove = actions.add_parser("rm", help="delete a quarantined file for good")
+    remove.add_argument("path", metavar="PATH", help="the file, as `ls` shows it")
+    remove.set_defaults(run=run_quarantine_rm)
+
+
+def run_quarantine_ls(args: argparse.Namespace) -> int:
+    from paseo.home.quarantine import list_quarantine
+
+    layout = home_layout(args)
+    rows = [
+        {
+            "quarantinedAt": entry.quarantinedAt,
+            "original": str(entry.original),
+            "path": str(entry.path),
+            "size": entry.size,
+        }
+        for entry in list_quarantine(layout.root)
+    ]
+    emit(args, rows, columns=QUARANTINE_COLUMNS, id_key="path")
+    return 0
+
+
+def _quarantined(args: argparse.Namespace) -> Path:
+    from paseo.home.quarantine import QUARANTINE_DIR
+
+    layout = home_layout(args)
+    path = Path(os.path.abspath(args.path))
+    if not path.is_relative_to(layout.root / QUARANTINE_DIR) or not path.is_file():
+        raise CliError(
+            f"{args.path} is not a quarantined file of {layout.root}; "
+            "see `paseo store quarantine ls`",
+            exit_code=2,
+        )
+    return path
+
+
+def run_quarantine_restore(args: argparse.Namespace) -> int:
+    from paseo.client.discovery import daemon_running
+    from paseo.home.quarantine import RestoreRefused, restore
+
+    layout = home_layout(args)
+    path = _quarantined(args)
+    if daemon_running(layout.root):
+        raise CliError(
+            "the daemon is running: it would not see the restored file until a restart and "
+            "could overwrite it; stop it first (`paseo daemon stop`)"
+        )
+    try:
+        original = restore(layout.root, path, force=args.force)
+    except RestoreRefused as exc:
+        raise CliError(str(exc)) from None
+    if not args.quiet:
+        sys.stdout.write(f"restored {original}; `paseo daemon start` loads it again\n")
+    return 0
+
+
+def run_quarantine_rm(args: argparse.Namespace) -> int:
+    path = _quarantined(args)
+    path.unlink()
+    if not args.quiet:
+        sys.stdout.write(f"removed {path}\n")
+    return 0
 
 
 def run_migrate(args: argparse.Namespace) -> int:
