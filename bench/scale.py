@@ -1,0 +1,258 @@
+"""The daemon at scale: 1,000, 10,000 and 50,000 agents on both store drivers, each figure next
+to its floor measured in the same run.
+
+Per driver and agent count, on a home of closed agents (about 1 KB each, over 50 cwds):
+
+* ready: ``paseo daemon start`` wall time to accepting connections; floor for json: reading and
+  ``json.loads`` of every agent file; for both: the same start on an empty home.
+* RSS once ready; floor: an idle Python interpreter.
+* stop: ``paseo daemon stop`` wall time; floor: the same stop with no agent.
+* ``paseo ls`` (one page) wall time, and ``paseo ls -a -o json``: the daemon's RSS growth while it
+  answers and the CLI's peak RSS.
+* a trivial RPC round trip (``server.ping``) p50 vs a bare websockets echo server, same client.
+
+Targets (issue "Scale"): RSS at 50,000 <= 250 MiB json / 90 MiB sqlite; ready at 50,000 <= 1.5 s
+json / 0.5 s sqlite; stop at 50,000 <= 1.5x the empty stop; ``ls -a -o json`` at 50,000 grows the
+daemon < 20 MiB with the CLI < 60 MiB; ``paseo ls`` <= 0.25 s; round trip p50 <= 1.0x echo.
+
+Run: ``.venv/bin/python bench/scale.py`` (``--counts 1000,10000`` for a quicker pass,
+``--drivers json``, ``--runs 3``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from daemon import (
+    ECHO_SERVER,
+    PASEO,
+    PYTHON,
+    percentile,
+    round_trips,
+    start_daemon,
+    stop_daemon,
+)
+from store import build_records, write_json_home
+
+MIB = 1024 * 1024
+TARGETS: dict[tuple[str, str], float] = {
+    ("json", "rss MiB"): 250.0,
+    ("sqlite", "rss MiB"): 90.0,
+    ("json", "ready s"): 1.5,
+    ("sqlite", "ready s"): 0.5,
+}
+
+
+def closed_home(home: Path, agents: int) -> None:
+    """A JSON-layout home of ``agents`` closed agents (what a stopped daemon leaves)."""
+    project, workspaces, records = build_records(agents, max(1, min(1000, agents // 10)))
+    for record in records:
+        record["lastStatus"] = "closed"
+    write_json_home(home, project, workspaces, records)
+
+
+def to_sqlite(home: Path) -> float:
+    """Move the home onto the sqlite driver with the product's own migration; seconds taken."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        [PASEO, "--home", str(home), "store", "migrate", "--from", "json", "--to", "sqlite",
+         "--switch", "-q"],
+        capture_output=True, text=True, timeout=3600, check=False,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"migration failed:\n{result.stderr}")
+    return time.perf_counter() - start
+
+
+def parse_floor(home: Path) -> float:
+    """Read and parse every agent file, as the cheapest possible cold load would."""
+    start = time.perf_counter()
+    for path in (home / "agents").rglob("*.json"):
+        json.loads(path.read_bytes())
+    return time.perf_counter() - start
+
+
+def idle_python_rss() -> int:
+    process = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.5)
+        return int(psutil.Process(process.pid).memory_info().rss)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def env_for(home: Path) -> dict[str, str]:
+    return {**os.environ, "PASEO_HOME": str(home), "PASEO_LISTEN": "127.0.0.1:0"}
+
+
+def timed_start(home: Path) -> tuple[float, dict[str, Any]]:
+    start = time.perf_counter()
+    report = start_daemon(home, env_for(home))
+    return time.perf_counter() - start, report
+
+
+def timed_stop(home: Path) -> float:
+    start = time.perf_counter()
+    stop_daemon(env_for(home))
+    return time.perf_counter() - start
+
+
+def wall(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                   timeout=600, check=False)
+    return time.perf_counter() - start
+
+
+def list_all_cost(pid: int, env: dict[str, str]) -> tuple[int, int]:
+    """(daemon RSS growth, CLI peak RSS) in bytes while ``paseo ls -a -o json`` runs."""
+    daemon = psutil.Process(pid)
+    before = daemon.memory_info().rss
+    peak = [before]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], daemon.memory_info().rss)
+            except psutil.Error:
+                return
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    process = subprocess.Popen([PASEO, "ls", "-a", "-o", "json"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(process.pid, 0)
+    process.returncode = 0
+    done.set()
+    sampler.join()
+    return peak[0] - before, usage.ru_maxrss * 1024
+
+
+def echo_round_trip(count: int) -> float:
+    server = subprocess.Popen([PYTHON, "-c", ECHO_SERVER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        samples = asyncio.run(round_trips(f"ws://127.0.0.1:{port}", None, count, rpc=False))
+        return percentile(samples, 0.5)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def daemon_round_trip(report: dict[str, Any], home: Path, count: int) -> float:
+    token = (home / "local-credential").read_text().strip()
+    url = report["listen"][0]
+    samples = asyncio.run(round_trips(url, token, count, rpc=True))
+    return percentile(samples, 0.5)
+
+
+def measure(driver: str, agents: int, runs: int, scratch: Path) -> dict[str, float]:
+    home = scratch / f"{driver}-{agents}"
+    closed_home(home, agents)
+    figures: dict[str, float] = {}
+    if driver == "json":
+        figures["parse floor s"] = statistics.median(parse_floor(home) for _ in range(runs))
+    else:
+        figures["migrate s"] = to_sqlite(home)
+    env = env_for(home)
+    readies, stops, rss, lists = [], [], [], []
+    growth = cli_peak = 0
+    rpc = 0.0
+    for run in range(runs):
+        ready, report = timed_start(home)
+        readies.append(ready)
+        rss.append(psutil.Process(report["pid"]).memory_info().rss)
+        lists.append(statistics.median(wall([PASEO, "ls"], env) for _ in range(3)))
+        if run == 0:
+            growth, cli_peak = list_all_cost(report["pid"], env)
+            rpc = daemon_round_trip(report, home, 2000)
+        stops.append(timed_stop(home))
+    figures.update(
+        {
+            "ready s": statistics.median(readies),
+            "rss MiB": statistics.median(rss) / MIB,
+            "stop s": statistics.median(stops),
+            "ls s": statistics.median(lists),
+            "ls -a json daemon growth MiB": growth / MIB,
+            "ls -a json cli peak MiB": cli_peak / MIB,
+            "rpc p50 us": rpc * 1e6,
+        }
+    )
+    return figures
+
+
+def empty_baseline(driver: str, runs: int, scratch: Path) -> dict[str, float]:
+    home = scratch / f"{driver}-empty"
+    home.mkdir()
+    if driver == "sqlite":
+        (home / "config.json").write_text('{"storage": {"driver": "sqlite"}}\n')
+    readies, stops = [], []
+    for _ in range(runs):
+        ready, _report = timed_start(home)
+        readies.append(ready)
+        stops.append(timed_stop(home))
+    return {"ready s": statistics.median(readies), "stop s": statistics.median(stops)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--counts", default="1000,10000,50000")
+    parser.add_argument("--drivers", default="json,sqlite")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    counts = [int(c) for c in args.counts.split(",")]
+    drivers = args.drivers.split(",")
+    python_rss = idle_python_rss() / MIB
+    echo = echo_round_trip(2000) * 1e6
+    print(f"floors: idle python RSS {python_rss:.1f} MiB; websockets echo p50 {echo:.0f} us")
+    with tempfile.TemporaryDirectory(prefix="paseo-scale-") as tmp:
+        scratch = Path(tmp)
+        for driver in drivers:
+            empty = empty_baseline(driver, args.runs, scratch)
+            print(f"\n{driver}: empty home ready {empty['ready s']:.3f} s, "
+                  f"stop {empty['stop s']:.3f} s")
+            header = ("agents", "ready s", "floor", "rss MiB", "x idle py", "stop s", "x empty",
+                      "ls s", "ls-a grow MiB", "ls-a cli MiB", "rpc p50 us", "x echo")
+            print("  ".join(f"{h:>13}" for h in header))
+            for agents in counts:
+                f = measure(driver, agents, args.runs, scratch)
+                floor = f.get("parse floor s", empty["ready s"])
+                row = (
+                    agents, f["ready s"], floor, f["rss MiB"], f["rss MiB"] / python_rss,
+                    f["stop s"], f["stop s"] / empty["stop s"], f["ls s"],
+                    f["ls -a json daemon growth MiB"], f["ls -a json cli peak MiB"],
+                    f["rpc p50 us"], f["rpc p50 us"] / echo,
+                )
+                print("  ".join(f"{v:>13.3f}" if isinstance(v, float) else f"{v:>13}"
+                                for v in row))
+                if "migrate s" in f:
+                    print(f"{'':>13}  (sqlite home built by `paseo store migrate` in "
+                          f"{f['migrate s']:.1f} s)")
+                for key, target in TARGETS.items():
+                    if key[0] == driver and agents == max(counts) and key[1] in f:
+                        verdict = "ok" if f[key[1]] <= target else "MISSED"
+                        print(f"{'':>13}  target {key[1]} <= {target}: {f[key[1]]:.3f} {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
