@@ -9,8 +9,9 @@ variable.
 Environment values that do not parse are ignored, as if unset, so a typo in a launch script
 falls back to the file instead of stopping the daemon.
 
-Absent and empty differ for ``daemon.terminalProfiles``: absent means the built-in
-:data:`DEFAULT_TERMINAL_PROFILES`, ``[]`` means the user removed them all.
+Absent and empty differ for ``daemon.terminalProfiles``: absent (``None``) means the profiles
+the installed agent providers offer (the kernel names no agent program), ``[]`` means the user
+removed them all.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from paseo_hookspecs.terminals import TerminalProfile
 from pydantic import BaseModel, ConfigDict, Field
 
 from paseo.config.models import (
@@ -40,7 +42,6 @@ from paseo.config.models import (
     ServicePortsConfig,
     SkillSelection,
     SttSite,
-    TerminalProfile,
     TtsSite,
     TurnDetectionSite,
 )
@@ -59,31 +60,6 @@ DEFAULT_LOG_ROTATE_SIZE = "10m"
 DEFAULT_LOG_ROTATE_FILES = 2
 DEFAULT_STORAGE_DRIVER = "json"
 DEFAULT_LOCAL_MODELS_SUBDIR = Path("models") / "local-speech"
-
-PROMPT_SENTINEL = "{{{prompt}}}"
-"""Where a typed prompt goes in a terminal profile's command or args."""
-
-DEFAULT_TERMINAL_PROFILES: tuple[TerminalProfile, ...] = (
-    TerminalProfile.model_construct(
-        id="claude", name="Claude Code", command="claude", args=[PROMPT_SENTINEL], icon="claude"
-    ),
-    TerminalProfile.model_construct(
-        id="codex", name="Codex", command="codex", args=[PROMPT_SENTINEL], icon="codex"
-    ),
-    # opencode's positional argument is a project directory, so its prompt is an option, kept
-    # in one argv entry so it can be dropped whole when no prompt is typed.
-    TerminalProfile.model_construct(
-        id="opencode",
-        name="OpenCode",
-        command="opencode",
-        args=[f"--prompt={PROMPT_SENTINEL}"],
-        icon="opencode",
-    ),
-    TerminalProfile.model_construct(
-        id="pi", name="Pi", command="pi", args=[PROMPT_SENTINEL], icon="pi"
-    ),
-)
-"""Terminal profiles offered when ``daemon.terminalProfiles`` is absent."""
 
 _LOG_LEVELS = ("trace", "debug", "info", "warn", "error", "fatal")
 _LOG_FORMATS = ("pretty", "json")
@@ -140,7 +116,8 @@ class ResolvedDaemon(_Frozen):
     mcp: ResolvedMcp
     git: ResolvedGit
     appendSystemPrompt: str
-    terminalProfiles: tuple[TerminalProfile, ...]
+    terminalProfiles: tuple[TerminalProfile, ...] | None
+    """``None`` when config.json has none: the installed providers offer theirs."""
     agentProfiles: tuple[AgentProfile, ...]
     cors: ResolvedCors
     relay: ResolvedRelay
@@ -469,9 +446,7 @@ def _resolve_daemon(config: PaseoConfig, env: _Env) -> ResolvedDaemon:
             or DEFAULT_GIT_MAX_PROCESS_CONCURRENCY,
         ),
         appendSystemPrompt=(daemon.appendSystemPrompt if daemon else None) or "",
-        terminalProfiles=(
-            DEFAULT_TERMINAL_PROFILES if terminal_profiles is None else tuple(terminal_profiles)
-        ),
+        terminalProfiles=None if terminal_profiles is None else tuple(terminal_profiles),
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
         cors=ResolvedCors.model_construct(allowedOrigins=origins),
         relay=ResolvedRelay.model_construct(
