@@ -7,10 +7,10 @@ and :mod:`paseo.plugin_install.transaction`).
 """
 
 from paseo.plugin_install.ids import default_plugin_id, validate_plugin_id
-from paseo.plugin_install.manifest import PluginManifest, ProviderManifest
 from paseo.plugin_install.outcome import Outcome
 from paseo.plugin_install.service import PluginInstaller
 from paseo.plugin_install.spec import canonical_spec
+from paseo.plugins.manifests import PluginManifest, ProviderManifest
 
 __all__ = [
     "Outcome",

@@ -30,7 +30,6 @@ from paseo.plugin_install.ids import (
 )
 from paseo.plugin_install.layout import Identity, ManagedLayout, identify, read_marker, write_marker
 from paseo.plugin_install.lock import InstallLock
-from paseo.plugin_install.manifest import PluginManifest
 from paseo.plugin_install.outcome import Outcome
 from paseo.plugin_install.pypi_env import uninstall
 from paseo.plugin_install.sources_file import (
@@ -43,6 +42,7 @@ from paseo.plugin_install.sources_file import (
 from paseo.plugin_install.spec import canonical_spec
 from paseo.plugin_install.transaction import Transaction
 from paseo.plugin_install.verify import DEFAULT_TIMEOUT
+from paseo.plugins.manifests import PluginManifest, pyproject_manifest
 
 
 def _check_pypi_id(plugin_id: str) -> None:
@@ -413,8 +413,6 @@ class PluginInstaller:
                 error = exc.message
         manifest = None
         if identity is not None and kind != "pypi":
-            from paseo.plugin_install.manifest import pyproject_manifest
-
             try:
                 manifest = pyproject_manifest(active) if active is not None else None
             except InvalidParams as exc:

@@ -35,7 +35,6 @@ from paseo.plugin_install.layout import (
     write_marker,
 )
 from paseo.plugin_install.lock import InstallLock
-from paseo.plugin_install.manifest import PluginManifest
 from paseo.plugin_install.outcome import Outcome
 from paseo.plugin_install.pypi_env import install_wheel, uninstall
 from paseo.plugin_install.sources_file import (
@@ -48,6 +47,7 @@ from paseo.plugin_install.sources_file import (
     read_sources,
 )
 from paseo.plugin_install.verify import verify
+from paseo.plugins.manifests import PluginManifest, pyproject_manifest
 
 
 class Transaction:
@@ -110,8 +110,6 @@ class Transaction:
         if identity.manifest is not None:
             return identity.manifest
         if previous is not None:
-            from paseo.plugin_install.manifest import pyproject_manifest
-
             return await asyncio.to_thread(pyproject_manifest, previous)
         raise InvalidParams(
             f'npm package {identity.name} declares no "paseo" manifest; describe its provider '
