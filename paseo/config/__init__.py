@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from paseo.config.models import PaseoConfig
     from paseo.config.problems import ConfigError, ConfigProblem
     from paseo.config.raw import read_document, read_raw
-    from paseo.config.resolved import ResolvedConfig, resolve
+    from paseo.config.resolution import resolve
+    from paseo.config.resolved import ResolvedConfig
 
 _EXPORTS: dict[str, str] = {
     "format_path": "jsonpath",
@@ -46,7 +47,7 @@ _EXPORTS: dict[str, str] = {
     "read_document": "raw",
     "read_raw": "raw",
     "ResolvedConfig": "resolved",
-    "resolve": "resolved",
+    "resolve": "resolution",
 }
 
 __all__ = [
