@@ -78,7 +78,7 @@ class PluginInstaller:
         self.sources = dict(sources)
         self.python = python
         self._lock = InstallLock(self.layout)
-        self._steps = Transaction(
+        self._transaction = Transaction(
             self.layout, self._lock, python=python, verify_timeout=verify_timeout
         )
 
@@ -134,7 +134,7 @@ class PluginInstaller:
             entries = await asyncio.to_thread(read_entries, self.home.config)
             if plugin_id is not None:
                 self._check_new_id(plugin_id, entries, allow_builtin_shadow)
-            prepared, staging = await self._steps.prepare(source, canonical)
+            prepared, staging = await self._transaction.prepare(source, canonical)
             in_place = prepared.path.resolve() != staging.resolve()
             placed: Path | None = None
             try:
@@ -144,16 +144,16 @@ class PluginInstaller:
                     self._check_new_id(pid, entries, allow_builtin_shadow)
                 if source.kind == "pypi":
                     _check_pypi_id(pid)
-                effective = await self._steps.effective_manifest(
+                effective = await self._transaction.effective_manifest(
                     source.kind, identity, manifest, previous=None
                 )
                 if in_place:
                     await asyncio.to_thread(staging.rmdir)
                     path = prepared.path.resolve()
                 else:
-                    placed = await self._steps.place(pid, staging)
+                    placed = await self._transaction.place(pid, staging)
                     path = placed
-                    await self._steps.write_artifacts(
+                    await self._transaction.write_artifacts(
                         kind=source.kind,
                         plugin_id=pid,
                         path=path,
@@ -162,7 +162,7 @@ class PluginInstaller:
                         identity=identity,
                         manifest=effective,
                     )
-                outcome = await self._steps.verify_and_commit(
+                outcome = await self._transaction.verify_and_commit(
                     pid,
                     source.kind,
                     path,
@@ -173,7 +173,7 @@ class PluginInstaller:
                     previous=None,
                 )
             except BaseException:
-                await asyncio.to_thread(self._steps.drop_new, staging, placed)
+                await asyncio.to_thread(self._transaction.drop_new, staging, placed)
                 raise
         outcome.action = "installed"
         outcome.notes = [*repaired, *outcome.notes]
@@ -248,7 +248,7 @@ class PluginInstaller:
         spec = self._update_spec(plugin_id, kind, record, marker, ref)
         source = self._source_for(spec)
         current = await asyncio.to_thread(identify, kind, active)
-        prepared, staging = await self._steps.prepare(source, spec)
+        prepared, staging = await self._transaction.prepare(source, spec)
         placed: Path | None = None
         try:
             identity = await asyncio.to_thread(identify, kind, prepared.path)
@@ -270,9 +270,11 @@ class PluginInstaller:
                     previous_revision=previous_revision,
                     enabled=entry.get("enabled") is not False,
                 )
-            placed = await self._steps.place(plugin_id, staging)
-            effective = await self._steps.effective_manifest(kind, identity, None, previous=active)
-            await self._steps.write_artifacts(
+            placed = await self._transaction.place(plugin_id, staging)
+            effective = await self._transaction.effective_manifest(
+                kind, identity, None, previous=active
+            )
+            await self._transaction.write_artifacts(
                 kind=kind,
                 plugin_id=plugin_id,
                 path=placed,
@@ -281,7 +283,7 @@ class PluginInstaller:
                 identity=identity,
                 manifest=effective,
             )
-            outcome = await self._steps.verify_and_commit(
+            outcome = await self._transaction.verify_and_commit(
                 plugin_id,
                 kind,
                 placed,
@@ -292,7 +294,7 @@ class PluginInstaller:
                 previous=active,
             )
         except BaseException:
-            await asyncio.to_thread(self._steps.drop_new, staging, placed)
+            await asyncio.to_thread(self._transaction.drop_new, staging, placed)
             raise
         outcome.action = "updated"
         outcome.previous_revision = previous_revision
