@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from paseo.config.models import PaseoConfig
     from paseo.config.problems import ConfigError, ConfigProblem
     from paseo.config.raw import read_document, read_raw
-    from paseo.config.resolved import DEFAULT_TERMINAL_PROFILES, ResolvedConfig, resolve
+    from paseo.config.resolution import resolve
+    from paseo.config.resolved import ResolvedConfig
 
 _EXPORTS: dict[str, str] = {
     "format_path": "jsonpath",
@@ -45,13 +46,11 @@ _EXPORTS: dict[str, str] = {
     "ConfigProblem": "problems",
     "read_document": "raw",
     "read_raw": "raw",
-    "DEFAULT_TERMINAL_PROFILES": "resolved",
     "ResolvedConfig": "resolved",
-    "resolve": "resolved",
+    "resolve": "resolution",
 }
 
 __all__ = [
-    "DEFAULT_TERMINAL_PROFILES",
     "ConfigError",
     "ConfigProblem",
     "LoadedConfig",

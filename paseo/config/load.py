@@ -38,7 +38,8 @@ from paseo.config.legacy import migrate, normalize_speech_sites
 from paseo.config.models import PaseoConfig, PathedValueError
 from paseo.config.problems import ConfigError, ConfigProblem
 from paseo.config.raw import read_document, read_raw
-from paseo.config.resolved import ResolvedConfig, resolve
+from paseo.config.resolution import resolve
+from paseo.config.resolved import ResolvedConfig
 from paseo.config.sites import SPEECH_SITES
 from paseo.fs import atomic_write_json
 

@@ -16,21 +16,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from paseo_hookspecs.terminals import TerminalProfile
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
-
-BUILTIN_PROVIDER_IDS: tuple[str, ...] = (
-    "claude",
-    "codex",
-    "copilot",
-    "opencode",
-    "pi",
-    "omp",
-    "acp",
-)
-"""Agent providers the daemon knows without configuration; ``acp`` is the generic ACP client."""
-
-VALID_EXTENDS: frozenset[str] = frozenset(BUILTIN_PROVIDER_IDS)
-"""What a custom provider may extend: any built-in, including the generic ``acp``."""
 
 PROVIDER_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 PLUGIN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -51,9 +38,9 @@ _PORT_RANGE = re.compile(r"^(\d{1,5})-(\d{1,5})$")
 class PathedValueError(ValueError):
     """A validation failure below the field being validated.
 
-    Cross-field rules (a custom provider must declare ``extends``) run on the whole mapping,
+    Cross-field rules (a custom provider must declare ``label``) run on the whole mapping,
     so pydantic would report them at the mapping's path. The loader appends ``subpath`` to
-    that location so the message names the exact key, e.g. ``agents.providers.zai.extends``.
+    that location so the message names the exact key, e.g. ``agents.providers.zai.label``.
     """
 
     def __init__(self, message: str, subpath: tuple[str | int, ...]) -> None:
@@ -86,16 +73,6 @@ class McpConfig(_Model):
 class GitConfig(_Model):
     maxProcessesPerSecond: PositiveInt | None = None
     maxProcessConcurrency: PositiveInt | None = None
-
-
-class TerminalProfile(_Model):
-    """A named shell command offered when opening a terminal."""
-
-    id: NonEmpty
-    name: NonEmpty
-    command: str
-    args: list[str] | None = None
-    icon: str | None = None
 
 
 class AgentProfile(_Model):
@@ -146,6 +123,7 @@ class DaemonConfig(_Model):
     git: GitConfig | None = None
     appendSystemPrompt: str | None = None
     terminalProfiles: list[TerminalProfile] | None = None
+    """The contract's model: providers offer theirs in the same shape when this is absent."""
     agentProfiles: list[AgentProfile] | None = None
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None
@@ -238,7 +216,7 @@ class PaseoToolsPolicy(_Model):
 
 
 class ProviderOverride(_Model):
-    """Settings for a built-in provider, or the definition of a custom one."""
+    """Settings for an installed provider, or the definition of a custom one (``extends``)."""
 
     extends: str | None = None
     label: str | None = None
@@ -259,27 +237,12 @@ class ProviderOverride(_Model):
 def _check_provider_overrides(
     providers: dict[str, ProviderOverride] | None,
 ) -> dict[str, ProviderOverride] | None:
+    # Which ids exist (what an entry may extend, which entries need extends) depends on the
+    # installed plugins: paseo.config.providers checks that once they are known.
     for provider_id, entry in (providers or {}).items():
-        builtin = provider_id in BUILTIN_PROVIDER_IDS
-        if not builtin and not entry.extends:
-            raise PathedValueError(
-                f'custom provider "{provider_id}" must declare extends', (provider_id, "extends")
-            )
-        if not builtin and not entry.label:
+        if entry.extends is not None and not entry.label:
             raise PathedValueError(
                 f'custom provider "{provider_id}" must declare label', (provider_id, "label")
-            )
-        if entry.extends is not None and entry.extends not in VALID_EXTENDS:
-            allowed = ", ".join(BUILTIN_PROVIDER_IDS)
-            raise PathedValueError(
-                f'unknown provider "{entry.extends}" (expected one of: {allowed})',
-                (provider_id, "extends"),
-            )
-        if entry.extends == "acp" and not entry.command:
-            # The generic ACP client has no default binary to fall back on.
-            raise PathedValueError(
-                f'provider "{provider_id}" extends "acp" and must declare command',
-                (provider_id, "command"),
             )
     return providers
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from paseo.fs import atomic_write_json, atomic_write_text, read_json
 from paseo.home import HomeLayout
-from paseo.plugin_install.manifest import (
+from paseo.plugins.manifests import (
     PluginManifest,
     manifest_toml,
     package_json_manifest,

@@ -28,7 +28,7 @@ def _describe(exc: BaseException) -> str:
 
 def _check_manifest(request: dict[str, Any]) -> dict[str, Any] | None:
     from paseo.plugin_install.layout import identify
-    from paseo.plugin_install.manifest import missing_bins, pyproject_manifest
+    from paseo.plugins.manifests import missing_bins, pyproject_manifest
 
     path = Path(request["path"])
     manifest = pyproject_manifest(path)
@@ -72,6 +72,24 @@ def _load(request: dict[str, Any]) -> tuple[Any, list[Any]]:
     return manager, records
 
 
+def _check_declared_ids(manager: Any) -> None:
+    """Refuse a manifest provider whose id a built-in provider has. The built-ins are not loaded
+    next to the candidate, so the loader's own check cannot see them: load them apart."""
+    from paseo.plugins import LoadPolicy, PaseoPluginManager
+
+    declared = manager.declared_providers()
+    if not declared:
+        return
+    builtins = PaseoPluginManager(LoadPolicy(only=frozenset()))
+    builtins.load_all()
+    taken = sorted(set(declared) & set(builtins.providers()))
+    if taken:
+        raise InvalidParams(
+            f"its manifest declares provider {taken[0]!r}, which is a built-in provider; "
+            "refused (give the declared provider another id)"
+        )
+
+
 def _check_registrations(manager: Any, settings: Any) -> dict[str, Any]:
     from paseo_hookspecs.interfaces.agent import AgentProvider
     from paseo_hookspecs.interfaces.source import PluginSource
@@ -107,6 +125,7 @@ def _check_registrations(manager: Any, settings: Any) -> dict[str, Any]:
 def _verify(request: dict[str, Any]) -> dict[str, Any]:
     manifest = _check_manifest(request) if request["mode"] == "directory" else None
     manager, records = _load(request)
+    _check_declared_ids(manager)
     report = _check_registrations(manager, request.get("settings"))
     hooks = sorted({hook for record in records for hook in record.hooks})
     return {"ok": True, "hooks": hooks, "manifest": manifest, **report}

@@ -132,14 +132,9 @@ class PaseoPluginManager:
         except ManifestError as exc:
             self._soft_fail(record, str(exc))
             return
-        from paseo.config.models import BUILTIN_PROVIDER_IDS
-
+        # Ids a hook-registered provider has are refused once every plugin is loaded
+        # (_refuse_taken_provider_ids): a later plugin may register one.
         for provider in declared:
-            if provider.id in BUILTIN_PROVIDER_IDS:
-                # Reserved even when no plugin registers it (yet): config.json already treats
-                # agents.providers.<id> as that built-in's settings.
-                self._refuse_taken(record, provider.id)
-                continue
             other = self._declared.get(provider.id)
             if other is not None:
                 self._soft_fail(
@@ -163,9 +158,7 @@ class PaseoPluginManager:
             what = "a built-in provider" if owner in builtin else f"plugin {owner!r}'s provider"
             self._refuse_taken(self._declaring[declared.plugin], provider_id, what)
 
-    def _refuse_taken(
-        self, record: PluginRecord, provider_id: str, what: str = "a built-in provider"
-    ) -> None:
+    def _refuse_taken(self, record: PluginRecord, provider_id: str, what: str) -> None:
         self._soft_fail(
             record,
             f"its manifest declares provider {provider_id!r}, which is {what}; refused "

@@ -45,9 +45,9 @@ from paseo_hookspecs.records import (
 )
 from paseo_hookspecs.store import LabelRepository
 
+from paseo_store_json._collections import JsonWorkspaceRepository
 from paseo_store_json._core import Core, clone, validated, with_changes
 from paseo_store_json._files import encode_json
-from paseo_store_json._repos import JsonWorkspaceRepository
 
 log = logging.getLogger("paseo.store.json")
 

@@ -8,18 +8,20 @@ from typing import Any
 
 from paseo_hookspecs.interfaces.store import Store
 
+from paseo_store_json._collections import (
+    JsonPluginSourceRepository,
+    JsonProjectRepository,
+    JsonPushTokenRepository,
+    JsonWorkspaceRepository,
+)
 from paseo_store_json._core import Core
 from paseo_store_json._files import FileOps
 from paseo_store_json._labels import JsonLabelRepository
 from paseo_store_json._load import load_home
-from paseo_store_json._repos import (
+from paseo_store_json._per_record import (
     JsonAgentRepository,
     JsonManagedProcessRepository,
-    JsonPluginSourceRepository,
-    JsonProjectRepository,
-    JsonPushTokenRepository,
     JsonScheduleRepository,
-    JsonWorkspaceRepository,
 )
 from paseo_store_json._timeline import JsonTimelineRepository
 

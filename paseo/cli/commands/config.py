@@ -15,13 +15,15 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paseo.cli.errors import EXIT_FAILURE, EXIT_USAGE, CliError
 from paseo.cli.output import emit
 from paseo.home import HomeLayout, resolve_home
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.terminals import TerminalProfile
+
     from paseo.config import ConfigProblem
 
 _PATH_HELP = (
@@ -69,7 +71,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "validate",
         help="check config.json and list its problems",
         description="Check a config file (default: the home's config.json). Exits 1 when it "
-        "has errors; migrated legacy keys and unknown keys are reported as warnings.",
+        "has errors; migrated legacy keys, unknown keys and agents.providers entries that "
+        "extend no installed provider are reported as warnings.",
     )
     validate.add_argument("file", nargs="?", metavar="FILE", help="file to check")
     validate.set_defaults(run=_run_validate)
@@ -102,6 +105,10 @@ def _run_get(args: argparse.Namespace) -> int:
             loaded = load_config(layout.config, os.environ, home=layout.root)
             _warn(layout.config, loaded.warnings)
             data = loaded.resolved.to_json()
+            if loaded.resolved.daemon.terminalProfiles is None and _covers(
+                segments, ("daemon", "terminalProfiles")
+            ):
+                data["daemon"]["terminalProfiles"] = _offered_terminal_profiles(args)
         else:
             data, warnings = read_document(layout.config)
             _warn(layout.config, warnings)
@@ -114,6 +121,29 @@ def _run_get(args: argparse.Namespace) -> int:
         raise CliError(f"{args.path}: not set in {where}", exit_code=EXIT_FAILURE) from error
     _emit_value(args, value, args.path or "")
     return 0
+
+
+def _covers(segments: tuple[str | int, ...], path: tuple[str, ...]) -> bool:
+    """Whether the value at ``segments`` is, holds or lies inside the one at ``path``."""
+    shared = min(len(segments), len(path))
+    return segments[:shared] == path[:shared]
+
+
+@runtime_checkable
+class _OffersTerminalProfile(Protocol):
+    def terminal_profile(self) -> TerminalProfile | None: ...
+
+
+def _offered_terminal_profiles(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """What an absent ``daemon.terminalProfiles`` means: each installed provider's profile."""
+    from paseo.cli.context import plugin_manager
+
+    offered = (
+        provider.terminal_profile()
+        for provider in plugin_manager(getattr(args, "home", None)).providers().values()
+        if isinstance(provider, _OffersTerminalProfile)
+    )
+    return [profile.model_dump(mode="json") for profile in offered if profile is not None]
 
 
 def _run_set(args: argparse.Namespace) -> int:
@@ -143,6 +173,8 @@ def _run_validate(args: argparse.Namespace) -> int:
         raise CliError(f"{file}: no such file", exit_code=EXIT_FAILURE)
     problems = validate_file(file)
     errors = [problem for problem in problems if problem.severity == "error"]
+    if not errors:
+        problems = [*problems, *_provider_warnings(file, args)]
     rows = [problem.to_json() for problem in problems]
     if getattr(args, "output", "table") in ("json", "yaml"):
         emit(
@@ -164,6 +196,26 @@ def _run_validate(args: argparse.Namespace) -> int:
             summary = "no config file; defaults apply"
         sys.stdout.write(f"{file}: {summary}\n")
     return EXIT_FAILURE if errors else 0
+
+
+def _provider_warnings(file: Path, args: argparse.Namespace) -> list[ConfigProblem]:
+    """``agents.providers`` entries the installed providers contradict (an unknown ``extends``).
+
+    Warnings, not errors: which providers exist depends on the plugins installed now, not on
+    the file. Plugins are loaded only when the file has provider entries to check.
+    """
+    from paseo.config import load_config
+    from paseo.config.providers import provider_problems
+
+    agents = load_config(file, {}).config.agents
+    if agents is None or not agents.providers:
+        return []
+    from paseo.cli.context import plugin_manager
+
+    manager = plugin_manager(getattr(args, "home", None))
+    return provider_problems(
+        agents.providers, manager.providers(), manager.declared_providers()
+    )
 
 
 def _scalar_text(value: Any) -> str:

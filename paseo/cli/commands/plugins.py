@@ -186,7 +186,7 @@ def _restart_notes(args: argparse.Namespace, result: dict[str, Any]) -> dict[str
 
 def _manifest(args: argparse.Namespace) -> PluginManifest | None:
     from paseo.cli.errors import EXIT_USAGE, CliError
-    from paseo.plugin_install.manifest import parse_manifest
+    from paseo.plugins.manifests import parse_manifest
 
     given = args.provider_id or args.provider_label or args.bin or args.provider_env
     if not given:

@@ -126,7 +126,7 @@ def test_config_wins_key_by_key(tmp_path: Path) -> None:
 
 
 def test_builtin_ids_are_refused(tmp_path: Path) -> None:
-    for builtin in ("claude", "acp", "opencode"):
+    for builtin in ("claude", "acp", "codex"):
         root = _plugin(
             tmp_path / builtin, f'[{{ id = "{builtin}", label = "Fake", bin = "agent" }}]'
         )
@@ -138,6 +138,14 @@ def test_builtin_ids_are_refused(tmp_path: Path) -> None:
         (record,) = [r for r in lenient.records if r.name == "shadow"]
         assert record.loaded
         assert "refused" in (record.error or "")
+
+
+def test_ids_no_plugin_registers_are_free(tmp_path: Path) -> None:
+    # The kernel reserves no provider id of its own: only registered providers' ids are taken.
+    root = _plugin(tmp_path / "opencode", '[{ id = "opencode", label = "OpenCode", bin = "oc" }]')
+    manager = _manager({"mine": root})
+    assert list(manager.declared_providers()) == ["opencode"]
+    assert "opencode" not in manager.providers()
 
 
 def test_hook_registered_and_already_declared_ids_are_refused(tmp_path: Path) -> None:

@@ -6,9 +6,11 @@ import json
 import stat
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.plugin_sources import write_tree
 
 from tests.conftest import RunPaseo
 
@@ -189,3 +191,64 @@ def test_showing_the_file_does_not_import_pydantic(paseo_home: Path) -> None:
         "assert 'pydantic' not in sys.modules, 'pydantic imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def test_validate_warns_about_extends_of_no_installed_provider(
+    run_paseo: RunPaseo, tmp_path: Path
+) -> None:
+    file = tmp_path / "config.json"
+    zai = {"extends": "gemini", "label": "Z"}
+    file.write_text(json.dumps({"agents": {"providers": {"zai": zai}}}))
+    result = run_paseo("config", "validate", str(file), "-o", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["valid"] is True
+    (problem,) = report["problems"]
+    assert (problem["path"], problem["severity"]) == ("agents.providers.zai.extends", "warning")
+    assert 'unknown provider "gemini"' in problem["message"]
+    # The message names what is installed: the built-in providers at least.
+    assert all(builtin in problem["message"] for builtin in ("acp", "claude", "codex"))
+
+
+def test_get_effective_shows_the_providers_terminal_profiles_when_none_are_set(
+    run_paseo: RunPaseo, paseo_home: Path, tmp_path: Path
+) -> None:
+    plugin = tmp_path / "term-plugin"
+    write_tree(
+        plugin,
+        {
+            "pyproject.toml": '[project]\nname = "term"\nversion = "1"\n\n'
+            '[project.entry-points.paseo]\nterm = "term_plugin"\n',
+            "term_plugin.py": textwrap.dedent(
+                """\
+                from paseo_hookspecs import hookimpl
+                from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
+
+
+                class Provider:
+                    id = "term"
+                    label = "Term"
+
+                    def terminal_profile(self):
+                        return TerminalProfile(
+                            id="term", name="Term", command="term", args=[PROMPT_SENTINEL]
+                        )
+
+
+                @hookimpl
+                def paseo_register_providers(register):
+                    register(Provider())
+                """
+            ),
+        },
+    )
+    entry = json.dumps({"source": "directory", "path": str(plugin)})
+    run_paseo("config", "set", "plugins.term", entry, check=True)
+    result = run_paseo("config", "get", "--effective", "daemon.terminalProfiles", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    expected = {"id": "term", "name": "Term", "command": "term", "args": ["{{{prompt}}}"]}
+    assert {**expected, "icon": None} in json.loads(result.stdout)
+
+    run_paseo("config", "set", "daemon.terminalProfiles", "[]", check=True)
+    result = run_paseo("config", "get", "--effective", "daemon.terminalProfiles", "-o", "json")
+    assert json.loads(result.stdout) == []

@@ -8,13 +8,7 @@ from typing import Any
 
 import pytest
 
-from paseo.config import (
-    DEFAULT_TERMINAL_PROFILES,
-    PaseoConfig,
-    ResolvedConfig,
-    load_config,
-    resolve,
-)
+from paseo.config import PaseoConfig, ResolvedConfig, load_config, resolve
 
 HOME = Path("/srv/paseo-home")
 
@@ -34,8 +28,8 @@ def test_defaults() -> None:
     assert (daemon.mcp.enabled, daemon.mcp.injectIntoAgents) == (True, True)
     assert (daemon.git.maxProcessesPerSecond, daemon.git.maxProcessConcurrency) == (64, 8)
     assert daemon.appendSystemPrompt == ""
-    assert daemon.terminalProfiles == DEFAULT_TERMINAL_PROFILES
-    assert [p.id for p in daemon.terminalProfiles] == ["claude", "codex", "opencode", "pi"]
+    # Absent: the installed providers offer theirs (the kernel names no agent program).
+    assert daemon.terminalProfiles is None
     assert daemon.agentProfiles == ()
     assert daemon.cors.allowedOrigins == ()
     assert daemon.relay.enabled is False
@@ -63,7 +57,7 @@ def test_defaults() -> None:
 
 
 def test_absent_terminal_profiles_are_the_defaults_but_empty_means_none() -> None:
-    assert resolved({"daemon": {}}).daemon.terminalProfiles == DEFAULT_TERMINAL_PROFILES
+    assert resolved({"daemon": {}}).daemon.terminalProfiles is None
     assert resolved({"daemon": {"terminalProfiles": []}}).daemon.terminalProfiles == ()
     assert resolved({"daemon": {"agentProfiles": []}}).daemon.agentProfiles == ()
 

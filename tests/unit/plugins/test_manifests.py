@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from paseo_hookspecs.errors import InvalidParams
 
-from paseo.plugin_install.manifest import (
+from paseo.plugins.manifests import (
     manifest_toml,
     missing_bins,
     package_json_manifest,
