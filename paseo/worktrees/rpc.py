@@ -17,7 +17,7 @@ from pydantic import Field
 
 from paseo.rpc.models import WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
-from paseo.worktrees.service import ArchiveOutcome, WorktreeRequest
+from paseo.worktrees.model import ArchiveOutcome, WorktreeRequest
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
