@@ -124,6 +124,11 @@ class CallContext:
         return self.session.server.context
 
     @property
+    def server(self) -> SessionHost:
+        """The server the call arrived through (the daemon bench's plugin publishes on it)."""
+        return self.session.server
+
+    @property
     def session_kind(self) -> str:
         return self.session.kind
 
