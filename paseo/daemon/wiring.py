@@ -13,7 +13,7 @@ Start order: git (the one Git runner), workspaces (placement), agents (needs pla
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paseo.daemon.methods import kernel_groups
 from paseo.daemon.publisher import ForwardingPublisher
@@ -77,13 +77,17 @@ def compose(daemon: Daemon) -> Composition:
 # ------------------------------------------------------------------------------ agents
 #
 # TEMPORARY (issue 11): the agent manager is being rewritten in its own branch. Until it
-# lands, compose() uses _legacy_agents (the old ``AgentService(daemon)`` that reads
-# daemon.store/.plugins/.config/.rpc and finds the workspaces service with
-# ``paseo.workspaces.service.provisioning_of``). To switch: in compose() replace the
-# ``_legacy_agents(daemon)`` call by ``_agents(daemon, publisher=publisher, placement=workspaces)``,
-# use ``_agent_schema_groups`` in schema_groups(), then delete _legacy_agents,
-# _legacy_agent_schema_groups, the type-ignore comments in _agents/_agent_schema_groups and
-# ``paseo.workspaces.service.provisioning_of``.
+# lands, the root uses the _legacy_* functions: the old ``AgentService(daemon)`` reads
+# daemon.store/.plugins/.config/.rpc, finds the workspaces service with
+# ``paseo.workspaces.service.provisioning_of``, and hands out its own groups. To switch to the
+# final wiring (the new ``AgentService(*, store, publisher, config, plugins, placement)``,
+# ``paseo.agents.rpc.method_groups(ref)`` and ``paseo.agents.rpc.notifications()``):
+#   1. compose(): ``_legacy_agents(daemon)`` -> ``_agents(daemon, publisher=publisher,
+#      placement=workspaces)``;
+#   2. schema_groups(): ``_legacy_agent_schema_groups()`` -> ``_agent_schema_groups()``;
+#   3. schema_notifications(): ``_legacy_agent_notifications()`` -> ``_agent_notifications()``;
+#   4. delete the three _legacy_* functions, the ``type: ignore`` comments of the final ones,
+#      and ``paseo.workspaces.service.provisioning_of``.
 
 
 def _legacy_agents(daemon: Daemon) -> tuple[Service, list[RpcMethodGroup]]:
@@ -99,6 +103,13 @@ def _legacy_agent_schema_groups() -> list[RpcMethodGroup]:
     from paseo.agents.manager import rpc_groups
 
     return rpc_groups()
+
+
+def _legacy_agent_notifications() -> dict[str, type[BaseModel]]:
+    """TEMPORARY: the pre-refactor agent notifications (see the note above)."""
+    from paseo.agents.manager import notifications
+
+    return notifications()
 
 
 def _agents(
@@ -132,6 +143,14 @@ def _agent_schema_groups() -> list[RpcMethodGroup]:
     return method_groups(ref)  # type: ignore[call-arg]  # until the agents branch lands
 
 
+def _agent_notifications() -> dict[str, type[BaseModel]]:
+    """The agent notifications (the final wiring)."""
+    from paseo.agents.rpc import notifications  # type: ignore[attr-defined]  # until then too
+
+    found: dict[str, type[BaseModel]] = notifications()
+    return found
+
+
 # ------------------------------------------------------------------------------ schema
 
 
@@ -147,10 +166,7 @@ def schema_groups() -> list[RpcMethodGroup]:
 
 def schema_notifications() -> dict[str, type[BaseModel]]:
     """Every notification the kernel sends (method → params model)."""
-    from paseo.agents.manager import notifications
-
-    found: dict[str, Any] = {**WIRE_NOTIFICATIONS, **notifications()}
-    return found
+    return {**WIRE_NOTIFICATIONS, **_legacy_agent_notifications()}
 
 
 def builtin_plugin_groups() -> list[RpcMethodGroup]:
