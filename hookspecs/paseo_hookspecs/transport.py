@@ -140,44 +140,10 @@ class SessionHandle(Protocol):
 
 
 class TransportHost(Protocol):
-    """The daemon as a transport sees it (passed to :meth:`Transport.start`).
-
-    Implement and register a transport::
-
-        from paseo_hookspecs import hookimpl
-        from paseo_hookspecs.address import parse_address
-        from paseo_hookspecs.interfaces.transport import Transport
-        from paseo_hookspecs.transport import PeerFacts, SessionLimits, TransportHost
-
-        class LineTransport(Transport):
-            name = "lines"
-
-            async def start(self, host: TransportHost) -> list[str]:
-                self._host = host
-                address = parse_address(host.listen)
-                self._server = await asyncio.start_server(self._serve, address.host, address.port)
-                return [f"tcp://{address.listen_form()}"]
-
-            async def _serve(self, reader, writer) -> None:
-                facts = PeerFacts("lines", False, writer.get_extra_info("peername")[0],
-                                  credential=(await reader.readline()).decode().strip())
-                admission = await self._host.admit(facts, "session")
-                if not admission.admitted:
-                    writer.close()
-                    return
-                session = self._host.open_session(
-                    kind=admission.kind, channel=LineChannel(writer),
-                    observed=admission.observed, limits=SessionLimits(),
-                )
-                ...  # feed session.receive(line) per line; session.connection_lost() at EOF
-
-            async def stop(self) -> None:
-                self._server.close()
-                await self._server.wait_closed()
-
-        @hookimpl
-        def paseo_register_transports(register):
-            register(LineTransport())
+    """The daemon as a transport sees it (passed to
+    :meth:`~paseo_hookspecs.interfaces.transport.Transport.start`; the kernel's RPC server
+    implements it). See the :class:`~paseo_hookspecs.interfaces.transport.Transport` docstring
+    for an "implement and register" example.
     """
 
     @property
