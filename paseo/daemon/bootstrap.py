@@ -17,28 +17,13 @@ import logging
 import os
 import signal
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 from paseo import __version__
+from paseo.daemon.options import READY_PREFIX, DaemonOptions, StartupError
 from paseo.home import HomeBusy, HomeLayout, HomeLock
 
 log = logging.getLogger("paseo.daemon")
-
-
-@dataclass(frozen=True)
-class DaemonOptions:
-    """What ``paseo daemon start`` was asked for."""
-
-    home: Path
-    foreground: bool = True
-    listen: str | None = None
-    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-
-
-class StartupError(Exception):
-    """The daemon cannot start; the message says why and what to do."""
 
 
 def _install_event_loop_policy() -> None:
@@ -82,7 +67,6 @@ def _report_ready(daemon: object) -> None:
     """Tell whoever started us that we accept connections."""
     import json
 
-    from paseo.daemon.control import READY_PREFIX
     from paseo.daemon.runtime import Daemon
 
     assert isinstance(daemon, Daemon)
@@ -111,6 +95,7 @@ def _report_ready(daemon: object) -> None:
 
 async def _serve(daemon: object) -> int:
     from paseo.daemon.runtime import Daemon
+    from paseo.daemon.wiring import compose
 
     assert isinstance(daemon, Daemon)
     loop = asyncio.get_running_loop()
@@ -118,7 +103,7 @@ async def _serve(daemon: object) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
-        await daemon.start()
+        await daemon.start(compose)
         daemon.stop_requested = stop
         _report_ready(daemon)
         # What start-up built lives as long as the daemon: keep it out of every later

@@ -17,11 +17,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from paseo.daemon.options import READY_PREFIX, DaemonOptions
 from paseo.home import HomeLayout, read_pid_file
 from paseo.home.meta import delete_local_credential, remove_pid_file
-
-READY_PREFIX = "PASEO_READY "
-"""The line a detached daemon writes to stderr once it accepts connections."""
 
 
 def lock_is_held(layout: HomeLayout) -> bool:
@@ -64,7 +62,7 @@ def start_detached(
     part of start-to-ready. The child's stderr is a pipe to us until it reports ready, so a
     start-up failure (locked home, invalid config) is shown to the user; then it detaches.
     """
-    from paseo.daemon.bootstrap import DaemonOptions, run_daemon
+    from paseo.daemon.bootstrap import run_daemon
 
     child_env = dict(env, PASEO_HOME=str(layout.root), PASEO_DETACHED="1")
     read_fd, write_fd = os.pipe()

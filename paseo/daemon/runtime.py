@@ -1,30 +1,49 @@
 """The running daemon: the state it owns and the services it runs.
 
-:class:`Daemon` implements :class:`paseo_hookspecs.context.DaemonContext` for plugins.
+:class:`Daemon` implements :class:`paseo_hookspecs.context.DaemonContext` for plugins. What it
+runs is decided by the composition root (:mod:`paseo.daemon.wiring`), handed to
+:meth:`Daemon.start`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo import __version__
-from paseo.daemon.bootstrap import DaemonOptions, StartupError
+from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.store import Store
 
-    from paseo.config import LoadedConfig
-    from paseo.daemon.services import Service
+    from paseo.config import LoadedConfig, ResolvedConfig
+    from paseo.daemon.services import Composition, Service
     from paseo.plugins import PaseoPluginManager
+    from paseo.rpc.models import StatusResult
     from paseo.rpc.server import RpcServer
 
 log = logging.getLogger("paseo.daemon")
+
+
+class LiveConfig:
+    """The daemon's :class:`paseo.services.ConfigView`: always the configuration in force,
+    including after ``paseo reload`` replaced it."""
+
+    __slots__ = ("_daemon",)
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    @property
+    def resolved(self) -> ResolvedConfig:
+        return self._daemon.config.resolved
 
 
 class Daemon:
@@ -43,6 +62,9 @@ class Daemon:
         self.listen_addresses: list[str] = []
         self.rpc: RpcServer | None = None
         self.services: list[Service] = []
+        self.live_config = LiveConfig(self)
+        self.config_lock = asyncio.Lock()
+        """Serialises config.patch and config.reload."""
 
     # -------------------------------------------------------- DaemonContext
 
@@ -109,8 +131,8 @@ class Daemon:
         daemon.local_credential = meta.rotate_local_credential(layout)
         return daemon
 
-    async def start(self) -> None:
-        """Load plugins and start services."""
+    async def start(self, compose: Callable[[Daemon], Composition]) -> None:
+        """Load plugins, open the store, start what ``compose`` builds, then serve."""
         from paseo.plugins import LoadPolicy, PaseoPluginManager, PluginLoadError
 
         manager = PaseoPluginManager(
@@ -126,13 +148,12 @@ class Daemon:
             raise StartupError(str(exc)) from exc
         self.plugins = manager
         await self._open_store()
-        from paseo.daemon.services import build_services
-
-        for service in build_services(self):
+        composition = compose(self)
+        for service in composition.services:
             await service.start()
             self.services.append(service)
         manager.startup(self)
-        await self._start_rpc()
+        await self._start_rpc(composition)
         from paseo.daemon.services import SERVING_HOOK
 
         for service in self.services:
@@ -147,13 +168,34 @@ class Daemon:
             socket.gethostname(),
         )
 
-    async def _start_rpc(self) -> None:
-        """Serve the wire protocol on every registered transport; record where in paseo.pid."""
-        from paseo.rpc.address import parse_address
-        from paseo.rpc.server import start_rpc
+    async def _start_rpc(self, composition: Composition) -> None:
+        """Serve the wire protocol on every registered transport; record where in paseo.pid.
 
-        self.rpc = await start_rpc(self)
-        self.listen_addresses = list(self.rpc.listen_addresses)
+        Raises :class:`StartupError` when a transport cannot listen.
+        """
+        from paseo.rpc.address import parse_address
+        from paseo.rpc.server import RpcServer
+
+        server = RpcServer(
+            self,
+            config=self.live_config,
+            local_credential=self.local_credential,
+            status=self.status,
+        )
+        await server.hash_env_password()
+        for owner, group in composition.groups:
+            server.methods.add_group(group, owner)
+        # Streams services declared while starting exist before any client can subscribe.
+        composition.publisher.attach(server)
+        self.rpc = server
+        transports = self.plugins.transports() if self.plugins is not None else {}
+        try:
+            await server.start_transports(transports)
+        except OSError as exc:
+            raise StartupError(f"cannot listen on {exc.strerror or exc}") from exc
+        if not transports:
+            log.warning("no transport is registered: the daemon accepts no connections")
+        self.listen_addresses = list(server.listen_addresses)
         info = read_pid_file(self.layout.pid) or meta.pid_info(
             home=self.layout.root, version=__version__
         )
@@ -161,6 +203,51 @@ class Daemon:
         first = self.listen_addresses[0] if self.listen_addresses else None
         info["listen"] = parse_address(first).listen_form() if first else None
         await asyncio.to_thread(meta.write_pid_file, self.layout, info)
+
+    async def status(self) -> StatusResult:
+        """The ``server.status`` answer (also ``GET /api/status``)."""
+        from paseo.rpc.models import PROTOCOL_VERSION, Counts, PluginFailure, PluginSummary
+        from paseo.rpc.models import StatusResult as Result
+
+        server = self.rpc
+        sessions = list(server.sessions) if server is not None else []
+        records = list(self.plugins.records) if self.plugins is not None else []
+        by_kind: dict[str, int] = {}
+        for session in sessions:
+            by_kind[session.kind] = by_kind.get(session.kind, 0) + 1
+        agents: int | None
+        try:
+            agents = await self.store.agents.count()
+        except Exception:  # noqa: BLE001 - a store that cannot count still reports the rest
+            agents = None
+        started = (read_pid_file(self.layout.pid) or {}).get("startedAt")
+        return Result(
+            serverId=self.server_id,
+            version=__version__,
+            protocolVersion=PROTOCOL_VERSION,
+            pid=os.getpid(),
+            home=str(self.home),
+            hostname=socket.gethostname(),
+            startedAt=started if isinstance(started, str) else None,
+            uptimeSeconds=round(time.monotonic() - self.started_monotonic, 3),
+            listen=list(server.listen_addresses) if server is not None else [],
+            storageDriver=self.config.resolved.storage.driver,
+            plugins=PluginSummary(
+                loaded=[r.name for r in records if r.loaded],
+                failed=[
+                    PluginFailure(name=r.name, error=r.error)
+                    for r in records
+                    if r.error is not None
+                ],
+            ),
+            counts=Counts(
+                connections=len(sessions),
+                sessions=by_kind,
+                subscriptions=sum(len(s.subscriptions) for s in sessions),
+                methods=len(server.methods) if server is not None else 0,
+                agents=agents,
+            ),
+        )
 
     async def _open_store(self) -> None:
         """Open the configured store driver (recovery runs inside ``open``)."""

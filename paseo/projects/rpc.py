@@ -14,7 +14,7 @@ from pydantic import Field
 
 from paseo.projects.icons import MAX_ICON_BYTES
 from paseo.rpc.models import WireModel
-from paseo.workspaces.common import owner_method
+from paseo.workspaces.adapter import WorkspacesRef, placement_methods
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
@@ -66,52 +66,61 @@ class ProjectIconResult(WireModel):
     revision: str | None = None
 
 
-def _placement(ctx: RpcContext) -> Placement:
-    from paseo.workspaces.service import placement_of
-
-    return placement_of(ctx.daemon)
-
-
-async def project_add(ctx: RpcContext, params: ProjectAddParams) -> ProjectAddResult:
-    placement = _placement(ctx)
+async def project_add(
+    placement: Placement, ctx: RpcContext, params: ProjectAddParams
+) -> ProjectAddResult:
     root = await placement.workspaces.check_path(params.path, session_kind=ctx.session_kind)
     project, created = await placement.projects.add(root, name=params.name)
     return ProjectAddResult(project=project, created=created)
 
 
-async def project_list(ctx: RpcContext, params: ProjectListParams) -> ProjectListResult:
-    projects = await _placement(ctx).projects.list(include_archived=params.includeArchived)
+async def project_list(
+    placement: Placement, ctx: RpcContext, params: ProjectListParams
+) -> ProjectListResult:
+    projects = await placement.projects.list(include_archived=params.includeArchived)
     return ProjectListResult(projects=projects)
 
 
-async def project_get(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
-    return ProjectResult(project=await _placement(ctx).projects.get(params.projectId))
+async def project_get(
+    placement: Placement, ctx: RpcContext, params: ProjectIdParams
+) -> ProjectResult:
+    return ProjectResult(project=await placement.projects.get(params.projectId))
 
 
-async def project_rename(ctx: RpcContext, params: ProjectRenameParams) -> ProjectResult:
-    project = await _placement(ctx).projects.rename(params.projectId, params.name)
+async def project_rename(
+    placement: Placement, ctx: RpcContext, params: ProjectRenameParams
+) -> ProjectResult:
+    project = await placement.projects.rename(params.projectId, params.name)
     return ProjectResult(project=project)
 
 
-async def project_archive(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
-    return ProjectResult(project=await _placement(ctx).projects.archive(params.projectId))
+async def project_archive(
+    placement: Placement, ctx: RpcContext, params: ProjectIdParams
+) -> ProjectResult:
+    return ProjectResult(project=await placement.projects.archive(params.projectId))
 
 
-async def project_set_icon(ctx: RpcContext, params: ProjectSetIconParams) -> ProjectResult:
+async def project_set_icon(
+    placement: Placement, ctx: RpcContext, params: ProjectSetIconParams
+) -> ProjectResult:
     try:
         data = base64.b64decode(params.data, validate=True)
     except (binascii.Error, ValueError):
         raise InvalidParams("data is not valid base64") from None
-    project = await _placement(ctx).projects.set_icon(params.projectId, data)
+    project = await placement.projects.set_icon(params.projectId, data)
     return ProjectResult(project=project)
 
 
-async def project_clear_icon(ctx: RpcContext, params: ProjectIdParams) -> ProjectResult:
-    return ProjectResult(project=await _placement(ctx).projects.clear_icon(params.projectId))
+async def project_clear_icon(
+    placement: Placement, ctx: RpcContext, params: ProjectIdParams
+) -> ProjectResult:
+    return ProjectResult(project=await placement.projects.clear_icon(params.projectId))
 
 
-async def project_icon(ctx: RpcContext, params: ProjectIdParams) -> ProjectIconResult:
-    icon = await _placement(ctx).projects.icon(params.projectId)
+async def project_icon(
+    placement: Placement, ctx: RpcContext, params: ProjectIdParams
+) -> ProjectIconResult:
+    icon = await placement.projects.icon(params.projectId)
     if icon is None:
         return ProjectIconResult(source=None)
     return ProjectIconResult(
@@ -122,52 +131,52 @@ async def project_icon(ctx: RpcContext, params: ProjectIdParams) -> ProjectIconR
     )
 
 
-def project_group() -> RpcMethodGroup:
+def project_group(ref: WorkspacesRef) -> RpcMethodGroup:
     """The ``project`` method group."""
-
+    method = placement_methods(ref)
     return RpcMethodGroup(
         "project",
         [
-            owner_method(
+            method(
                 "project.add",
                 project_add,
                 ProjectAddParams,
                 ProjectAddResult,
                 "Open a directory as a project (idempotent for an active exact root)",
             ),
-            owner_method(
+            method(
                 "project.list", project_list, ProjectListParams, ProjectListResult, "List projects"
             ),
-            owner_method("project.get", project_get, ProjectIdParams, ProjectResult, "One project"),
-            owner_method(
+            method("project.get", project_get, ProjectIdParams, ProjectResult, "One project"),
+            method(
                 "project.rename",
                 project_rename,
                 ProjectRenameParams,
                 ProjectResult,
                 "Set or clear a project's custom name",
             ),
-            owner_method(
+            method(
                 "project.archive",
                 project_archive,
                 ProjectIdParams,
                 ProjectResult,
                 "Archive a project (its root may be added again as a new project)",
             ),
-            owner_method(
+            method(
                 "project.setIcon",
                 project_set_icon,
                 ProjectSetIconParams,
                 ProjectResult,
                 "Upload a custom icon (validated image bytes, base64)",
             ),
-            owner_method(
+            method(
                 "project.clearIcon",
                 project_clear_icon,
                 ProjectIdParams,
                 ProjectResult,
                 "Return to the automatic icon; deletes the stored image",
             ),
-            owner_method(
+            method(
                 "project.icon",
                 project_icon,
                 ProjectIdParams,

@@ -1,21 +1,17 @@
 """The protocol's JSON Schema, generated from the pydantic models.
 
-``docs/protocol.schema.json`` is this module's output; a test fails when the committed file is
-stale. Regenerate with::
+:func:`protocol_schema` turns the method groups and notifications it is given into the schema
+document; which groups exist is the composition root's knowledge, so the committed
+``docs/protocol.schema.json`` is written by :mod:`paseo.daemon.schema` (a test fails when it is
+stale)::
 
-    python -m paseo.rpc.schema docs/protocol.schema.json
-
-It covers the envelope, the error codes, the close codes, the kernel's methods and
-notifications, and the methods of every built-in plugin (third-party plugins document their
-own).
+    python -m paseo.daemon.schema docs/protocol.schema.json
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from paseo_hookspecs.registration import RpcMethodGroup
@@ -35,29 +31,12 @@ from paseo.rpc.session import CLOSE_CODES
 Mode = Literal["validation", "serialization"]
 
 
-def builtin_method_groups() -> list[RpcMethodGroup]:
-    """The RPC method groups of the built-in plugins (loaded through their entry points)."""
-    from paseo.plugins import LoadPolicy, PaseoPluginManager
-
-    manager = PaseoPluginManager(LoadPolicy(strict=True))
-    manager.load_all()
-    builtin = {record.name for record in manager.records if record.builtin}
-    return [group for owner, group in manager.rpc_method_groups() if owner in builtin]
-
-
-def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str, Any]:
-    """The schema document (kernel groups plus ``groups``, default the built-in plugins')."""
-    from paseo.daemon.services import service_method_groups, service_notifications
-    from paseo.rpc.kernel import kernel_groups
-    from paseo.rpc.models import NOTIFICATIONS as KERNEL_NOTIFICATIONS
-
-    NOTIFICATIONS = {**KERNEL_NOTIFICATIONS, **service_notifications()}
-
-    every = [
-        *kernel_groups(),
-        *service_method_groups(),
-        *(builtin_method_groups() if groups is None else groups),
-    ]
+def protocol_schema(
+    groups: Iterable[RpcMethodGroup], notifications: Mapping[str, type[BaseModel]]
+) -> dict[str, Any]:
+    """The schema document of the envelope, the error and close codes, ``groups`` and
+    ``notifications`` (method → params model)."""
+    every = list(groups)
     models: list[tuple[type[BaseModel], Mode]] = [
         (RequestEnvelope, "validation"),
         (ResultResponse, "serialization"),
@@ -70,7 +49,7 @@ def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str,
                 models.append((method.params, "validation"))
             if method.result is not None:
                 models.append((method.result, "serialization"))
-    models.extend((model, "serialization") for model in NOTIFICATIONS.values())
+    models.extend((model, "serialization") for model in notifications.values())
     # The refs pydantic hands back: a model whose input and output schemas differ gets two
     # definitions (Name-Input / Name-Output), so refs cannot be derived from class names.
     refs, definitions = models_json_schema(
@@ -85,7 +64,9 @@ def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str,
                 "params": refs[(method.params, "validation")] if method.params else None,
                 "result": refs[(method.result, "serialization")] if method.result else None,
             }
-    notifications = {name: refs[(model, "serialization")] for name, model in NOTIFICATIONS.items()}
+    notification_refs = {
+        name: refs[(model, "serialization")] for name, model in notifications.items()
+    }
     envelope = {
         "request": refs[(RequestEnvelope, "validation")],
         "result": refs[(ResultResponse, "serialization")],
@@ -99,7 +80,7 @@ def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str,
         "protocolVersion": PROTOCOL_VERSION,
         "envelope": envelope,
         "methods": dict(sorted(methods.items())),
-        "notifications": dict(sorted(notifications.items())),
+        "notifications": dict(sorted(notification_refs.items())),
         "errors": {
             code: {"jsonrpcCode": JSONRPC_CODES.get(code, APP_ERROR), "description": text}
             for code, text in sorted(ERROR_CODES.items())
@@ -112,16 +93,3 @@ def protocol_schema(groups: Iterable[RpcMethodGroup] | None = None) -> dict[str,
 def render(schema: dict[str, Any]) -> str:
     """Stable text for the committed file."""
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Write the schema to the path given (default ``docs/protocol.schema.json``)."""
-    args = sys.argv[1:] if argv is None else argv
-    target = Path(args[0]) if args else Path("docs/protocol.schema.json")
-    target.write_text(render(protocol_schema()), encoding="utf-8")
-    sys.stdout.write(f"wrote {target}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

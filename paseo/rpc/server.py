@@ -1,8 +1,11 @@
 """The daemon's RPC hub: methods, sessions, streams, trust, and the transports that feed it.
 
-:func:`start_rpc` builds it when the daemon starts (kernel and plugin method groups, then every
-registered transport) and :meth:`RpcServer.stop` takes it down: refuse new calls, let calls in
-flight finish (bounded), fail the rest, say goodbye, close connections, stop transports.
+The composition root (:mod:`paseo.daemon`) builds it, adds every method group, and starts the
+registered transports with :meth:`RpcServer.start_transports`; to them the server is the
+:class:`paseo_hookspecs.transport.TransportHost`. :meth:`RpcServer.stop` takes it down: refuse
+new calls, let calls in flight finish (bounded), fail the rest, say goodbye, close connections,
+stop transports. What the daemon answers (``server.*``, ``config.*``) lives in
+:mod:`paseo.daemon`; this module is wire mechanics only.
 """
 
 from __future__ import annotations
@@ -10,41 +13,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
-import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.transport import (
+    Admission,
+    AdmissionPurpose,
+    Channel,
+    Observed,
+    PeerFacts,
+    SessionLimits,
+)
 from pydantic import BaseModel
 
 from paseo import __version__
 from paseo.rpc.dispatch import MethodTable, encode_notification
-from paseo.rpc.models import (
-    PROTOCOL_VERSION,
-    Counts,
-    HealthResult,
-    PluginFailure,
-    PluginSummary,
-    ShuttingDownEvent,
-    StatusResult,
-    StreamEvent,
-)
-from paseo.rpc.session import (
-    CLOSE_CODES,
-    CLOSE_GOING_AWAY,
-    Channel,
-    Observed,
-    Session,
-    SessionLimits,
-)
+from paseo.rpc.models import HealthResult, ShuttingDownEvent, StatusResult, StreamEvent
+from paseo.rpc.session import CLOSE_CODES, CLOSE_GOING_AWAY, Session
 from paseo.rpc.trust import AccessPolicy, Authenticator, hash_password, is_local_client
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
     from paseo_hookspecs.interfaces.transport import Transport
 
     from paseo.config import ResolvedConfig
-    from paseo.daemon.runtime import Daemon
+    from paseo.services import ConfigView
 
 log = logging.getLogger("paseo.rpc")
 
@@ -62,54 +56,109 @@ class Stream:
 
 
 class RpcServer:
-    """See the module docstring. One per daemon, reachable as ``daemon.rpc``."""
+    """See the module docstring. One per daemon; implements
+    :class:`~paseo_hookspecs.transport.TransportHost` and
+    :class:`~paseo.rpc.session.SessionHost`.
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
+    ``context`` is the daemon as method handlers see it, ``config`` the live configuration
+    (trust settings are read from it), ``status`` computes the ``server.status`` answer.
+    """
+
+    def __init__(
+        self,
+        context: DaemonContext,
+        *,
+        config: ConfigView,
+        local_credential: str,
+        status: Callable[[], Awaitable[StatusResult]],
+    ) -> None:
+        self.context = context
         self.methods = MethodTable()
         self.sessions: set[Session] = set()
         self.streams: dict[str, Stream] = {}
         self.accepting = True
         self.listen_addresses: list[str] = []
-        self.started_at = time.time()
+        self._config = config
+        self._local_credential = local_credential
+        self._status = status
         self._transports: dict[str, Transport] = {}
         self._env_password_hash: str | None = None
-        self.config_lock = asyncio.Lock()
-        """Serialises config.patch and config.reload."""
-        resolved = daemon.config.resolved
+        resolved = config.resolved
         self.policy = policy_from(resolved)
-        self.auth = Authenticator(daemon.local_credential, resolved.daemon.auth.password)
+        self.auth = Authenticator(local_credential, resolved.daemon.auth.password)
         self.register_stream("server", frozenset({"local", "remote"}))
-        self.register_stream("config", frozenset({"local", "remote"}))
 
     # ------------------------------------------------------------------ trust
 
     async def hash_env_password(self) -> None:
         """Hash ``PASEO_PASSWORD`` once at start-up; it then wins over config.json's hash."""
-        plain = self.daemon.config.resolved.daemon.auth.envPassword
+        plain = self._config.resolved.daemon.auth.envPassword
         if plain:
             self._env_password_hash = await asyncio.to_thread(hash_password, plain)
-            self.auth = Authenticator(self.daemon.local_credential, self._env_password_hash)
+            self.auth = Authenticator(self._local_credential, self._env_password_hash)
 
     def apply_config(self, resolved: ResolvedConfig) -> None:
         """Apply the live-reloadable trust settings (hostnames, origins, proxies, password)."""
         self.policy = policy_from(resolved)
         password = self._env_password_hash or resolved.daemon.auth.password
-        self.auth = Authenticator(self.daemon.local_credential, password)
+        self.auth = Authenticator(self._local_credential, password)
 
-    async def authenticate(
-        self, token: str | None, *, unix_socket: bool, client_address: str | None
-    ) -> str | None:
-        """The session kind for a connection, or ``None`` to refuse it."""
-        local = is_local_client(unix_socket=unix_socket, client_address=client_address)
-        return await self.auth.authenticate(token, local=local)
+    # --------------------------------------------------------- transport host
+
+    @property
+    def listen(self) -> str:
+        return self._config.resolved.daemon.listen
+
+    def config_section(self, plugin_id: str) -> Any:
+        return self.context.config_section(plugin_id)
+
+    async def admit(
+        self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False
+    ) -> Admission:
+        """See :meth:`paseo_hookspecs.transport.TransportHost.admit`."""
+        policy = self.policy
+        # A repeated Host counts as absent rather than letting one copy vouch for the other.
+        host = facts.hosts[0] if len(facts.hosts) == 1 else None
+        if not policy.host_allowed(host) or len(facts.origins) > 1:
+            return Admission(403)
+        origin = facts.origins[0] if facts.origins else None
+        observed = Observed(
+            transport=facts.transport,
+            unix_socket=facts.unix_socket,
+            peer=facts.peer,
+            client_address=None
+            if facts.unix_socket
+            else policy.client_address(facts.peer, facts.forwarded_for),
+            origin=origin,
+        )
+        origin_ok = policy.origin_allowed(origin, host)
+        cors = origin if origin is not None and origin_ok else None
+        if purpose == "public":
+            return Admission(200, observed=observed, cors_origin=cors)
+        if not origin_ok:
+            return Admission(403, observed=observed)
+        if purpose == "session" and (not self.accepting or at_capacity):
+            return Admission(503, observed=observed)
+        local = is_local_client(
+            unix_socket=observed.unix_socket, client_address=observed.client_address
+        )
+        kind = await self.auth.authenticate(facts.credential, local=local)
+        if kind is None:
+            return Admission(401, observed=observed)
+        return Admission(200, kind=kind, observed=observed, cors_origin=cors)
+
+    def health(self) -> dict[str, Any]:
+        return HealthResult(ok=True, version=__version__).model_dump(mode="json")
+
+    async def status(self) -> dict[str, Any]:
+        return (await self._status()).model_dump(mode="json")
 
     # --------------------------------------------------------------- sessions
 
     def open_session(
         self, *, kind: str, channel: Channel, observed: Observed, limits: SessionLimits
     ) -> Session:
-        """A new session for an authenticated connection (see :class:`Session`)."""
+        """A new session for an admitted connection (see :class:`Session`)."""
         session = Session(self, kind=kind, channel=channel, observed=observed, limits=limits)
         self.sessions.add(session)
         log.debug(
@@ -121,9 +170,8 @@ class RpcServer:
         )
         return session
 
-    def close_session(self, session: Session) -> None:
-        """Forget a session whose connection ended."""
-        session.connection_lost()
+    def session_ended(self, session: Session) -> None:
+        """Forget a session whose connection ended (called by the session)."""
         self.sessions.discard(session)
         log.debug("session %s closed", session.id)
 
@@ -141,7 +189,7 @@ class RpcServer:
         self,
         stream: str,
         method: str,
-        payload: dict[str, Any],
+        payload: Mapping[str, Any],
         *,
         model: type[StreamEvent] | None = None,
     ) -> int:
@@ -164,59 +212,13 @@ class RpcServer:
                 session.deliver(stream, text)
         return entry.seq
 
-    # ----------------------------------------------------------------- status
-
-    def health(self) -> HealthResult:
-        return HealthResult(ok=True, version=__version__)
-
-    async def status(self) -> StatusResult:
-        daemon = self.daemon
-        plugins = daemon.plugins
-        records = list(plugins.records) if plugins is not None else []
-        by_kind: dict[str, int] = {}
-        for session in self.sessions:
-            by_kind[session.kind] = by_kind.get(session.kind, 0) + 1
-        agents: int | None
-        try:
-            agents = await daemon.store.agents.count()
-        except Exception:  # noqa: BLE001 - a store that cannot count still reports the rest
-            agents = None
-        started = _pid_started_at(daemon)
-        return StatusResult(
-            serverId=daemon.server_id,
-            version=__version__,
-            protocolVersion=PROTOCOL_VERSION,
-            pid=os.getpid(),
-            home=str(daemon.home),
-            hostname=socket.gethostname(),
-            startedAt=started,
-            uptimeSeconds=round(time.monotonic() - daemon.started_monotonic, 3),
-            listen=list(self.listen_addresses),
-            storageDriver=daemon.config.resolved.storage.driver,
-            plugins=PluginSummary(
-                loaded=[r.name for r in records if r.loaded],
-                failed=[
-                    PluginFailure(name=r.name, error=r.error)
-                    for r in records
-                    if r.error is not None
-                ],
-            ),
-            counts=Counts(
-                connections=len(self.sessions),
-                sessions=by_kind,
-                subscriptions=sum(len(s.subscriptions) for s in self.sessions),
-                methods=len(self.methods),
-                agents=agents,
-            ),
-        )
-
     # -------------------------------------------------------------- lifecycle
 
     async def start_transports(self, transports: dict[str, Transport]) -> list[str]:
         """Start every transport; on a failure stop those already started and re-raise."""
         for name, transport in transports.items():
             try:
-                addresses = await transport.start(self.daemon)
+                addresses = await transport.start(self)
             except BaseException:
                 await self._stop_transports()
                 raise
@@ -259,44 +261,3 @@ def policy_from(resolved: ResolvedConfig) -> AccessPolicy:
         allowed_origins=daemon.cors.allowedOrigins,
         trusted_proxies=daemon.trustedProxies,
     )
-
-
-def _pid_started_at(daemon: Daemon) -> str | None:
-    from paseo.home import read_pid_file
-
-    info = read_pid_file(daemon.layout.pid) or {}
-    started = info.get("startedAt")
-    return started if isinstance(started, str) else None
-
-
-async def start_rpc(daemon: Daemon) -> RpcServer:
-    """Build the RPC server: kernel and plugin method groups, then start every transport.
-
-    Raises :class:`paseo.daemon.bootstrap.StartupError` when a transport cannot listen.
-    """
-    from paseo.daemon.bootstrap import StartupError
-    from paseo.rpc.kernel import kernel_groups
-
-    server = RpcServer(daemon)
-    await server.hash_env_password()
-    for group in kernel_groups():
-        server.methods.add_group(group, "kernel")
-    for service in daemon.services:
-        for group in service.rpc_groups():
-            server.methods.add_group(group, "kernel")
-    plugins = daemon.plugins
-    if plugins is not None:
-        for owner, group in plugins.rpc_method_groups():
-            server.methods.add_group(group, owner)
-        transports = plugins.transports()
-    else:
-        transports = {}
-    # Transports reach the hub through the daemon while starting.
-    daemon.rpc = server
-    try:
-        await server.start_transports(transports)
-    except OSError as exc:
-        raise StartupError(f"cannot listen on {exc.strerror or exc}") from exc
-    if not transports:
-        log.warning("no transport is registered: the daemon accepts no connections")
-    return server

@@ -1,9 +1,11 @@
 """One client connection: its trust, its allowlist, its calls and its bounded outbound queue.
 
 A transport creates a :class:`Session` per accepted connection through
-:meth:`paseo.rpc.server.RpcServer.open_session`, feeds it every inbound frame with
-:meth:`Session.receive` and awaits :meth:`Session.run` (which writes outbound frames through
-the transport's :class:`Channel`).
+:meth:`paseo_hookspecs.transport.TransportHost.open_session` (the RPC server), feeds it every
+inbound frame with :meth:`Session.receive`, awaits :meth:`Session.run` (which writes outbound
+frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and calls
+:meth:`Session.connection_lost` when the peer goes away: a
+:class:`~paseo_hookspecs.transport.SessionHandle`.
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
 writer task. A client that stops reading blocks only that task; when its queue reaches
@@ -20,10 +22,10 @@ import itertools
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 
 from paseo.rpc.dispatch import (
     HELLO,
@@ -40,7 +42,7 @@ from paseo.rpc.models import ResyncEvent
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
 
-    from paseo.rpc.server import RpcServer
+    from paseo.rpc.dispatch import MethodTable
 
 log = logging.getLogger("paseo.rpc")
 
@@ -73,37 +75,23 @@ SESSION_STREAM = "session"
 """The per-connection stream (``server.resync`` and ``RpcContext.notify`` pushes)."""
 
 
-class Channel(Protocol):
-    """What a transport hands a session: a way to send one text frame, and to close."""
+class SessionHost(Protocol):
+    """What a session needs of the server it belongs to (the RPC server implements it)."""
 
-    async def send(self, text: str) -> None:
-        """Send one text frame; raise when the connection is gone."""
+    @property
+    def methods(self) -> MethodTable:
+        """Every registered method (the session's allowlist is computed from it)."""
 
-    async def close(self, code: int, reason: str) -> None:
-        """Close the connection with a WebSocket close code."""
+    @property
+    def accepting(self) -> bool:
+        """``False`` once shutdown began: new calls are answered ``shutting_down``."""
 
+    @property
+    def context(self) -> DaemonContext:
+        """The daemon, as method handlers see it (``RpcContext.daemon``)."""
 
-@dataclass(frozen=True)
-class SessionLimits:
-    """Per-connection bounds (the WebSocket transport takes them from its settings)."""
-
-    outbound_queue: int = 1000
-    max_in_flight: int = 64
-    rate_per_second: float = 500.0
-    rate_burst: int = 1000
-    hello_timeout: float = 15.0
-    idle_timeout: float = 3600.0
-
-
-@dataclass(frozen=True)
-class Observed:
-    """What the server saw of the connection; the only inputs to trust decisions."""
-
-    transport: str
-    unix_socket: bool
-    peer: str | None
-    client_address: str | None
-    origin: str | None
+    def session_ended(self, session: Session) -> None:
+        """Forget ``session``: its connection is gone."""
 
 
 class _Outbound:
@@ -133,11 +121,11 @@ class CallContext:
 
     @property
     def daemon(self) -> DaemonContext:
-        daemon: DaemonContext = self.session.server.daemon
-        return daemon
+        return self.session.server.context
 
     @property
-    def server(self) -> RpcServer:
+    def server(self) -> SessionHost:
+        """The server the call arrived through (the daemon bench's plugin publishes on it)."""
         return self.session.server
 
     @property
@@ -159,7 +147,7 @@ class Session:
 
     def __init__(
         self,
-        server: RpcServer,
+        server: SessionHost,
         *,
         kind: str,
         channel: Channel,
@@ -393,13 +381,15 @@ class Session:
         self._closed.set()
 
     def connection_lost(self) -> None:
-        """The transport saw the connection end: cancel calls, stop writing."""
+        """The transport saw the connection end: cancel calls, stop writing, leave the
+        server."""
         if self._closing is None:
             self._closing = (CLOSE_GOING_AWAY, "connection lost")
         self._queue.clear()
         for task in list(self._tasks):
             task.cancel()
         self._closed.set()
+        self.server.session_ended(self)
 
     @property
     def closed(self) -> bool:

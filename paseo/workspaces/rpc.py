@@ -19,7 +19,7 @@ from paseo_hookspecs.registration import RpcMethodGroup
 from pydantic import Field
 
 from paseo.rpc.models import WireModel
-from paseo.workspaces.common import owner_method
+from paseo.workspaces.adapter import WorkspacesRef, placement_methods
 from paseo.worktrees.rpc import (
     ArchiveParams,
     ArchiveResult,
@@ -107,25 +107,25 @@ class LabelAssignParams(WireModel):
     names: list[str] = Field(min_length=1)
 
 
-def _placement(ctx: RpcContext) -> Placement:
-    from paseo.workspaces.service import placement_of
-
-    return placement_of(ctx.daemon)
-
-
-async def workspace_list(ctx: RpcContext, params: WorkspaceListParams) -> WorkspaceListResult:
-    rows = await _placement(ctx).workspaces.list(
+async def workspace_list(
+    placement: Placement, ctx: RpcContext, params: WorkspaceListParams
+) -> WorkspaceListResult:
+    rows = await placement.workspaces.list(
         project_id=params.projectId, include_archived=params.includeArchived
     )
     return WorkspaceListResult(workspaces=rows)
 
 
-async def workspace_get(ctx: RpcContext, params: WorkspaceIdParams) -> WorkspaceResult:
-    return WorkspaceResult(workspace=await _placement(ctx).workspaces.get(params.workspaceId))
+async def workspace_get(
+    placement: Placement, ctx: RpcContext, params: WorkspaceIdParams
+) -> WorkspaceResult:
+    return WorkspaceResult(workspace=await placement.workspaces.get(params.workspaceId))
 
 
-async def workspace_open(ctx: RpcContext, params: WorkspaceOpenParams) -> WorkspaceOpenResult:
-    workspace, project, created = await _placement(ctx).workspaces.open_directory(
+async def workspace_open(
+    placement: Placement, ctx: RpcContext, params: WorkspaceOpenParams
+) -> WorkspaceOpenResult:
+    workspace, project, created = await placement.workspaces.open_directory(
         params.path,
         project_id=params.projectId,
         title=params.title,
@@ -134,86 +134,105 @@ async def workspace_open(ctx: RpcContext, params: WorkspaceOpenParams) -> Worksp
     return WorkspaceOpenResult(workspace=workspace, project=project, created=created)
 
 
-async def workspace_archive(ctx: RpcContext, params: ArchiveParams) -> ArchiveResult:
-    outcome = await _placement(ctx).worktrees.archive(params.workspaceId, force=params.force)
+async def workspace_archive(
+    placement: Placement, ctx: RpcContext, params: ArchiveParams
+) -> ArchiveResult:
+    outcome = await placement.worktrees.archive(params.workspaceId, force=params.force)
     return archive_result(outcome)
 
 
-async def workspace_restore(ctx: RpcContext, params: RestoreParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).worktrees.restore(
+async def workspace_restore(
+    placement: Placement, ctx: RpcContext, params: RestoreParams
+) -> WorkspaceResult:
+    workspace = await placement.worktrees.restore(
         params.workspaceId, run_setup=params.runSetup
     )
     return WorkspaceResult(workspace=workspace)
 
 
-async def workspace_pin(ctx: RpcContext, params: WorkspacePinParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).workspaces.pin(params.workspaceId, params.pinned)
+async def workspace_pin(
+    placement: Placement, ctx: RpcContext, params: WorkspacePinParams
+) -> WorkspaceResult:
+    workspace = await placement.workspaces.pin(params.workspaceId, params.pinned)
     return WorkspaceResult(workspace=workspace)
 
 
-async def workspace_rename(ctx: RpcContext, params: WorkspaceRenameParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).workspaces.rename(params.workspaceId, params.title)
+async def workspace_rename(
+    placement: Placement, ctx: RpcContext, params: WorkspaceRenameParams
+) -> WorkspaceResult:
+    workspace = await placement.workspaces.rename(params.workspaceId, params.title)
     return WorkspaceResult(workspace=workspace)
 
 
-async def workspace_reconcile(ctx: RpcContext, params: None) -> ReconcileResult:
-    stats = await _placement(ctx).reconciler.reconcile_once()
+async def workspace_reconcile(
+    placement: Placement, ctx: RpcContext, params: None
+) -> ReconcileResult:
+    stats = await placement.reconciler.reconcile_once()
     return ReconcileResult(observed=stats.observed, read=stats.read, updated=stats.updated)
 
 
-async def label_list(ctx: RpcContext, params: None) -> LabelListResult:
-    return LabelListResult(labels=await _placement(ctx).labels.list())
+async def label_list(placement: Placement, ctx: RpcContext, params: None) -> LabelListResult:
+    return LabelListResult(labels=await placement.labels.list())
 
 
-async def label_create(ctx: RpcContext, params: LabelCreateParams) -> LabelResult:
-    return LabelResult(label=await _placement(ctx).labels.create(params.name, params.color))
+async def label_create(
+    placement: Placement, ctx: RpcContext, params: LabelCreateParams
+) -> LabelResult:
+    return LabelResult(label=await placement.labels.create(params.name, params.color))
 
 
-async def label_edit(ctx: RpcContext, params: LabelEditParams) -> LabelResult:
-    label = await _placement(ctx).labels.edit(
+async def label_edit(placement: Placement, ctx: RpcContext, params: LabelEditParams) -> LabelResult:
+    label = await placement.labels.edit(
         params.name, new_name=params.newName, color=params.color
     )
     return LabelResult(label=label)
 
 
-async def label_delete(ctx: RpcContext, params: LabelNameParams) -> LabelDeleteResult:
-    await _placement(ctx).labels.delete(params.name)
+async def label_delete(
+    placement: Placement, ctx: RpcContext, params: LabelNameParams
+) -> LabelDeleteResult:
+    await placement.labels.delete(params.name)
     return LabelDeleteResult(deleted=True)
 
 
-async def label_assign(ctx: RpcContext, params: LabelAssignParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).labels.assign(params.workspaceId, params.names)
+async def label_assign(
+    placement: Placement, ctx: RpcContext, params: LabelAssignParams
+) -> WorkspaceResult:
+    workspace = await placement.labels.assign(params.workspaceId, params.names)
     return WorkspaceResult(workspace=workspace)
 
 
-async def label_unassign(ctx: RpcContext, params: LabelAssignParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).labels.unassign(params.workspaceId, params.names)
+async def label_unassign(
+    placement: Placement, ctx: RpcContext, params: LabelAssignParams
+) -> WorkspaceResult:
+    workspace = await placement.labels.unassign(params.workspaceId, params.names)
     return WorkspaceResult(workspace=workspace)
 
 
-def workspace_group() -> RpcMethodGroup:
+def workspace_group(ref: WorkspacesRef) -> RpcMethodGroup:
     """The ``workspace`` method group."""
+    method = placement_methods(ref)
     return RpcMethodGroup(
         "workspace",
         [
-            owner_method(
+            method(
                 "workspace.list",
                 workspace_list,
                 WorkspaceListParams,
                 WorkspaceListResult,
                 "List workspaces (rows whose project is missing are omitted)",
             ),
-            owner_method(
+            method(
                 "workspace.get", workspace_get, WorkspaceIdParams, WorkspaceResult, "One workspace"
             ),
-            owner_method(
+            method(
                 "workspace.open",
                 workspace_open,
                 WorkspaceOpenParams,
                 WorkspaceOpenResult,
                 "The workspace of a directory, created (with its project) when missing",
             ),
-            owner_method(
+            method(
                 "workspace.archive",
                 workspace_archive,
                 ArchiveParams,
@@ -221,24 +240,24 @@ def workspace_group() -> RpcMethodGroup:
                 "Archive a workspace (a Paseo-owned worktree is torn down and removed once "
                 "no other workspace uses it)",
             ),
-            owner_method(
+            method(
                 "workspace.restore",
                 workspace_restore,
                 RestoreParams,
                 WorkspaceResult,
                 "Unarchive a workspace, recreating its worktree checkout when needed",
             ),
-            owner_method(
+            method(
                 "workspace.pin", workspace_pin, WorkspacePinParams, WorkspaceResult, "Pin or unpin"
             ),
-            owner_method(
+            method(
                 "workspace.rename",
                 workspace_rename,
                 WorkspaceRenameParams,
                 WorkspaceResult,
                 "Set or clear a workspace title",
             ),
-            owner_method(
+            method(
                 "workspace.reconcile",
                 workspace_reconcile,
                 None,
@@ -249,37 +268,38 @@ def workspace_group() -> RpcMethodGroup:
     )
 
 
-def label_group() -> RpcMethodGroup:
+def label_group(ref: WorkspacesRef) -> RpcMethodGroup:
     """The ``label`` method group (the host-wide workspace label catalog)."""
+    method = placement_methods(ref)
     return RpcMethodGroup(
         "label",
         [
-            owner_method("label.list", label_list, None, LabelListResult, "The label catalog"),
-            owner_method(
+            method("label.list", label_list, None, LabelListResult, "The label catalog"),
+            method(
                 "label.create", label_create, LabelCreateParams, LabelResult, "Add a label"
             ),
-            owner_method(
+            method(
                 "label.edit",
                 label_edit,
                 LabelEditParams,
                 LabelResult,
                 "Rename and/or recolour a label in one commit (rename rewrites assignments)",
             ),
-            owner_method(
+            method(
                 "label.delete",
                 label_delete,
                 LabelNameParams,
                 LabelDeleteResult,
                 "Delete a label and every assignment of it",
             ),
-            owner_method(
+            method(
                 "label.assign",
                 label_assign,
                 LabelAssignParams,
                 WorkspaceResult,
                 "Add catalog labels to a workspace",
             ),
-            owner_method(
+            method(
                 "label.unassign",
                 label_unassign,
                 LabelAssignParams,

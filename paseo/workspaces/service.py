@@ -1,10 +1,13 @@
 """The ``workspaces`` kernel service: projects, workspaces, worktrees, labels, reconciliation.
 
 :class:`Placement` wires the parts together for any store and git runner (tests use it
-directly); :class:`WorkspacesService` is the daemon service around it. Other services reach the
-provisioning entry point with :func:`provisioning_of`::
+directly); :class:`WorkspacesService` is the daemon service around it, built by the composition
+root from narrow ports. Other services get the service itself as their placement port::
 
-    workspace = await provisioning_of(daemon).ensure_workspace_for_cwd(cwd)
+    workspace = await workspaces.ensure_workspace_for_cwd(cwd)
+
+The RPC adapters (``project.*``, ``workspace.*``, ``worktree.*``, ``label.*``) reach it through a
+:class:`paseo.services.ServiceRef`; this module does not know them.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.interfaces.store import Store
+from paseo_hookspecs.records import WorkspaceRecord
 
 from paseo.config.models import ServicePortsConfig
 from paseo.git.runner import GitRunner
@@ -27,9 +31,7 @@ from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
 from paseo.worktrees.service import WorktreeService
 
 if TYPE_CHECKING:
-    from paseo_hookspecs.registration import RpcMethodGroup
-
-    from paseo.daemon.runtime import Daemon
+    from paseo.services import ConfigView, Publisher
 
 
 @dataclass
@@ -78,76 +80,54 @@ class Placement:
 
 
 class WorkspacesService:
-    """The daemon service; parts are built at :meth:`start` (the store is open by then)."""
+    """The daemon service over one open store (see the module docstring)."""
 
     name = "workspaces"
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-        self._placement: Placement | None = None
+    def __init__(
+        self,
+        *,
+        store: Store,
+        publisher: Publisher,
+        config: ConfigView,
+        git: GitRunner,
+        home: Path,
+    ) -> None:
+        def publish(method: str, payload: dict[str, Any]) -> None:
+            publisher.publish(STREAM, method, payload)
 
-    @property
-    def placement(self) -> Placement:
-        if self._placement is None:
-            raise RuntimeError("the workspaces service has not started")
-        return self._placement
+        self.placement = Placement.build(
+            store,
+            home=home,
+            git=git,
+            worktrees_root=lambda: config.resolved.worktrees.root,
+            service_ports=lambda: config.resolved.worktrees.servicePorts,
+            publish=publish,
+        )
 
-    def _publish(self, method: str, payload: dict[str, Any]) -> None:
-        rpc = self.daemon.rpc
-        if rpc is not None:
-            rpc.publish(STREAM, method, payload)
-
-    def rpc_groups(self) -> list[RpcMethodGroup]:
-        return rpc_groups()
+    async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
+        """The workspace an agent running in ``cwd`` belongs to (created, with its project,
+        when missing): the agent manager's placement port."""
+        return await self.placement.workspaces.ensure_workspace_for_cwd(cwd)
 
     async def start(self) -> None:
-        from paseo.git.service import git_service
-
-        daemon = self.daemon
-        self._placement = Placement.build(
-            daemon.store,
-            home=daemon.home,
-            git=git_service(daemon).runner,
-            worktrees_root=lambda: daemon.config.resolved.worktrees.root,
-            service_ports=lambda: daemon.config.resolved.worktrees.servicePorts,
-            publish=self._publish,
-        )
-        await self._placement.reconciler.start(watch=False)
+        await self.placement.reconciler.start(watch=False)
 
     async def serving(self) -> None:
         """Start the file watcher once the daemon listens: importing watchfiles (and anyio)
         is not on the path to accepting connections, the periodic pass covers the gap."""
-        if self._placement is not None:
-            self._placement.reconciler.watcher.start()
+        self.placement.reconciler.watcher.start()
 
     async def stop(self) -> None:
-        if self._placement is not None:
-            await self._placement.reconciler.stop()
+        await self.placement.reconciler.stop()
 
 
-def rpc_groups() -> list[RpcMethodGroup]:
-    """The ``project``, ``workspace``, ``worktree`` and ``label`` method groups (they need no
-    service instance, so the protocol schema generator can list them too)."""
-    from paseo.projects.rpc import project_group
-    from paseo.workspaces.rpc import label_group, workspace_group
-    from paseo.worktrees.rpc import worktree_group
-
-    return [project_group(), workspace_group(), worktree_group(), label_group()]
-
-
-def create(daemon: Daemon) -> WorkspacesService:
-    """Service factory (see :mod:`paseo.daemon.services`)."""
-    return WorkspacesService(daemon)
-
-
-def placement_of(daemon: Any) -> Placement:
-    """The running daemon's :class:`Placement` (``daemon``: the daemon or an RPC context's)."""
+def provisioning_of(daemon: Any) -> WorkspacesService:
+    """TEMPORARY (issue 11): the lookup the pre-refactor agent manager
+    (``paseo.agents.manager``, ``AgentService(daemon)``) still calls. Delete it together with
+    ``paseo.daemon.wiring._legacy_agents`` once the new agent manager takes its placement port
+    from the composition root."""
     for service in daemon.services:
         if isinstance(service, WorkspacesService):
-            return service.placement
+            return service
     raise RuntimeError("the workspaces service is not running")
-
-
-def provisioning_of(daemon: Any) -> WorkspaceProvisioningService:
-    """The running daemon's :class:`WorkspaceProvisioningService`."""
-    return placement_of(daemon).workspaces

@@ -16,8 +16,8 @@ from paseo_hookspecs.registration import RpcMethodGroup
 from pydantic import Field
 
 from paseo.rpc.models import WireModel
-from paseo.workspaces.common import owner_method
-from paseo.worktrees.service import ArchiveOutcome, WorktreeRequest
+from paseo.workspaces.adapter import WorkspacesRef, placement_methods
+from paseo.worktrees.model import ArchiveOutcome, WorktreeRequest
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
@@ -107,12 +107,6 @@ class WorkspaceResult(WireModel):
     workspace: WorkspaceRecord
 
 
-def _placement(ctx: RpcContext) -> Placement:
-    from paseo.workspaces.service import placement_of
-
-    return placement_of(ctx.daemon)
-
-
 def archive_result(outcome: ArchiveOutcome) -> ArchiveResult:
     return ArchiveResult(
         workspace=outcome.workspace,
@@ -123,8 +117,9 @@ def archive_result(outcome: ArchiveOutcome) -> ArchiveResult:
     )
 
 
-async def worktree_create(ctx: RpcContext, params: WorktreeCreateParams) -> WorktreeCreateResult:
-    placement = _placement(ctx)
+async def worktree_create(
+    placement: Placement, ctx: RpcContext, params: WorktreeCreateParams
+) -> WorktreeCreateResult:
     project_id = params.projectId
     if project_id is None:
         if params.cwd is None:
@@ -159,29 +154,36 @@ async def worktree_create(ctx: RpcContext, params: WorktreeCreateParams) -> Work
     )
 
 
-async def worktree_list(ctx: RpcContext, params: WorktreeListParams) -> WorktreeListResult:
-    rows = await _placement(ctx).worktrees.list(project_id=params.projectId)
+async def worktree_list(
+    placement: Placement, ctx: RpcContext, params: WorktreeListParams
+) -> WorktreeListResult:
+    rows = await placement.worktrees.list(project_id=params.projectId)
     return WorktreeListResult(worktrees=[WorktreeInfo(**row) for row in rows])
 
 
-async def worktree_archive(ctx: RpcContext, params: ArchiveParams) -> ArchiveResult:
-    outcome = await _placement(ctx).worktrees.archive(params.workspaceId, force=params.force)
+async def worktree_archive(
+    placement: Placement, ctx: RpcContext, params: ArchiveParams
+) -> ArchiveResult:
+    outcome = await placement.worktrees.archive(params.workspaceId, force=params.force)
     return archive_result(outcome)
 
 
-async def worktree_restore(ctx: RpcContext, params: RestoreParams) -> WorkspaceResult:
-    workspace = await _placement(ctx).worktrees.restore(
+async def worktree_restore(
+    placement: Placement, ctx: RpcContext, params: RestoreParams
+) -> WorkspaceResult:
+    workspace = await placement.worktrees.restore(
         params.workspaceId, run_setup=params.runSetup
     )
     return WorkspaceResult(workspace=workspace)
 
 
-def worktree_group() -> RpcMethodGroup:
+def worktree_group(ref: WorkspacesRef) -> RpcMethodGroup:
     """The ``worktree`` method group."""
+    method = placement_methods(ref)
     return RpcMethodGroup(
         "worktree",
         [
-            owner_method(
+            method(
                 "worktree.create",
                 worktree_create,
                 WorktreeCreateParams,
@@ -189,21 +191,21 @@ def worktree_group() -> RpcMethodGroup:
                 "Create a Paseo-owned worktree and its workspace (branch off, existing "
                 "branch, or change request); retries repair or reuse",
             ),
-            owner_method(
+            method(
                 "worktree.list",
                 worktree_list,
                 WorktreeListParams,
                 WorktreeListResult,
                 "Managed worktrees and their workspaces",
             ),
-            owner_method(
+            method(
                 "worktree.archive",
                 worktree_archive,
                 ArchiveParams,
                 ArchiveResult,
                 "Teardown, archive, and remove the checkout once no workspace uses it",
             ),
-            owner_method(
+            method(
                 "worktree.restore",
                 worktree_restore,
                 RestoreParams,

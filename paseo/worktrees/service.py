@@ -28,12 +28,10 @@ import builtins
 import hashlib
 import json
 import os
-import re
 import secrets
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
 from paseo_hookspecs.records import ProjectRecord, WorkspaceRecord
@@ -50,72 +48,37 @@ from paseo.git.facts import (
     resolve_commitish,
 )
 from paseo.git.refname import validate_branch_name
-from paseo.git.runner import GitCommandFailed, GitRunner
-from paseo.projects.paths import is_within
+from paseo.git.runner import GitRunner
 from paseo.workspaces.common import Publish, no_publish, utc_now
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
+from paseo.worktrees.checkout import (
+    checked_cwd,
+    fetch_head_oid,
+    join_path,
+    make_parent,
+    raise_setup_failure,
+    read_file,
+    relative_cwd,
+)
 from paseo.worktrees.lifecycle import (
     CommandResult,
     ProgressCallback,
-    WorktreeSetupFailed,
     WorktreeTeardownFailed,
     failure_message,
     run_commands,
     succeeded,
 )
 from paseo.worktrees.metadata import MetadataStore, WorktreeMetadata
+from paseo.worktrees.model import (
+    SLUG,
+    ArchiveOutcome,
+    CreateOutcome,
+    WorktreeRequest,
+    short_hash,
+    slug_for,
+)
 from paseo.worktrees.ports import allocate_port
 from paseo.worktrees.project_config import CONFIG_FILE, parse_project_config
-
-Mode = Literal["branch-off", "checkout-branch", "change-request"]
-
-_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_FETCH_HEAD = re.compile(r"^([0-9a-f]{40})")
-
-
-@dataclass(frozen=True)
-class WorktreeRequest:
-    """What to create. ``project_id`` names the project whose repository is used."""
-
-    project_id: str
-    mode: Mode = "branch-off"
-    branch: str | None = None
-    base: str | None = None
-    change_request: int | None = None
-    remote: str = "origin"
-    slug: str | None = None
-    relative_cwd: str | None = None
-    """Path of the workspace cwd inside the checkout; default: the project root's path inside
-    its repository (so a subproject stays a subproject)."""
-    title: str | None = None
-    run_setup: bool = True
-
-
-@dataclass
-class CreateOutcome:
-    workspace: WorkspaceRecord
-    metadata: WorktreeMetadata
-    reused: bool
-    setup: list[CommandResult] = field(default_factory=list)
-
-
-@dataclass
-class ArchiveOutcome:
-    workspace: WorkspaceRecord
-    teardown: list[CommandResult] = field(default_factory=list)
-    removed_checkout: bool = False
-    branch_deleted: bool = False
-    still_referenced_by: list[str] = field(default_factory=list)
-
-
-def _short_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
-
-
-def slug_for(branch: str) -> str:
-    """A directory name for ``branch``: runs of other characters become ``-``."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", branch).strip("-.")[:100]
-    return slug or f"wt-{secrets.token_hex(3)}"
 
 
 class WorktreeService:
@@ -186,12 +149,12 @@ class WorktreeService:
         if request.remote.startswith("-") or not request.remote:
             raise InvalidParams(f"invalid remote name {request.remote!r}")
         slug = request.slug or slug_for(branch)
-        if not _SLUG.match(slug):
+        if not SLUG.match(slug):
             raise InvalidParams(
                 f"invalid worktree slug {slug!r}: letters, digits, '.', '_' and '-' only"
             )
-        relative = _relative_cwd(request.relative_cwd, project.rootPath, facts.toplevel)
-        repo_hash = _short_hash(repo_root)
+        relative = relative_cwd(request.relative_cwd, project.rootPath, facts.toplevel)
+        repo_hash = short_hash(repo_root)
         request_hash = hashlib.sha256(
             json.dumps(
                 {
@@ -214,7 +177,7 @@ class WorktreeService:
             "branch": branch,
             "slug": slug,
             "relative": relative,
-            "path": _join(normalize_path(self.worktrees_root()), repo_hash, slug),
+            "path": join_path(normalize_path(self.worktrees_root()), repo_hash, slug),
             "request_hash": request_hash,
         }
 
@@ -269,9 +232,9 @@ class WorktreeService:
         )
         await asyncio.to_thread(store.save, metadata)
         try:
-            await asyncio.to_thread(_make_parent, path)
+            await asyncio.to_thread(make_parent, path)
             await self.git.run(["worktree", "add", *add_args], cwd=repo_root, timeout=300)
-            cwd = await asyncio.to_thread(_checked_cwd, path, plan["relative"])
+            cwd = await asyncio.to_thread(checked_cwd, path, plan["relative"])
             port = await self._port(path, branch, repo_root, worktree_id)
             metadata = metadata.model_copy(update={"port": port})
             await asyncio.to_thread(store.save, metadata)
@@ -287,7 +250,7 @@ class WorktreeService:
                         env=self._env(repo_root, path, branch, port),
                         on_event=self._progress(worktree_id, "setup"),
                     )
-                    _raise_setup_failure(results, worktree_id)
+                    raise_setup_failure(results, worktree_id)
             workspace = await self.workspaces.register_worktree(
                 workspace_id=workspace_id,
                 project=project,
@@ -346,7 +309,7 @@ class WorktreeService:
             cwd=repo_root,
             timeout=300,
         )
-        oid = await asyncio.to_thread(_fetch_head_oid, repo_root)
+        oid = await asyncio.to_thread(fetch_head_oid, repo_root)
         base = request.base or await asyncio.to_thread(default_branch, repo_root)
         return f"refs/pull/{number}/head", oid, True, ["--no-track", "-b", branch, path, oid], base
 
@@ -499,7 +462,7 @@ class WorktreeService:
         head = await asyncio.to_thread(ref_oid, root, "HEAD")
         data = await asyncio.to_thread(read_blob_at, root, head, CONFIG_FILE) if head else None
         if data is None:
-            data = await asyncio.to_thread(_read_file, os.path.join(root, CONFIG_FILE))
+            data = await asyncio.to_thread(read_file, os.path.join(root, CONFIG_FILE))
         config = parse_project_config(data)
         if not config.teardown:
             return []
@@ -576,7 +539,7 @@ class WorktreeService:
                 created = True
             else:
                 args = ["--detach", root, start]
-        await asyncio.to_thread(_make_parent, root)
+        await asyncio.to_thread(make_parent, root)
         await self.git.run(["worktree", "add", *args], cwd=main, timeout=300)
         try:
             cwd = workspace.cwd
@@ -595,63 +558,9 @@ class WorktreeService:
                         env=self._env(main, root, branch, None),
                         on_event=self._progress(workspace.workspaceId, "setup"),
                     )
-                    _raise_setup_failure(results, workspace.workspaceId)
+                    raise_setup_failure(results, workspace.workspaceId)
         except BaseException:
             await asyncio.shield(self._remove_checkout(main, root))
             if created and branch and start:
                 await asyncio.shield(self._delete_branch(main, branch, start))
             raise
-
-
-def _join(*parts: str) -> str:
-    return os.path.join(*parts)
-
-
-def _make_parent(path: str) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-
-
-def _relative_cwd(requested: str | None, project_root: str, toplevel: str) -> str:
-    """The workspace cwd's path inside a checkout (default: the project root's own)."""
-    if requested is not None:
-        relative = os.path.normpath(requested or ".")
-    else:
-        relative = os.path.relpath(project_root, toplevel)
-    if os.path.isabs(relative) or relative == ".." or relative.startswith(".." + os.sep):
-        raise InvalidParams(f"relative cwd {relative!r} leaves the checkout")
-    return relative
-
-
-def _checked_cwd(checkout: str, relative: str) -> str:
-    cwd = os.path.normpath(os.path.join(checkout, relative))
-    if not (is_within(cwd, checkout) and os.path.isdir(cwd)):
-        raise InvalidParams(
-            f"{relative!r} is not a directory in the new checkout", data={"relativeCwd": relative}
-        )
-    return cwd
-
-
-def _raise_setup_failure(results: list[CommandResult], worktree_id: str) -> None:
-    if not succeeded(results):
-        raise WorktreeSetupFailed(
-            failure_message("setup", results),
-            data={"worktreeId": worktree_id, "results": [r.to_json() for r in results]},
-        )
-
-
-def _fetch_head_oid(repo_root: str) -> str:
-    facts = read_facts(repo_root)
-    git_dir = facts.common_dir if facts else os.path.join(repo_root, ".git")
-    text = _read_file(os.path.join(git_dir, "FETCH_HEAD"))
-    match = _FETCH_HEAD.match(text.decode("utf-8", "replace")) if text else None
-    if match is None:
-        raise GitCommandFailed("git fetch did not record FETCH_HEAD")
-    return match[1]
-
-
-def _read_file(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return None

@@ -8,7 +8,9 @@ Routes (every request must carry an allowed ``Host`` header, else 403):
   allowed), 503 (connection cap, or shutting down) or 401 (no valid token). The token is an
   ``Authorization: Bearer`` header or, for browsers, a ``paseo.bearer.<token>`` subprotocol.
 
-Refusal bodies are fixed strings that reveal nothing about the reason beyond the status.
+Refusal bodies are fixed strings that reveal nothing about the reason beyond the status. The
+decisions are the daemon's (:meth:`paseo_hookspecs.transport.TransportHost.admit`): this module
+reports what it observed and maps the answer to HTTP.
 """
 
 from __future__ import annotations
@@ -23,21 +25,24 @@ import os
 import socket
 import stat
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from paseo_hookspecs.address import Address, parse_address
 from paseo_hookspecs.interfaces.transport import Transport
+from paseo_hookspecs.transport import (
+    Admission,
+    AdmissionPurpose,
+    Observed,
+    PeerFacts,
+    SessionLimits,
+    TransportHost,
+)
 from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from paseo.rpc.address import Address, parse_address
-from paseo.rpc.session import Observed, SessionLimits
 from paseo_websocket.settings import WebSocketSettings
-
-if TYPE_CHECKING:
-    from paseo.daemon.runtime import Daemon
-    from paseo.rpc.server import RpcServer
 
 log = logging.getLogger("paseo.websocket")
 
@@ -47,8 +52,8 @@ STOP_GRACE = 5.0
 """Seconds :meth:`WebSocketTransport.stop` waits for connections to close before aborting."""
 
 
-def _settings(daemon: Any) -> WebSocketSettings:
-    section = daemon.config_section("websocket")
+def _settings(host: TransportHost) -> WebSocketSettings:
+    section = host.config_section("websocket")
     if isinstance(section, WebSocketSettings):
         return section
     if isinstance(section, dict):
@@ -89,7 +94,7 @@ def _subprotocol_token(headers: Headers) -> str | None:
 
 
 class _Channel:
-    """The :class:`paseo.rpc.session.Channel` of one WebSocket connection."""
+    """The :class:`paseo_hookspecs.transport.Channel` of one WebSocket connection."""
 
     __slots__ = ("_connection",)
 
@@ -113,6 +118,10 @@ class _Admitted:
         self.observed = observed
 
 
+_ROUTES: dict[str, AdmissionPurpose] = {"/api/status": "status", "/ws": "session"}
+"""Paths whose requests need more than the public screening (every other path gets it)."""
+
+
 class WebSocketTransport(Transport):
     """Listens on ``daemon.listen`` (``host:port``, a port, or a unix socket path)."""
 
@@ -120,7 +129,7 @@ class WebSocketTransport(Transport):
 
     def __init__(self) -> None:
         self._server: Server | None = None
-        self._rpc: RpcServer | None = None
+        self._host: TransportHost | None = None
         self._settings = WebSocketSettings()
         self._limits = SessionLimits()
         self._address: Address | None = None
@@ -130,16 +139,16 @@ class WebSocketTransport(Transport):
         self._active = 0
 
     @property
-    def rpc(self) -> RpcServer:
-        if self._rpc is None:
+    def host(self) -> TransportHost:
+        if self._host is None:
             raise RuntimeError("the transport is not started")
-        return self._rpc
+        return self._host
 
     # ---------------------------------------------------------------- lifecycle
 
-    async def start(self, daemon: Daemon) -> list[str]:
-        self._rpc = daemon.rpc
-        self._settings = settings = _settings(daemon)
+    async def start(self, host: TransportHost) -> list[str]:
+        self._host = host
+        self._settings = settings = _settings(host)
         self._limits = SessionLimits(
             outbound_queue=settings.outboundQueue,
             max_in_flight=settings.maxInFlight,
@@ -148,7 +157,7 @@ class WebSocketTransport(Transport):
             hello_timeout=settings.helloTimeout,
             idle_timeout=settings.idleTimeout,
         )
-        listen = daemon.config.resolved.daemon.listen
+        listen = host.listen
         try:
             address = parse_address(listen)
         except ValueError as exc:
@@ -176,8 +185,8 @@ class WebSocketTransport(Transport):
             raise OSError(exc.errno, f"{address.listen_form()}: {reason}") from exc
         urls: list[str] = []
         for sock in self._server.sockets:
-            host, port = sock.getsockname()[:2]
-            bound = Address(host=host, port=port)
+            bound_host, port = sock.getsockname()[:2]
+            bound = Address(host=bound_host, port=port)
             self._address = self._address or bound
             urls.append(bound.ws_url())
         return urls
@@ -224,68 +233,50 @@ class WebSocketTransport(Transport):
     async def _process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
-        rpc = self.rpc
         headers = request.headers
-        host = _single(headers, "Host")
-        if not rpc.policy.host_allowed(host):
-            return _plain(connection, http.HTTPStatus.FORBIDDEN)
         path = request.path.split("?", 1)[0]
-        origins = headers.get_all("Origin")
-        if len(origins) > 1:
-            return _plain(connection, http.HTTPStatus.FORBIDDEN)
-        origin = origins[0] if origins else None
-        if path == "/api/health":
-            return _json(connection, rpc.health().model_dump(mode="json"), self._cors(origin, host))
-        if path == "/api/status":
-            if not rpc.policy.origin_allowed(origin, host):
-                return _plain(connection, http.HTTPStatus.FORBIDDEN)
-            observed = self._observe(connection, headers)
-            kind = await rpc.authenticate(
-                _bearer(headers),
-                unix_socket=observed.unix_socket,
-                client_address=observed.client_address,
-            )
-            if kind is None:
-                return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
-            status = await rpc.status()
-            return _json(connection, status.model_dump(mode="json"), self._cors(origin, host))
-        if path != "/ws":
-            return _plain(connection, http.HTTPStatus.NOT_FOUND)
-        if not rpc.policy.origin_allowed(origin, host):
-            return _plain(connection, http.HTTPStatus.FORBIDDEN)
-        if not rpc.accepting or self._active + len(self._admitted) >= (
-            self._settings.maxConnections
-        ):
-            return _plain(connection, http.HTTPStatus.SERVICE_UNAVAILABLE)
-        observed = self._observe(connection, headers)
-        token = _bearer(headers) or _subprotocol_token(headers)
-        kind = await rpc.authenticate(
-            token, unix_socket=observed.unix_socket, client_address=observed.client_address
+        purpose = _ROUTES.get(path, "public")
+        session = purpose == "session"
+        token = _bearer(headers)
+        if session:
+            token = token or _subprotocol_token(headers)
+        admission = await self.host.admit(
+            self._facts(connection, headers, token),
+            purpose,
+            at_capacity=session
+            and self._active + len(self._admitted) >= self._settings.maxConnections,
         )
-        if kind is None:
-            log.info("refused an unauthenticated connection from %s", observed.client_address)
+        if not admission.admitted:
+            if session and admission.status == http.HTTPStatus.UNAUTHORIZED:
+                client = admission.observed.client_address if admission.observed else None
+                log.info("refused an unauthenticated connection from %s", client)
+            return _plain(connection, http.HTTPStatus(admission.status))
+        if path == "/api/health":
+            return _json(connection, self.host.health(), _cors(admission))
+        if path == "/api/status":
+            return _json(connection, await self.host.status(), _cors(admission))
+        if not session:
+            return _plain(connection, http.HTTPStatus.NOT_FOUND)
+        if admission.kind is None or admission.observed is None:  # admitted sessions have both
             return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
-        self._admitted[connection] = _Admitted(kind, observed)
+        self._admitted[connection] = _Admitted(admission.kind, admission.observed)
         return None
 
-    def _observe(self, connection: ServerConnection, headers: Headers) -> Observed:
+    def _facts(
+        self, connection: ServerConnection, headers: Headers, token: str | None
+    ) -> PeerFacts:
         unix = self._address is not None and self._address.path is not None
         remote = connection.remote_address
         peer = str(remote[0]) if isinstance(remote, tuple) and remote else None
-        return Observed(
+        return PeerFacts(
             transport="unix" if unix else "tcp",
             unix_socket=unix,
             peer=peer,
-            client_address=None
-            if unix
-            else self.rpc.policy.client_address(peer, _forwarded_for(headers)),
-            origin=_single(headers, "Origin"),
+            hosts=tuple(headers.get_all("Host")),
+            origins=tuple(headers.get_all("Origin")),
+            forwarded_for=_forwarded_for(headers),
+            credential=token,
         )
-
-    def _cors(self, origin: str | None, host: str | None) -> dict[str, str]:
-        if origin is not None and self.rpc.policy.origin_allowed(origin, host):
-            return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
-        return {}
 
     # -------------------------------------------------------------- connections
 
@@ -294,8 +285,7 @@ class WebSocketTransport(Transport):
         if admitted is None:  # cannot happen: the upgrade is refused without admission
             await connection.close(4401, "unauthorized")
             return
-        rpc = self.rpc
-        session = rpc.open_session(
+        session = self.host.open_session(
             kind=admitted.kind,
             channel=_Channel(connection),
             observed=admitted.observed,
@@ -310,9 +300,16 @@ class WebSocketTransport(Transport):
             pass  # oversized frames (1009) and abrupt disconnects end up here
         finally:
             self._active -= 1
-            rpc.close_session(session)
+            session.connection_lost()
             with contextlib.suppress(asyncio.CancelledError):
                 await runner
+
+
+def _cors(admission: Admission) -> dict[str, str]:
+    origin = admission.cors_origin
+    if origin is None:
+        return {}
+    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin"}
 
 
 def _forwarded_for(headers: Headers) -> str | None:

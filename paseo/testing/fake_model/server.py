@@ -11,9 +11,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import anthropic, openai
 from ._http import MAX_HEADER_BYTES, BadRequest, HttpRequest, ResponseWriter, read_request
 from ._lifecycle import LoopServer
+
+# Named imports, not ``from . import anthropic``: that form imports the package, whose
+# ``__init__`` imports this module.
+from .anthropic import conversation as anthropic_conversation
+from .anthropic import error_body as anthropic_error_body
+from .anthropic import estimate_tokens
+from .anthropic import message as anthropic_message
+from .anthropic import stream_events as anthropic_stream_events
+from .openai import (
+    chat_completion,
+    chat_conversation,
+    chat_events,
+    response_object,
+    responses_conversation,
+    responses_events,
+)
+from .openai import error_body as openai_error_body
 from .script import Conversation, Reply, plan_reply
 
 Api = Literal["anthropic", "count_tokens", "responses", "chat", "models", "probe", "unknown"]
@@ -230,16 +246,16 @@ class FakeModelServer(LoopServer):
         try:
             if record.api == "anthropic":
                 await self._generate(
-                    record, response, anthropic.conversation(body), "anthropic", body
+                    record, response, anthropic_conversation(body), "anthropic", body
                 )
             elif record.api == "responses":
                 await self._generate(
-                    record, response, openai.responses_conversation(body), "responses", body
+                    record, response, responses_conversation(body), "responses", body
                 )
             elif record.api == "chat":
-                await self._generate(record, response, openai.chat_conversation(body), "chat", body)
+                await self._generate(record, response, chat_conversation(body), "chat", body)
             elif record.api == "count_tokens":
-                tokens = anthropic.estimate_tokens(request.body)
+                tokens = estimate_tokens(request.body)
                 await self._send_json(record, response, 200, {"input_tokens": tokens})
             elif record.api == "models":
                 await self._send_json(record, response, 200, _models_body(request.path))
@@ -275,34 +291,34 @@ class FakeModelServer(LoopServer):
         record.tool_results = conversation.tool_results
         record.reply = reply.describe()
         record.stream = bool(body.get("stream"))
-        input_tokens = anthropic.estimate_tokens(record.body)
+        input_tokens = estimate_tokens(record.body)
         model = conversation.model
         if reply.error_status is not None:
             error = (
-                anthropic.error_body(reply.error_status, reply.error_message)
+                anthropic_error_body(reply.error_status, reply.error_message)
                 if api == "anthropic"
-                else openai.error_body(reply.error_status, reply.error_message)
+                else openai_error_body(reply.error_status, reply.error_message)
             )
             await self._send_json(record, response, reply.error_status, error)
             return
         if not record.stream:
             if api == "anthropic":
-                whole = anthropic.message(reply, model, input_tokens)
+                whole = anthropic_message(reply, model, input_tokens)
             elif api == "responses":
-                whole = openai.response_object(reply, model, input_tokens)
+                whole = response_object(reply, model, input_tokens)
             else:
-                whole = openai.chat_completion(reply, model, input_tokens)
+                whole = chat_completion(reply, model, input_tokens)
             await self._send_json(record, response, 200, whole)
             return
         events: Iterator[tuple[bytes, bool]]
         if api == "anthropic":
-            events = anthropic.stream_events(reply, model, input_tokens)
+            events = anthropic_stream_events(reply, model, input_tokens)
         elif api == "responses":
-            events = openai.responses_events(reply, model, input_tokens)
+            events = responses_events(reply, model, input_tokens)
         else:
             options = body.get("stream_options")
             include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
-            events = openai.chat_events(reply, model, input_tokens, include_usage)
+            events = chat_events(reply, model, input_tokens, include_usage)
         await self._stream(record, response, events, reply)
 
     async def _stream(

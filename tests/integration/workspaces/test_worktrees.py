@@ -15,7 +15,7 @@ from paseo_hookspecs.errors import Conflict, InvalidParams
 
 from paseo.worktrees.lifecycle import WorktreeSetupFailed
 from paseo.worktrees.metadata import MetadataStore
-from paseo.worktrees.service import WorktreeRequest
+from paseo.worktrees.model import WorktreeRequest
 
 OpenEnv = Callable[[], Any]
 Git = Callable[..., str]

@@ -8,10 +8,11 @@ import pytest
 from paseo_hookspecs.errors import NotFound
 
 from paseo.config import load_config
+from paseo.daemon.reload import _keep_startup_values, changed_paths, is_runtime_safe, redact
+from paseo.daemon.schema import daemon_schema
 from paseo.rpc.address import Address, AddressError, parse_address
 from paseo.rpc.errors import MethodNotFound, error_object, from_error_object
-from paseo.rpc.reload import _keep_startup_values, changed_paths, is_runtime_safe, redact
-from paseo.rpc.schema import protocol_schema, render
+from paseo.rpc.schema import render
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -99,7 +100,7 @@ def test_error_round_trip() -> None:
 
 def test_committed_protocol_schema_is_current() -> None:
     committed = (REPO / "docs" / "protocol.schema.json").read_text(encoding="utf-8")
-    assert committed == render(protocol_schema()), (
+    assert committed == render(daemon_schema()), (
         "docs/protocol.schema.json is stale: run "
-        "`python -m paseo.rpc.schema docs/protocol.schema.json`"
+        "`python -m paseo.daemon.schema docs/protocol.schema.json`"
     )

@@ -12,12 +12,16 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paseo_hookspecs.transport import Observed, SessionLimits
 
 from paseo.config import load_config
+from paseo.daemon.methods import kernel_groups
+from paseo.daemon.runtime import Daemon
+from paseo.home import HomeLayout
 from paseo.rpc.dispatch import Call, Rejection, decode_frame
-from paseo.rpc.kernel import kernel_groups
 from paseo.rpc.server import RpcServer
-from paseo.rpc.session import Observed, Session, SessionLimits
+from paseo.rpc.session import Session
+from paseo.services import ServiceRef
 
 
 class _Recorder:
@@ -44,9 +48,15 @@ class _Recorder:
 
 
 class _Daemon:
-    """The attributes of the daemon the RPC layer reads (the dispatcher is under test)."""
+    """The attributes of the daemon the RPC layer and the kernel methods read (the dispatcher
+    is under test)."""
+
+    status = Daemon.status
 
     def __init__(self, home: Path) -> None:
+        self.layout = HomeLayout(home)
+        self.rpc: RpcServer | None = None
+        self.config_lock = asyncio.Lock()
         self.config = load_config(home / "config.json", env={}, home=home)
         self.local_credential = "credential"
         self.server_id = "srv_test"
@@ -59,6 +69,21 @@ class _Daemon:
     @property
     def store(self) -> Any:
         raise RuntimeError("no store in this test")
+
+    def config_section(self, plugin_id: str) -> Any:
+        return None
+
+
+def _server(daemon: _Daemon) -> RpcServer:
+    """An RPC server over the fake daemon, as the composition root would build it."""
+    server = RpcServer(
+        daemon,  # type: ignore[arg-type]
+        config=daemon.config,
+        local_credential=daemon.local_credential,
+        status=daemon.status,  # type: ignore[arg-type]
+    )
+    daemon.rpc = server
+    return server
 
 
 def test_decode_frame_cases() -> None:
@@ -84,8 +109,10 @@ def test_decode_frame_cases() -> None:
 
 async def _exchange(home: Path, frames: list[str | bytes], hello: bool) -> _Recorder:
     daemon = _Daemon(home)
-    server = RpcServer(daemon)  # type: ignore[arg-type]
-    for group in kernel_groups():
+    server = _server(daemon)
+    ref: ServiceRef[Any] = ServiceRef("daemon")
+    ref.bind(daemon)
+    for group in kernel_groups(ref):
         server.methods.add_group(group, "kernel")
     channel = _Recorder()
     session = server.open_session(
@@ -107,7 +134,7 @@ async def _exchange(home: Path, frames: list[str | bytes], hello: bool) -> _Reco
         await channel.until(
             lambda: channel.closed is not None or any('"id":"last"' in s for s in channel.sent)
         )
-    server.close_session(session)
+    session.connection_lost()
     await runner
     return channel
 
@@ -181,7 +208,7 @@ def test_binary_frame_closes_with_1003(tmp_path: Path) -> None:
 def test_overflow_replaces_the_queue_with_a_resync(tmp_path: Path) -> None:
     async def run() -> list[dict[str, Any]]:
         daemon = _Daemon(tmp_path)
-        server = RpcServer(daemon)  # type: ignore[arg-type]
+        server = _server(daemon)
         channel = _Recorder()
         session = Session(
             server,

@@ -39,7 +39,8 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "app.baseUrl",
 )
 """Config paths (and everything under them) a reload applies live. Services read these from
-``daemon.config`` each time they need them; the transport's trust settings are rebuilt."""
+their :class:`paseo.services.ConfigView` each time they need them; the RPC server's trust
+settings are rebuilt."""
 
 _SECRET_KEY = re.compile(r"(password|apikey|secret|token)$", re.IGNORECASE)
 REDACTED = "********"

@@ -1,18 +1,25 @@
-"""The kernel's own method groups: ``server.*`` and ``config.*``."""
+"""The daemon's own method groups: ``server.*`` and ``config.*``.
+
+Handlers reach the daemon through the :class:`~paseo.services.ServiceRef` the composition root
+binds (:func:`kernel_groups`), and the caller's session through the call context.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from paseo_hookspecs.errors import AccessDenied, InvalidParams, NotFound
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
 from paseo.config import get_path, patch_file
+from paseo.daemon.reload import ReloadOutcome, redact, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -34,13 +41,17 @@ from paseo.rpc.models import (
     SubscribeResult,
     UnsubscribeResult,
 )
-from paseo.rpc.reload import ReloadOutcome, redact, reload_config
 from paseo.rpc.session import CallContext, Session
+from paseo.services import ServiceRef
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
 
+    from paseo.daemon.runtime import Daemon
     from paseo.rpc.server import RpcServer
+
+DaemonRef: TypeAlias = ServiceRef["Daemon"]
+"""How the handlers reach the running daemon (bound by :mod:`paseo.daemon.wiring`)."""
 
 ALL = frozenset({"local", "remote", "hub"})
 OWNER = frozenset({"local", "remote"})
@@ -60,14 +71,18 @@ def _session(ctx: RpcContext) -> Session:
     return ctx.session
 
 
-def _server(ctx: RpcContext) -> RpcServer:
-    return _session(ctx).server
+def _server(daemon: Daemon) -> RpcServer:
+    server = daemon.rpc
+    if server is None:  # cannot happen: calls arrive through the server
+        raise RuntimeError("the RPC server is not running")
+    return server
 
 
 # --- server.* --------------------------------------------------------------------------------
 
 
-async def hello(ctx: RpcContext, params: HelloParams) -> HelloResult:
+async def hello(ref: DaemonRef, ctx: RpcContext, params: HelloParams) -> HelloResult:
+    daemon = ref.get()
     session = _session(ctx)
     if session.hello_done:
         raise InvalidRequest("server.hello was already called on this connection")
@@ -77,13 +92,13 @@ async def hello(ctx: RpcContext, params: HelloParams) -> HelloResult:
             data={"supported": [PROTOCOL_VERSION]},
         )
     session.mark_hello(params.clientId, params.clientType)
-    server = session.server
+    server = _server(daemon)
     features = dict(FEATURES)
     features["passwordAuth"] = server.auth.password_required
     for entry in server.methods:
         features[f"methods.{entry.method.name.split('.', 1)[0]}"] = True
     return HelloResult(
-        serverId=server.daemon.server_id,
+        serverId=daemon.server_id,
         version=__version__,
         protocolVersion=PROTOCOL_VERSION,
         sessionKind=session.kind,
@@ -96,12 +111,12 @@ async def ping(ctx: RpcContext, params: PingParams) -> PingResult:
     return PingResult(data=params.data, time=time.time())
 
 
-async def status(ctx: RpcContext, params: None) -> StatusResult:
-    return await _server(ctx).status()
+async def status(ref: DaemonRef, ctx: RpcContext, params: None) -> StatusResult:
+    return await ref.get().status()
 
 
-async def shutdown(ctx: RpcContext, params: ShutdownParams) -> ShutdownResult:
-    daemon = _server(ctx).daemon
+async def shutdown(ref: DaemonRef, ctx: RpcContext, params: ShutdownParams) -> ShutdownResult:
+    daemon = ref.get()
     daemon.log.info(
         "shutdown requested over RPC by %s%s",
         ctx.client_id or "a client",
@@ -118,9 +133,9 @@ async def shutdown(ctx: RpcContext, params: ShutdownParams) -> ShutdownResult:
     return ShutdownResult(accepted=True)
 
 
-async def subscribe(ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
+async def subscribe(ref: DaemonRef, ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
     session = _session(ctx)
-    server = session.server
+    server = _server(ref.get())
     positions: list[StreamPosition] = []
     for name in params.streams:
         stream = server.streams.get(name)
@@ -143,8 +158,8 @@ async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeRe
 # --- config.* --------------------------------------------------------------------------------
 
 
-async def config_get(ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
-    loaded = _server(ctx).daemon.config
+async def config_get(ref: DaemonRef, ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
+    loaded = ref.get().config
     document: Any = redact(loaded.document)
     resolved: Any = redact(loaded.resolved.to_json())
     if params.path:
@@ -192,38 +207,44 @@ def _announce(server: RpcServer, outcome: ReloadOutcome) -> None:
         )
 
 
-async def config_reload(ctx: RpcContext, params: None) -> ConfigReloadResult:
-    server = _server(ctx)
-    async with server.config_lock:
-        outcome = await reload_config(server.daemon)
-    _announce(server, outcome)
+async def config_reload(ref: DaemonRef, ctx: RpcContext, params: None) -> ConfigReloadResult:
+    daemon = ref.get()
+    async with daemon.config_lock:
+        outcome = await reload_config(daemon)
+    _announce(_server(daemon), outcome)
     return ConfigReloadResult(**_outcome(outcome))
 
 
-async def config_patch(ctx: RpcContext, params: ConfigPatchParams) -> ConfigPatchResult:
+async def config_patch(
+    ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
+) -> ConfigPatchResult:
     auth = params.patch.get("daemon")
     if isinstance(auth, dict) and "auth" in auth:
         raise AccessDenied(
             "daemon.auth cannot be changed over the wire; "
             "use `paseo daemon set-password` on the daemon's host"
         )
-    server = _server(ctx)
-    async with server.config_lock:
-        written = await asyncio.to_thread(patch_file, server.daemon.layout.config, params.patch)
-        outcome = await reload_config(server.daemon)
-    _announce(server, outcome)
+    daemon = ref.get()
+    async with daemon.config_lock:
+        written = await asyncio.to_thread(patch_file, daemon.layout.config, params.patch)
+        outcome = await reload_config(daemon)
+    _announce(_server(daemon), outcome)
     return ConfigPatchResult(config=redact(written.document), **_outcome(outcome))
 
 
-def kernel_groups() -> list[RpcMethodGroup]:
-    """The ``server`` and ``config`` method groups."""
+def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:
+    """The ``server`` and ``config`` method groups, reaching the daemon through ``ref``."""
+
+    def bound(handler: Callable[..., Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
+        return functools.partial(handler, ref)
+
     return [
         RpcMethodGroup(
             "server",
             [
                 RpcMethod(
                     "server.hello",
-                    hello,
+                    bound(hello),
                     HelloParams,
                     HelloResult,
                     access=ALL,
@@ -239,7 +260,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "server.status",
-                    status,
+                    bound(status),
                     None,
                     StatusResult,
                     access=OWNER,
@@ -247,7 +268,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "server.shutdown",
-                    shutdown,
+                    bound(shutdown),
                     ShutdownParams,
                     ShutdownResult,
                     access=LOCAL,
@@ -255,7 +276,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "server.subscribe",
-                    subscribe,
+                    bound(subscribe),
                     SubscribeParams,
                     SubscribeResult,
                     access=OWNER,
@@ -276,7 +297,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
             [
                 RpcMethod(
                     "config.get",
-                    config_get,
+                    bound(config_get),
                     ConfigGetParams,
                     ConfigGetResult,
                     access=OWNER,
@@ -284,7 +305,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "config.patch",
-                    config_patch,
+                    bound(config_patch),
                     ConfigPatchParams,
                     ConfigPatchResult,
                     access=OWNER,
@@ -292,7 +313,7 @@ def kernel_groups() -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "config.reload",
-                    config_reload,
+                    bound(config_reload),
                     None,
                     ConfigReloadResult,
                     access=OWNER,

@@ -1,0 +1,179 @@
+"""The composition root: the one place that knows every kernel service, its RPC adapter and
+the plugin method groups.
+
+:func:`compose` builds one daemon run — each service from exactly the ports it needs (the store,
+the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
+:class:`~paseo.services.ConfigView`, the other services it uses), each adapter's
+:class:`~paseo.services.ServiceRef` bound to its service — and :func:`schema_groups` /
+:func:`schema_notifications` give the protocol schema generator every method group and
+notification without a running daemon (with unbound refs).
+
+Start order: git (the one Git runner), workspaces (placement), agents (needs placement).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paseo.daemon.methods import kernel_groups
+from paseo.daemon.publisher import ForwardingPublisher
+from paseo.daemon.services import Composition
+from paseo.git.service import GitService
+from paseo.projects.rpc import project_group
+from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
+from paseo.services import ServiceRef
+from paseo.workspaces.rpc import label_group, workspace_group
+from paseo.workspaces.service import WorkspacesService
+from paseo.worktrees.rpc import worktree_group
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.registration import RpcMethodGroup
+    from pydantic import BaseModel
+
+    from paseo.daemon.runtime import Daemon
+    from paseo.daemon.services import Service
+    from paseo.workspaces.adapter import WorkspacesRef
+
+KERNEL = "kernel"
+"""The owner recorded for the daemon's and the services' method groups."""
+
+STREAM_ACCESS = frozenset({"local", "remote"})
+
+
+def _workspace_groups(ref: WorkspacesRef) -> list[RpcMethodGroup]:
+    return [project_group(ref), workspace_group(ref), worktree_group(ref), label_group(ref)]
+
+
+def compose(daemon: Daemon) -> Composition:
+    """Build every kernel service and method group of ``daemon`` (plugins loaded, store open)."""
+    publisher = ForwardingPublisher()
+    publisher.register_stream("config", STREAM_ACCESS)
+    config = daemon.live_config
+    store = daemon.store
+    composition = Composition(publisher)
+
+    daemon_ref: ServiceRef[Daemon] = ServiceRef("daemon")
+    daemon_ref.bind(daemon)
+    composition.groups.extend((KERNEL, group) for group in kernel_groups(daemon_ref))
+
+    git = GitService(config)
+    workspaces = WorkspacesService(
+        store=store, publisher=publisher, config=config, git=git.runner, home=daemon.home
+    )
+    workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
+    workspaces_ref.bind(workspaces)
+    composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
+
+    agents, agent_groups = _legacy_agents(daemon)
+    composition.groups.extend((KERNEL, group) for group in agent_groups)
+
+    services: list[Service] = [git, workspaces, agents]
+    composition.services.extend(services)
+    if daemon.plugins is not None:
+        composition.groups.extend(daemon.plugins.rpc_method_groups())
+    return composition
+
+
+# ------------------------------------------------------------------------------ agents
+#
+# TEMPORARY (issue 11): the agent manager is being rewritten in its own branch. Until it
+# lands, the root uses the _legacy_* functions: the old ``AgentService(daemon)`` reads
+# daemon.store/.plugins/.config/.rpc, finds the workspaces service with
+# ``paseo.workspaces.service.provisioning_of``, and hands out its own groups. To switch to the
+# final wiring (the new ``AgentService(*, store, publisher, config, plugins, placement)``,
+# ``paseo.agents.rpc.method_groups(ref)`` and ``paseo.agents.rpc.notifications()``):
+#   1. compose(): ``_legacy_agents(daemon)`` -> ``_agents(daemon, publisher=publisher,
+#      placement=workspaces)``;
+#   2. schema_groups(): ``_legacy_agent_schema_groups()`` -> ``_agent_schema_groups()``;
+#   3. schema_notifications(): ``_legacy_agent_notifications()`` -> ``_agent_notifications()``;
+#   4. delete the three _legacy_* functions, the ``type: ignore`` comments of the final ones,
+#      and ``paseo.workspaces.service.provisioning_of``.
+
+
+def _legacy_agents(daemon: Daemon) -> tuple[Service, list[RpcMethodGroup]]:
+    """TEMPORARY: the pre-refactor agent manager and its groups (see the note above)."""
+    from paseo.agents.manager import create
+
+    service = create(daemon)
+    return service, service.rpc_groups()
+
+
+def _legacy_agent_schema_groups() -> list[RpcMethodGroup]:
+    """TEMPORARY: the pre-refactor agent groups without a daemon (see the note above)."""
+    from paseo.agents.manager import rpc_groups
+
+    return rpc_groups()
+
+
+def _legacy_agent_notifications() -> dict[str, type[BaseModel]]:
+    """TEMPORARY: the pre-refactor agent notifications (see the note above)."""
+    from paseo.agents.manager import notifications
+
+    return notifications()
+
+
+def _agents(
+    daemon: Daemon, *, publisher: ForwardingPublisher, placement: WorkspacesService
+) -> tuple[Service, list[RpcMethodGroup]]:
+    """The agent manager from its ports, and its adapter bound to it (the final wiring)."""
+    from paseo.agents.manager import AgentService
+    from paseo.agents.rpc import method_groups
+
+    plugins = daemon.plugins
+    if plugins is None:  # cannot happen: compose() runs after the plugins are loaded
+        raise RuntimeError("the plugins are not loaded")
+    service = AgentService(  # type: ignore[call-arg]  # until the agents branch lands
+        store=daemon.store,
+        publisher=publisher,
+        config=daemon.live_config,
+        plugins=plugins,
+        placement=placement,
+    )
+    ref: ServiceRef[AgentService] = ServiceRef("agents")
+    ref.bind(service)
+    return service, method_groups(ref)  # type: ignore[call-arg]  # until the agents branch lands
+
+
+def _agent_schema_groups() -> list[RpcMethodGroup]:
+    """The agent groups with an unbound ref (the final wiring)."""
+    from paseo.agents.manager import AgentService
+    from paseo.agents.rpc import method_groups
+
+    ref: ServiceRef[AgentService] = ServiceRef("agents")
+    return method_groups(ref)  # type: ignore[call-arg]  # until the agents branch lands
+
+
+def _agent_notifications() -> dict[str, type[BaseModel]]:
+    """The agent notifications (the final wiring)."""
+    from paseo.agents.rpc import notifications  # type: ignore[attr-defined]  # until then too
+
+    found: dict[str, type[BaseModel]] = notifications()
+    return found
+
+
+# ------------------------------------------------------------------------------ schema
+
+
+def schema_groups() -> list[RpcMethodGroup]:
+    """The daemon's and every kernel service's method groups, built with unbound refs (their
+    handlers answer ``unavailable``): what the protocol schema documents."""
+    return [
+        *kernel_groups(ServiceRef("daemon")),
+        *_workspace_groups(ServiceRef("workspaces")),
+        *_legacy_agent_schema_groups(),
+    ]
+
+
+def schema_notifications() -> dict[str, type[BaseModel]]:
+    """Every notification the kernel sends (method → params model)."""
+    return {**WIRE_NOTIFICATIONS, **_legacy_agent_notifications()}
+
+
+def builtin_plugin_groups() -> list[RpcMethodGroup]:
+    """The RPC method groups of the built-in plugins (loaded through their entry points)."""
+    from paseo.plugins import LoadPolicy, PaseoPluginManager
+
+    manager = PaseoPluginManager(LoadPolicy(strict=True))
+    manager.load_all()
+    builtin = {record.name for record in manager.records if record.builtin}
+    return [group for owner, group in manager.rpc_method_groups() if owner in builtin]
