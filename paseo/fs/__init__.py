@@ -1,17 +1,26 @@
-"""Durable file primitives shared by the kernel and the built-in plugins."""
+"""Durable file primitives. They live in the plugin contract (:mod:`paseo_hookspecs.atomic`) so
+the built-in store drivers and third-party plugins write files exactly as the kernel does."""
 
-from paseo.fs.atomic import (
+from paseo_hookspecs.atomic import (
+    TEMP_SUFFIX,
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,
+    create_private_file,
     fsync_directory,
+    is_temp_file,
     read_json,
+    temp_path_for,
 )
 
 __all__ = [
+    "TEMP_SUFFIX",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
+    "create_private_file",
     "fsync_directory",
+    "is_temp_file",
     "read_json",
+    "temp_path_for",
 ]

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from paseo.fs.atomic import read_json
+from paseo.fs import read_json
 
 
 class HomeBusy(Exception):

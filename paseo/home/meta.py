@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from paseo.fs.atomic import atomic_write_json, atomic_write_text, read_json
+from paseo.fs import atomic_write_json, atomic_write_text, read_json
 from paseo.home.lock import read_pid_file
 from paseo.home.paths import HomeLayout
 from paseo.home.quarantine import quarantine_file

@@ -14,7 +14,7 @@ import shutil
 
 from paseo_hookspecs.errors import InvalidParams
 
-from paseo.fs.atomic import is_temp_file
+from paseo.fs import is_temp_file
 from paseo.plugin_install.entries import active_path, discard, read_entries
 from paseo.plugin_install.ids import PLUGIN_ID
 from paseo.plugin_install.layout import ManagedLayout, identify

@@ -15,10 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from paseo_hookspecs.atomic import atomic_write_bytes, fsync_directory, is_temp_file
 from paseo_hookspecs.store import QuarantinedFile
-
-from paseo.fs import atomic_write_bytes, fsync_directory
-from paseo.fs.atomic import is_temp_file
 
 log = logging.getLogger("paseo.store.json")
 
@@ -54,8 +52,9 @@ class FileOps:
     """The store's durable file operations on a live home.
 
     Each method either completes durably or raises ``OSError`` with the previous content of the
-    target intact (see :func:`paseo.fs.atomic_write_bytes`); :meth:`append` alone leaves the
-    fsync to a later :meth:`sync`. Tests subclass this to inject failures at a precise step.
+    target intact (see :func:`paseo_hookspecs.atomic.atomic_write_bytes`); :meth:`append` alone
+    leaves the fsync to a later :meth:`sync`. Tests subclass this to inject failures at a
+    precise step.
     """
 
     def write_bytes(self, path: Path, data: bytes) -> None:

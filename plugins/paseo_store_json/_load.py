@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paseo_hookspecs.atomic import TEMP_SUFFIX, fsync_directory
 from paseo_hookspecs.errors import StorageError
 from paseo_hookspecs.records import (
     AGENTS_DIR,
@@ -48,8 +49,6 @@ from paseo_hookspecs.records import (
 from paseo_hookspecs.store import QuarantinedFile
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from paseo.fs import fsync_directory
-from paseo.fs.atomic import TEMP_SUFFIX
 from paseo_store_json._core import describe_validation_error
 from paseo_store_json._files import (
     FileOps,

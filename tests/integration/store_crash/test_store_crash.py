@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from helpers.store_crash_writer import MODES, Op, apply, open_driver, plan
 
-from paseo.fs.atomic import is_temp_file
+from paseo.fs import is_temp_file
 from paseo.testing.store_conformance import snapshot
 
 WRITER = Path(__file__).resolve().parents[2] / "helpers" / "store_crash_writer.py"

@@ -1,4 +1,4 @@
-"""Atomic, durable file writes.
+"""Atomic, durable file writes, shared by the kernel and every plugin that keeps files.
 
 A write goes to a temporary file in the target's own directory (same filesystem, so the rename
 is atomic), is fsync-ed, renamed over the target, and then the directory is fsync-ed so the
