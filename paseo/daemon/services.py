@@ -8,12 +8,16 @@ Services start in list order and stop in reverse.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.records import WorkspaceRecord
     from paseo_hookspecs.registration import RpcMethodGroup
     from pydantic import BaseModel
 
+    from paseo.agents.manager import AgentService
+    from paseo.config import ResolvedConfig
     from paseo.daemon.runtime import Daemon
 
 
@@ -42,10 +46,117 @@ first client — warming caches, importing provider modules — belongs in a tas
 SERVICE_FACTORIES: tuple[str, ...] = (
     "paseo.git.service:create",
     "paseo.workspaces.service:create",
-    "paseo.agents.manager:create",
+    "paseo.daemon.services:create_agents",
 )
 """``module:function`` paths of service factories, each ``factory(daemon) -> Service``, in start
 order. Imported only when the daemon starts, never by the CLI."""
+
+
+class _DaemonPublisher:
+    """A :class:`paseo.services.Publisher` over ``daemon.rpc``: events before the RPC server
+    exists are dropped, streams registered before it are remembered and declared on it when
+    the daemon serves."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+        self._streams: dict[str, frozenset[str]] = {}
+
+    def register_stream(self, name: str, access: frozenset[str]) -> None:
+        self._streams[name] = access
+        if self._daemon.rpc is not None:
+            self._daemon.rpc.register_stream(name, access)
+
+    def publish(self, stream: str, method: str, payload: Mapping[str, Any]) -> None:
+        if self._daemon.rpc is not None:
+            self._daemon.rpc.publish(stream, method, dict(payload))
+
+    def serving(self) -> None:
+        assert self._daemon.rpc is not None
+        for name, access in self._streams.items():
+            self._daemon.rpc.register_stream(name, access)
+
+
+class _DaemonConfig:
+    """The :class:`paseo.services.ConfigView` of the daemon (``paseo reload`` replaces it)."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    @property
+    def resolved(self) -> ResolvedConfig:
+        return self._daemon.config.resolved
+
+
+class _WorkspacePlacement:
+    """The workspaces service's placement, looked up when an agent is placed."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
+        from paseo.workspaces.service import provisioning_of
+
+        return await provisioning_of(self._daemon).ensure_workspace_for_cwd(cwd)
+
+
+class _AgentsEntry:
+    """The agent service in the daemon's service list, with its RPC adapter bound."""
+
+    name = "agents"
+
+    def __init__(self, service: AgentService, publisher: _DaemonPublisher) -> None:
+        from paseo.services import ServiceRef
+
+        self.service = service
+        self._publisher = publisher
+        self._ref: ServiceRef[AgentService] = ServiceRef("agents")
+        self._ref.bind(service)
+
+    def rpc_groups(self) -> list[RpcMethodGroup]:
+        from paseo.agents.rpc import method_groups
+
+        return method_groups(self._ref)
+
+    async def start(self) -> None:
+        await self.service.start()
+
+    async def serving(self) -> None:
+        self._publisher.serving()
+        await self.service.serving()
+
+    async def stop(self) -> None:
+        await self.service.stop()
+
+
+def create_agents(daemon: Daemon) -> Service:
+    """The agent service, built with the ports it needs."""
+    from paseo.agents.manager import AgentService
+
+    assert daemon.plugins is not None, "plugins load before services are built"
+    publisher = _DaemonPublisher(daemon)
+    service = AgentService(
+        store=daemon.store,
+        publisher=publisher,
+        config=_DaemonConfig(daemon),
+        plugins=daemon.plugins,
+        placement=_WorkspacePlacement(daemon),
+    )
+    return _AgentsEntry(service, publisher)
+
+
+def rpc_groups() -> list[RpcMethodGroup]:
+    """The agent service's method groups, for the protocol schema."""
+    from paseo.agents.rpc import method_groups
+    from paseo.services import ServiceRef
+
+    return method_groups(ServiceRef("agents"))
+
+
+def notifications() -> dict[str, type[BaseModel]]:
+    """The agent notification models, for the protocol schema."""
+    from paseo.agents.rpc import notifications as agent_notifications
+
+    return agent_notifications()
 
 
 def build_services(daemon: Daemon) -> list[Service]:
