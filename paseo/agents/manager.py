@@ -23,22 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import Conflict, InvalidParams
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import (
     AgentRecord,
-    SerializableConfig,
     TimelineEntry,
     dump_record,
-    new_agent_id,
 )
 
-from paseo.agents import permissions, recovery
+from paseo.agents import creation, permissions, recovery
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
 from paseo.agents.ports import AgentPlugins, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
@@ -186,49 +183,9 @@ class AgentService:
 
     async def create(self, params: AgentCreateParams) -> AgentRecord:
         """Create an agent, start its session in the background, send ``initialPrompt``."""
-        registry = self.registry
-        provider_id, model = params.provider, params.model
-        if provider_id and "/" in provider_id:
-            provider_id, _, slash_model = provider_id.partition("/")
-            model = model or slash_model or None
-        if not provider_id:
-            provider_id = registry.default_provider()
-            if provider_id is None:
-                raise Unavailable(
-                    "no agent provider is ready; see `paseo provider ls` for why, or name one "
-                    "with --provider"
-                )
-        registry.usable(provider_id)
-        cwd, workspace_id = await self._place(params.cwd, params.workspaceId)
-        now = iso_now()
-        config = SerializableConfig(
-            title=params.title,
-            modeId=params.modeId,
-            model=model,
-            thinkingOptionId=params.thinkingOptionId,
-            featureValues=dict(params.featureValues),
-            providerOptions=dict(params.providerOptions) or None,
-            systemPrompt=params.systemPrompt,
-            mcpServers=dict(params.mcpServers) or None,
+        record = await creation.new_record(
+            params, self.registry, self.store.workspaces, self._placement
         )
-        fields: dict[str, Any] = {
-            "id": new_agent_id(),
-            "provider": provider_id,
-            "cwd": cwd,
-            "workspaceId": workspace_id,
-            "createdAt": now,
-            "updatedAt": now,
-            "lastActivityAt": now,
-            "title": params.title,
-            "labels": dict(params.labels),
-            "lastStatus": "initializing",
-            "lastModeId": params.modeId,
-            "config": config,
-            "requiresAttention": False,
-        }
-        if params.internal:
-            fields["internal"] = True
-        record = AgentRecord.model_validate(fields)
         if not await self.store.agents.insert(record):
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
@@ -239,23 +196,6 @@ class AgentService:
             agent.want_session = True
             self._started.runner.kick(agent)
         return agent.record
-
-    async def _place(self, cwd: str | None, workspace_id: str | None) -> tuple[str, str]:
-        """Where the agent runs and the workspace it belongs to (through the workspace
-        placement, so every agent is stamped with a workspaceId)."""
-        if workspace_id is not None:
-            workspace = await self.store.workspaces.get(workspace_id)
-            if workspace is None:
-                raise NotFound(f"no workspace {workspace_id!r}", data={"workspaceId": workspace_id})
-            if cwd is not None and os.path.normpath(cwd) != workspace.cwd:  # noqa: ASYNC240
-                raise InvalidParams("give cwd or workspaceId, not two different places")
-            return workspace.cwd, workspace.workspaceId
-        if not cwd:
-            raise InvalidParams("an agent needs a cwd (absolute directory) or a workspaceId")
-        if not os.path.isabs(cwd):
-            raise InvalidParams(f"cwd must be an absolute path, got {cwd!r}")
-        workspace = await self._placement.ensure_workspace_for_cwd(cwd)
-        return workspace.cwd, workspace.workspaceId
 
     # ================================================================ operations
 
