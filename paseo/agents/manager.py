@@ -29,11 +29,7 @@ from typing import TYPE_CHECKING, Any
 from paseo_hookspecs.errors import Conflict, InvalidParams
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
-from paseo_hookspecs.records import (
-    AgentRecord,
-    TimelineEntry,
-    dump_record,
-)
+from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 
 from paseo.agents import creation, permissions, recovery
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
