@@ -1,28 +1,15 @@
-"""A turn in flight, and what its ``session/update`` stream has said so far: tool calls (merged
-across updates) and the message ids text chunks belong to. The session makes the items."""
+"""What a turn's ``session/update`` stream has said so far: tool calls (merged across updates)
+and the message ids text chunks belong to. The session makes the items."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from paseo_hookspecs.events import ToolCallItem, ToolStatus
 
 from paseo_acp import _mapping
-
-
-@dataclass
-class Turn:
-    """One ``session/prompt`` in flight."""
-
-    number: int
-    cancel_requested: bool = False
-    finished: bool = False
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
 
 
 class TurnStream:

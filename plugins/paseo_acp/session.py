@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     AssistantMessageItem,
@@ -51,12 +50,13 @@ from paseo_hookspecs.stdio_rpc import (
     StdioJsonRpc,
     host_version,
 )
+from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_acp import _mapping
 from paseo_acp._events import OrderedEvents
 from paseo_acp._options import SessionOptions, Setting
 from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
-from paseo_acp._stream import Turn, TurnStream
+from paseo_acp._stream import TurnStream
 
 log = logging.getLogger("paseo_acp.session")
 
@@ -102,8 +102,8 @@ class AcpSession(AgentSession):
         self._capabilities: dict[str, Any] = {}
         self._agent_info: dict[str, Any] = {}
         self._options = SessionOptions()
-        self._turns = itertools.count(1)
-        self._turn: Turn | None = None
+        self._turns = TurnLedger()
+        self._prompt_task: asyncio.Task[None] | None = None
         self._stream = TurnStream()
         self._permissions: dict[str, PendingPermission] = {}
         self._last_usage: dict[str, Any] | None = None
@@ -329,12 +329,10 @@ class AcpSession(AgentSession):
         return self._process.stderr_tail()
 
     async def prompt(self, text: str, *, message_id: str) -> None:
-        if self._turn is not None:
-            raise Conflict("a turn is already running; interrupt it first")
-        if self._closed or self._peer.closed or self._session_id is None:
+        gone = self._closed or self._peer.closed or self._session_id is None
+        if gone and not self._turns.active:
             raise Unavailable(f"the ACP agent has exited{self._stderr_hint()}")
-        turn = Turn(next(self._turns))
-        self._turn = turn
+        turn = self._turns.begin()
         self._stream.text = None
         self._last_usage = None
         await self._emit(TurnStarted(provider=self._provider, turnId=str(turn.number)))
@@ -347,7 +345,7 @@ class AcpSession(AgentSession):
         except ConnectionLost:
             # The reader reports the exit and fails the turn (see _on_connection_closed).
             return
-        turn.task = asyncio.create_task(self._await_prompt(turn, future))
+        self._prompt_task = asyncio.create_task(self._await_prompt(turn, future))
 
     async def _await_prompt(self, turn: Turn, future: asyncio.Future[Any]) -> None:
         try:
@@ -372,9 +370,8 @@ class AcpSession(AgentSession):
         await self._finish_turn(turn, _mapping.prompt_end(self._provider, result, self._last_usage))
 
     async def _finish_turn(self, turn: Turn, event: AgentEvent) -> None:
-        if turn.finished or self._turn is not turn:
+        if self._turns.finish(turn) is None:
             return
-        turn.finished = True
         try:
             if event.type != "turn_completed":
                 # Calls still open when a turn is cut short will never complete.
@@ -384,12 +381,11 @@ class AcpSession(AgentSession):
             await self._drop_permissions("the turn ended before the request was answered")
             await self._emit(event)
         finally:
-            self._turn = None
             self._stream.reset()
-            turn.done.set()
+            self._turns.settle(turn)
 
     async def interrupt(self) -> None:
-        turn = self._turn
+        turn = self._turns.current
         if turn is None or turn.finished:
             return
         await self._request_cancel(turn)
@@ -416,7 +412,7 @@ class AcpSession(AgentSession):
         if self._permissions.pop(request_id, None) is None:
             raise NotFound(f"no pending permission request {request_id!r}")
         interrupting = isinstance(resolution, DenyResolution) and resolution.interrupt
-        turn = self._turn
+        turn = self._turns.current
         if interrupting and turn is not None and not turn.finished:
             # Cancel before the rejection arrives, so the agent stops instead of carrying on
             # with "the tool was rejected".
@@ -475,7 +471,7 @@ class AcpSession(AgentSession):
         if self._closed:
             return
         self._closed = True
-        turn = self._turn
+        turn = self._turns.current
         if turn is not None and not turn.finished:
             with contextlib.suppress(Exception):
                 await self._finish_turn(
@@ -483,10 +479,11 @@ class AcpSession(AgentSession):
                 )
         await self._terminate()
         await self._peer.stop()
-        if turn is not None and turn.task is not None:
-            turn.task.cancel()
+        task, self._prompt_task = self._prompt_task, None
+        if turn is not None and task is not None:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await turn.task
+                await task
         await self._events.stop()
 
     # ------------------------------------------------------------------ incoming messages
@@ -496,7 +493,7 @@ class AcpSession(AgentSession):
             return
         self._closed = True
         code = await self._terminate(grace=1.0)
-        turn = self._turn
+        turn = self._turns.current
         if turn is not None and not turn.finished:
             await self._finish_turn(
                 turn,
