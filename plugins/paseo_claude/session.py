@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     AllowResolution,
@@ -61,6 +61,7 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
+from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_claude import mapping
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
@@ -107,9 +108,7 @@ class ClaudeSession(AgentSession):
         self._retries: deque[dict[str, Any]] = deque(maxlen=20)
         self._cost_so_far = 0.0
 
-        self._turn_active = False
-        self._turn_number = 0
-        self._cancel_requested = False
+        self._turns = TurnLedger()
         self._interrupt_sent = False
         self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
@@ -251,11 +250,7 @@ class ClaudeSession(AgentSession):
                 f"Claude Code is no longer running (exit code {self._exit_code}); "
                 "resume the agent to continue the conversation"
             )
-        if self._turn_active:
-            raise Conflict("a turn is already running; interrupt it first")
-        self._turn_active = True
-        self._turn_number += 1
-        self._cancel_requested = False
+        turn = self._turns.begin()
         self._interrupt_sent = False
         self._retries.clear()
         line = {
@@ -267,12 +262,13 @@ class ClaudeSession(AgentSession):
         # Holding the lock across the write keeps turn_started and the user message ahead of
         # anything Claude Code prints in reply.
         async with self._emit_lock:
-            await self._deliver(TurnStarted(provider=self._provider, turnId=str(self._turn_number)))
+            await self._deliver(TurnStarted(provider=self._provider, turnId=str(turn.number)))
             await self._deliver(self._timeline(UserMessageItem(text=text, messageId=message_id)))
             try:
                 await self._process.write_line(line)
             except (BrokenPipeError, ConnectionResetError):
-                self._turn_active = False
+                self._turns.finish(turn)
+                self._turns.settle(turn)
                 await self._deliver(
                     TurnFailed(
                         provider=self._provider,
@@ -286,26 +282,31 @@ class ClaudeSession(AgentSession):
         self._has_transcript = True
 
     async def interrupt(self) -> None:
-        if not self._turn_active or self._exited:
+        turn = self._turns.current
+        if turn is None or self._exited:
             return
-        self._cancel_requested = True
+        turn.cancel_requested = True
         if self._interrupt_sent:
             return
         self._interrupt_sent = True
-        turn = self._turn_number
         # A pending permission prompt is withdrawn by Claude Code itself
         # (control_cancel_request), so the interrupt alone ends the turn.
         with contextlib.suppress(TimeoutError, ProcessExited, ControlError):
             await self._channel.request({"subtype": "interrupt"}, CONTROL_TIMEOUT)
-        if self._turn_active and self._turn_number == turn and self._watchdog is None:
+        if self._turns.current is turn and self._watchdog is None:
             self._watchdog = asyncio.create_task(self._interrupt_watchdog(turn))
 
-    async def _interrupt_watchdog(self, turn: int) -> None:
+    def _canceling(self) -> bool:
+        """An interrupt of the running turn was asked for."""
+        turn = self._turns.current
+        return turn is not None and turn.cancel_requested
+
+    async def _interrupt_watchdog(self, turn: Turn) -> None:
         # Claude Code answers an interrupt with a result almost at once; if it does not, the
         # turn must still end so the agent can take a new prompt.
         try:
             await asyncio.sleep(INTERRUPT_GRACE)
-            if self._turn_active and self._turn_number == turn:
+            if self._turns.current is turn:
                 log.warning("Claude Code sent no result %.0fs after an interrupt", INTERRUPT_GRACE)
                 await self._end_turn(TurnCanceled(provider=self._provider, reason="interrupted"))
         finally:
@@ -325,10 +326,10 @@ class ClaudeSession(AgentSession):
                 "message": resolution.message or DEFAULT_DENY_MESSAGE,
                 "interrupt": resolution.interrupt,
             }
-            if resolution.interrupt:
+            if resolution.interrupt and self._turns.current is not None:
                 # Claude Code stops the turn itself on a deny with interrupt; its result then
                 # reads as a cancellation.
-                self._cancel_requested = True
+                self._turns.current.cancel_requested = True
         try:
             await self._channel.answer(request_id, answer)
         except (BrokenPipeError, ConnectionResetError):
@@ -399,7 +400,7 @@ class ClaudeSession(AgentSession):
         if self._reader is not None:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._reader), 10.0)
-        if self._turn_active:
+        if self._turns.active:
             await self._end_turn(TurnCanceled(provider=self._provider, reason="closed"))
         self._permissions.clear()
 
@@ -420,9 +421,11 @@ class ClaudeSession(AgentSession):
         return Timeline(provider=self._provider, item=item)
 
     async def _end_turn(self, event: TurnCompleted | TurnFailed | TurnCanceled) -> None:
-        if not self._turn_active:
+        turn = self._turns.finish()
+        if turn is None:
             return
-        self._turn_active = False
+        # A new prompt may start while this turn's end is delivered (the lock keeps order).
+        self._turns.settle(turn)
         await self._emit_items(self._stream.cancel_running())
         self._permissions.clear()
         if self._watchdog is not None and self._watchdog is not asyncio.current_task():
@@ -448,7 +451,7 @@ class ClaudeSession(AgentSession):
         self._exit_code = await self._process.wait()
         self._exited = True
         self._channel.fail_all()
-        if self._turn_active and not self._closing:
+        if self._turns.active and not self._closing:
             await self._end_turn(
                 TurnFailed(
                     provider=self._provider,
@@ -478,7 +481,7 @@ class ClaudeSession(AgentSession):
             await self._emit_items(self._stream.assistant(message))
         elif kind == "user":
             await self._emit_items(
-                self._stream.user(message, canceling=self._cancel_requested)
+                self._stream.user(message, canceling=self._canceling())
             )
         elif kind == "result":
             await self._on_result(message)
@@ -535,13 +538,14 @@ class ClaudeSession(AgentSession):
             await self._emit(self._timeline(item))
 
     async def _on_result(self, message: dict[str, Any]) -> None:
-        if not self._turn_active:
+        turn = self._turns.current
+        if turn is None:
             log.debug("result outside a turn ignored")
             return
         terminal = str(message.get("terminal_reason") or "")
         failed = bool(message.get("is_error")) or message.get("subtype") != "success"
         event: TurnCompleted | TurnFailed | TurnCanceled
-        if self._cancel_requested or terminal.startswith("aborted"):
+        if turn.cancel_requested or terminal.startswith("aborted"):
             event = TurnCanceled(provider=self._provider, reason="interrupted")
         elif failed:
             event = TurnFailed(
