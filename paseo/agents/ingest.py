@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from paseo_hookspecs.events import (
     TERMINAL_TURN_EVENTS,
@@ -46,21 +46,46 @@ class Reply:
     text: str | None = None
 
 
+class TurnView(Protocol):
+    """What ingest reads of a live agent (:class:`paseo.agents.live.LiveAgent` is one)."""
+
+    @property
+    def latest_prompt(self) -> str | None:
+        """Message id of the newest prompt a client sent."""
+
+    @property
+    def provider_prompt(self) -> str | None:
+        """Message id of the prompt the provider is running."""
+
+    @property
+    def latest_text(self) -> str | None: ...
+
+    @property
+    def seen(self) -> Collection[str]:
+        """Client message ids already recorded."""
+
+    @property
+    def resolved(self) -> Collection[str]:
+        """Permission requests a client answered (announced by the kernel)."""
+
+    @property
+    def internal(self) -> bool: ...
+
+    @property
+    def current_reply(self) -> Reply: ...
+
+
 @dataclass(frozen=True)
 class TurnState:
-    """What ingest reads of a live agent."""
+    """A plain :class:`TurnView` (for tests and tools)."""
 
     latest_prompt: str | None = None
-    """Message id of the newest prompt a client sent."""
     provider_prompt: str | None = None
-    """Message id of the prompt the provider is running."""
     latest_text: str | None = None
     seen: Collection[str] = ()
-    """Client message ids already recorded."""
     resolved: Collection[str] = ()
-    """Permission requests a client answered (announced by the kernel)."""
     internal: bool = False
-    reply: Reply = Reply()
+    current_reply: Reply = Reply()
 
 
 @dataclass(frozen=True)
@@ -86,7 +111,7 @@ class Effects:
     """The reply after a timeline item (``None``: unchanged)."""
 
 
-def is_echo(state: TurnState, event: Timeline) -> bool:
+def is_echo(state: TurnView, event: Timeline) -> bool:
     """A provider repeating a prompt the kernel already recorded."""
     item = event.item
     if not isinstance(item, UserMessageItem):
@@ -96,7 +121,7 @@ def is_echo(state: TurnState, event: Timeline) -> bool:
     )
 
 
-def admit(state: TurnState, event: AgentEvent, *, from_provider: bool) -> Admission | None:
+def admit(state: TurnView, event: AgentEvent, *, from_provider: bool) -> Admission | None:
     """Whether ``event`` enters the timeline (``None``: dropped) and the attention it raises."""
     if from_provider:
         if isinstance(event, AttentionRequired):
@@ -128,7 +153,7 @@ def follow_reply(reply: Reply, item: Any) -> Reply:
     return reply
 
 
-def apply(state: TurnState, event: AgentEvent) -> Effects:
+def apply(state: TurnView, event: AgentEvent) -> Effects:
     """The effects of ``event`` once it is durable."""
     effects = Effects()
     current = state.provider_prompt == state.latest_prompt
@@ -160,5 +185,5 @@ def apply(state: TurnState, event: AgentEvent) -> Effects:
         effects.changes["attentionReason"] = event.reason
         effects.changes["attentionTimestamp"] = event.timestamp
     elif isinstance(event, Timeline):
-        effects.reply = follow_reply(state.reply, event.item)
+        effects.reply = follow_reply(state.current_reply, event.item)
     return effects

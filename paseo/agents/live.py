@@ -20,6 +20,7 @@ from paseo_hookspecs.interfaces.agent import AgentSession
 from paseo_hookspecs.records import AgentRecord, PersistenceHandle, RuntimeInfo, dump_record
 from pydantic import ValidationError
 
+from paseo.agents.ingest import Reply
 from paseo.agents.record_writer import RecordWriter
 from paseo.agents.timeline import AgentTimeline
 
@@ -87,6 +88,14 @@ class LiveAgent:
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def internal(self) -> bool:
+        return bool(self.record.internal)
+
+    @property
+    def current_reply(self) -> Reply:
+        return Reply(self.reply_id, self.reply)
 
     @property
     def busy(self) -> bool:

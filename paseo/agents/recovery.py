@@ -93,7 +93,7 @@ async def load_reply(roster: AgentRoster, agent: LiveAgent) -> None:
         return
     agent.reply_loaded = True
     entries = await roster.store.timeline.read(agent.id, limit=REPLY_SCAN, tail=True)
-    reply = ingest.Reply(agent.reply_id, agent.reply)
+    reply = agent.current_reply
     for entry in entries:
         raw = _item(entry)
         if raw is None or raw.get("type") not in ("assistant_message", "user_message"):

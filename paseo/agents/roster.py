@@ -50,19 +50,6 @@ ACTIVITY_SAVE_INTERVAL = 1.0
 """``lastActivityAt`` alone is written at most this often."""
 
 
-def turn_state(agent: LiveAgent) -> ingest.TurnState:
-    """The live state ingest reads."""
-    return ingest.TurnState(
-        latest_prompt=agent.latest_prompt,
-        provider_prompt=agent.provider_prompt,
-        latest_text=agent.latest_text,
-        seen=agent.seen,
-        resolved=agent.resolved,
-        internal=bool(agent.record.internal),
-        reply=ingest.Reply(agent.reply_id, agent.reply),
-    )
-
-
 class AgentRoster:
     """See the module docstring."""
 
@@ -130,7 +117,7 @@ class AgentRoster:
     ) -> int | None:
         """Filter one event and hand it to the timeline (in order), with the attention it
         raises; returns its sequence number when it was numbered at once."""
-        admission = ingest.admit(turn_state(agent), event, from_provider=from_provider)
+        admission = ingest.admit(agent, event, from_provider=from_provider)
         if admission is None:
             return None
         seq = await agent.timeline.add(event)
@@ -179,7 +166,7 @@ class AgentRoster:
 
     @staticmethod
     def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> None:
-        effects = ingest.apply(turn_state(agent), event)
+        effects = ingest.apply(agent, event)
         changes.update(effects.changes)
         if effects.turn_ended:
             agent.provider_prompt = None

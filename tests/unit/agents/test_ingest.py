@@ -122,6 +122,6 @@ def test_the_reply_follows_the_newest_assistant_message() -> None:
     tool = ToolCallItem(callId="c", name="t", status="running", detail=OtherDetail())
     assert follow_reply(reply, tool) == reply
     assert follow_reply(reply, UserMessageItem(text="next")) == Reply()
-    effects = apply(TurnState(reply=reply), _text("!"))
+    effects = apply(TurnState(current_reply=reply), _text("!"))
     assert effects.reply == Reply("a1", "Hello!")
     assert apply(CURRENT, TurnStarted(provider=P)).reply is None
