@@ -52,6 +52,10 @@ SERVICE_FACTORIES: tuple[str, ...] = (
 order. Imported only when the daemon starts, never by the CLI."""
 
 
+# The agent service takes narrow ports instead of the daemon; until the composition root builds
+# every service that way, these adapters give it the daemon's (the only place they are made).
+
+
 class _DaemonPublisher:
     """A :class:`paseo.services.Publisher` over ``daemon.rpc``: events before the RPC server
     exists are dropped, streams registered before it are remembered and declared on it when
