@@ -9,13 +9,13 @@ each implementation separately, so one failing plugin never stops the others.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paseo_hookspecs import hookspec
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.events import AgentEvent
     from paseo_hookspecs.registration import (
         CliRegistrar,
         ConfigSectionRegistrar,
@@ -128,18 +128,23 @@ def paseo_shutdown(context: DaemonContext) -> None:
 
 
 @hookspec
-def paseo_agent_event(agent_id: str, provider: str, event: Mapping[str, Any]) -> None:
+def paseo_agent_event(agent_id: str, provider: str, event: AgentEvent) -> None:
     """Observe every event an agent emits (event tap).
 
     Called synchronously on the daemon's loop for each event after it is recorded; must not
-    block. A raising implementation is logged and skipped.
+    block. A raising implementation is logged and skipped. Match on the event's class (or its
+    ``type``); ``event.model_dump(mode="json", exclude_none=True)`` is the form it has in the
+    timeline and on the wire. Treat it as read-only: it is the object the timeline holds.
 
     :param agent_id: the agent's id.
     :param provider: the provider id the agent runs on.
-    :param event: the event as it crosses the wire (``type`` plus its fields).
+    :param event: the event, one of the typed models of
+        :data:`paseo_hookspecs.events.AgentEvent` (``TurnCompleted``, ``Timeline``, …).
     :return: nothing.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2
+       ``event`` is the typed model, no longer a plain mapping.
     """
 
 

@@ -1,1 +1,2 @@
-"""Agents: the manager service, timelines, permissions, and agent program processes."""
+"""Agents: the agent service (:mod:`paseo.agents.manager`) and its rooms, timelines, providers'
+registry, and agent program processes (the kernel's launcher and its durable tracker)."""

@@ -1,6 +1,7 @@
 """Agent program processes: their own process group, kept stderr, and guaranteed reaping.
 
-Every provider starts its agent program through :func:`spawn_agent_process`. The program runs
+This is the kernel's implementation of :mod:`paseo_hookspecs.process`. Every provider starts
+its agent program through the :class:`AgentProcessLauncher` it is handed. The program runs
 in a new session (so it and every child it forks share one process group), its stdout is a
 line stream for the provider's protocol, its stderr is drained into a bounded ring buffer for
 error messages, and :meth:`AgentProcess.terminate` kills the whole group and waits for it, so
@@ -12,9 +13,9 @@ helpers detached, in a group of their own (``claude-agent-acp`` does this with t
 Every process inherits its parent's environment, so each agent process is tagged with a unique
 :data:`TAG_VARIABLE`; after the group is killed, whatever still carries the tag is killed too.
 
-While the daemon runs, a :class:`ProcessTracker` (installed by the agent service) records each
-live process durably, so a daemon that crashed leaves records the next daemon uses to kill
-orphaned groups at boot.
+A launcher is built with its :class:`ProcessTracker` (the agent service's records each live
+process durably, so a daemon that crashed leaves records the next daemon uses to kill orphaned
+groups at boot); a launcher without one (tests, probes outside a daemon) tracks nothing.
 """
 
 from __future__ import annotations
@@ -100,17 +101,9 @@ class ProcessTracker(Protocol):
         """``process`` and its group are gone; forget it."""
 
 
-_tracker: ProcessTracker | None = None
-
-
-def set_process_tracker(tracker: ProcessTracker | None) -> None:
-    """Install (or remove) the tracker every spawned process reports to."""
-    global _tracker
-    _tracker = tracker
-
-
 class AgentProcess:
-    """A running agent program. Create with :func:`spawn_agent_process`."""
+    """A running agent program (:class:`paseo_hookspecs.process.AgentProcess`). Create with
+    :meth:`AgentProcessLauncher.launch`."""
 
     def __init__(
         self,
@@ -120,8 +113,10 @@ class AgentProcess:
         provider: str,
         agent_id: str | None,
         tag: str,
+        tracker: ProcessTracker | None,
     ) -> None:
         self._process = process
+        self._tracker = tracker
         self.tag = tag
         self.argv = list(argv)
         self.provider = provider
@@ -227,48 +222,59 @@ class AgentProcess:
             log.warning("process group %s of agent %s outlived SIGKILL", self.pid, self.agent_id)
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(self._stderr_task, 1.0)
-        if _tracker is not None:
+        if self._tracker is not None:
             try:
-                await _tracker.exited(self)
+                await self._tracker.exited(self)
             except Exception:
                 log.exception("could not forget process record of pid %s", self.pid)
 
 
-async def spawn_agent_process(
-    argv: Sequence[str],
-    *,
-    cwd: str,
-    env: Mapping[str, str],
-    provider: str,
-    agent_id: str | None = None,
-    inherit_env: bool = True,
-) -> AgentProcess:
-    """Start ``argv`` in its own process group with piped stdio.
+class AgentProcessLauncher:
+    """The kernel's :class:`paseo_hookspecs.process.ProcessLauncher`: every process it starts
+    reports to ``tracker`` (``None``: nothing is recorded, for tests and tools)."""
 
-    ``env`` is layered over the daemon's environment (unless ``inherit_env`` is false). Raises
-    ``FileNotFoundError`` when the program does not exist and ``NotADirectoryError`` /
-    ``FileNotFoundError`` for a bad ``cwd``; providers turn those into ``Unavailable``.
-    """
-    full_env = dict(os.environ) if inherit_env else {}
-    full_env.update(env)
-    tag = secrets.token_hex(12)
-    full_env[TAG_VARIABLE] = tag
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=full_env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        limit=LINE_LIMIT,
-    )
-    child = AgentProcess(process, argv, provider=provider, agent_id=agent_id, tag=tag)
-    if _tracker is not None:
-        try:
-            await _tracker.started(child)
-        except Exception:
-            # Without a durable record a crash could orphan the process: refuse to run it.
-            await child.terminate(grace=0.5)
-            raise
-    return child
+    def __init__(self, tracker: ProcessTracker | None = None) -> None:
+        self._tracker = tracker
+
+    async def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        provider: str,
+        agent_id: str | None = None,
+        inherit_env: bool = True,
+    ) -> AgentProcess:
+        """Start ``argv`` in its own process group with piped stdio.
+
+        ``env`` is layered over the daemon's environment (unless ``inherit_env`` is false).
+        Raises ``FileNotFoundError`` when the program does not exist and
+        ``NotADirectoryError`` / ``FileNotFoundError`` for a bad ``cwd``; providers turn those
+        into ``Unavailable``.
+        """
+        full_env = dict(os.environ) if inherit_env else {}
+        full_env.update(env)
+        tag = secrets.token_hex(12)
+        full_env[TAG_VARIABLE] = tag
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=full_env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            limit=LINE_LIMIT,
+        )
+        child = AgentProcess(
+            process, argv, provider=provider, agent_id=agent_id, tag=tag, tracker=self._tracker
+        )
+        if self._tracker is not None:
+            try:
+                await self._tracker.started(child)
+            except Exception:
+                # Without a durable record a crash could orphan the process: refuse to run it.
+                await child.terminate(grace=0.5)
+                raise
+        return child

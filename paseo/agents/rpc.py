@@ -1,7 +1,9 @@
-"""The ``agent.*`` and ``provider.*`` RPC method groups.
+"""The ``agent.*`` and ``provider.*`` RPC method groups: the agent service's RPC adapter.
 
-Handlers find the running :class:`paseo.agents.manager.AgentService` through the call's daemon,
-so :func:`method_groups` needs no instance (the protocol schema generator calls it too).
+Handlers reach the :class:`paseo.agents.manager.AgentService` through the
+:class:`~paseo.services.ServiceRef` the composition root binds, so :func:`method_groups` needs
+no instance (the protocol schema generator builds the groups with an unbound ref, and takes the
+notification models from :func:`notifications`).
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
+from pydantic import BaseModel
 
 from paseo.agents.models import (
+    NOTIFICATIONS,
     AgentCreateParams,
     AgentDetailResult,
     AgentFeatureParams,
@@ -49,25 +53,18 @@ from paseo.agents.models import (
     TimelineCursor,
 )
 from paseo.agents.registry import PROBE_TIMEOUT
+from paseo.services import ServiceRef
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
 
-    from paseo.agents.manager import AgentService, LiveAgent
+    from paseo.agents.live import LiveAgent
+    from paseo.agents.manager import AgentService
 
 OWNER = frozenset({"local", "remote"})
 
 
-def _service(ctx: RpcContext) -> AgentService:
-    from paseo.agents.manager import AgentService
-
-    for service in getattr(ctx.daemon, "services", ()):
-        if isinstance(service, AgentService):
-            return service
-    raise Unavailable("the agent service is not running")
-
-
-async def _detail(service: AgentService, agent: LiveAgent) -> AgentDetailResult:
+async def _detail(agent: LiveAgent) -> AgentDetailResult:
     await agent.timeline.load()
     epoch, seq = agent.timeline.epoch, agent.timeline.seq
     return AgentDetailResult(
@@ -78,362 +75,368 @@ async def _detail(service: AgentService, agent: LiveAgent) -> AgentDetailResult:
     )
 
 
-# --- agent.* ---------------------------------------------------------------------------------
+class _Handlers:
+    """The handlers, reaching the service through ``ref`` at call time."""
 
+    def __init__(self, ref: ServiceRef[AgentService]) -> None:
+        self._ref = ref
 
-async def create(ctx: RpcContext, params: AgentCreateParams) -> AgentResult:
-    return AgentResult(agent=await _service(ctx).create(params))
+    # --- agent.* -----------------------------------------------------------------------------
 
+    async def create(self, ctx: RpcContext, params: AgentCreateParams) -> AgentResult:
+        return AgentResult(agent=await self._ref.get().create(params))
 
-async def list_agents(ctx: RpcContext, params: AgentListParams) -> AgentListResult:
-    records = _service(ctx).list_agents(
-        include_archived=params.includeArchived,
-        labels=params.labels,
-        provider=params.provider,
-        workspace_id=params.workspaceId,
-        statuses=set(params.statuses) if params.statuses is not None else None,
-    )
-    return AgentListResult(agents=records)
-
-
-async def get(ctx: RpcContext, params: AgentRefParams) -> AgentDetailResult:
-    service = _service(ctx)
-    return await _detail(service, service.get(params.agentId))
-
-
-async def send(ctx: RpcContext, params: AgentSendParams) -> AgentSendResult:
-    agent, message_id, accepted = await _service(ctx).send(
-        params.agentId, params.text, params.messageId
-    )
-    return AgentSendResult(agentId=agent.id, messageId=message_id, accepted=accepted)
-
-
-async def interrupt(ctx: RpcContext, params: AgentRefParams) -> OkResult:
-    agent = await _service(ctx).interrupt(params.agentId)
-    return OkResult(agentId=agent.id)
-
-
-async def wait(ctx: RpcContext, params: AgentWaitParams) -> AgentWaitResult:
-    service = _service(ctx)
-    agent, outcome = await service.wait(params.agentId, params.timeout)
-    return AgentWaitResult(
-        agentId=agent.id,
-        outcome=outcome,
-        status=agent.record.lastStatus,
-        lastMessage=await service.last_reply(agent),
-        error=agent.record.lastError if outcome == "error" else None,
-        pendingPermissions=list(agent.pending.values()),
-    )
-
-
-async def stop(ctx: RpcContext, params: AgentRefParams) -> AgentResult:
-    agent = await _service(ctx).close_agent(params.agentId)
-    return AgentResult(agent=agent.record)
-
-
-async def archive(ctx: RpcContext, params: AgentRefParams) -> AgentResult:
-    agent = await _service(ctx).archive(params.agentId)
-    return AgentResult(agent=agent.record)
-
-
-async def restore(ctx: RpcContext, params: AgentRefParams) -> AgentResult:
-    agent = await _service(ctx).restore(params.agentId)
-    return AgentResult(agent=agent.record)
-
-
-async def delete(ctx: RpcContext, params: AgentRefParams) -> OkResult:
-    return OkResult(agentId=await _service(ctx).delete(params.agentId))
-
-
-async def update(ctx: RpcContext, params: AgentUpdateParams) -> AgentResult:
-    agent = await _service(ctx).update(params.agentId, title=params.title, labels=params.labels)
-    return AgentResult(agent=agent.record)
-
-
-async def set_mode(ctx: RpcContext, params: AgentModeParams) -> AgentResult:
-    agent = await _service(ctx).set_option(params.agentId, "modeId", params.modeId)
-    return AgentResult(agent=agent.record)
-
-
-async def set_model(ctx: RpcContext, params: AgentModelParams) -> AgentResult:
-    agent = await _service(ctx).set_option(params.agentId, "model", params.model)
-    return AgentResult(agent=agent.record)
-
-
-async def set_thinking(ctx: RpcContext, params: AgentThinkingParams) -> AgentResult:
-    agent = await _service(ctx).set_option(
-        params.agentId, "thinkingOptionId", params.thinkingOptionId
-    )
-    return AgentResult(agent=agent.record)
-
-
-async def set_feature(ctx: RpcContext, params: AgentFeatureParams) -> AgentResult:
-    agent = await _service(ctx).set_option(
-        params.agentId, "feature", params.value, feature=params.featureId
-    )
-    return AgentResult(agent=agent.record)
-
-
-async def modes(ctx: RpcContext, params: AgentRefParams) -> AgentModesResult:
-    service = _service(ctx)
-    agent = service.get(params.agentId)
-    provider = service.registry.usable(agent.record.provider)
-    listed = await asyncio.wait_for(provider.list_modes(), PROBE_TIMEOUT)
-    current = agent.record.config.modeId if agent.record.config else None
-    return AgentModesResult(
-        agentId=agent.id,
-        current=current or agent.record.lastModeId,
-        modes=[ModeView(id=m.id, label=m.label, description=m.description) for m in listed],
-    )
-
-
-async def reload(ctx: RpcContext, params: AgentRefParams) -> AgentResult:
-    agent = await _service(ctx).reload(params.agentId)
-    return AgentResult(agent=agent.record)
-
-
-async def clear_attention(ctx: RpcContext, params: AgentRefParams) -> AgentResult:
-    agent = await _service(ctx).clear_attention(params.agentId)
-    return AgentResult(agent=agent.record)
-
-
-async def timeline(ctx: RpcContext, params: AgentTimelineParams) -> AgentTimelineResult:
-    service = _service(ctx)
-    agent = service.get(params.agentId)
-    epoch, entries, reset, has_more = await service.timeline_window(
-        agent,
-        after=(params.after.epoch, params.after.seq) if params.after else None,
-        before=(params.before.epoch, params.before.seq) if params.before else None,
-        limit=params.limit,
-        tail=params.tail,
-    )
-    seq = agent.timeline.seq
-    return AgentTimelineResult(
-        agentId=agent.id,
-        epoch=epoch,
-        entries=entries,
-        reset=reset,
-        hasMore=has_more,
-        last=TimelineCursor(epoch=epoch, seq=seq) if seq else None,
-    )
-
-
-async def permissions(ctx: RpcContext, params: PermissionsListParams) -> PermissionsListResult:
-    pending = _service(ctx).pending_permissions(params.agentId)
-    return PermissionsListResult(
-        requests=[PendingPermission(agentId=a, request=r) for a, r in pending]
-    )
-
-
-async def respond(ctx: RpcContext, params: PermissionRespondParams) -> PermissionRespondResult:
-    agent = await _service(ctx).respond_permission(
-        params.agentId,
-        params.requestId,
-        allow=params.behavior == "allow",
-        updated_input=params.updatedInput,
-        message=params.message,
-        interrupt=params.interrupt,
-    )
-    return PermissionRespondResult(
-        agentId=agent.id, requestId=params.requestId, behavior=params.behavior
-    )
-
-
-# --- provider.* ------------------------------------------------------------------------------
-
-
-async def provider_list(ctx: RpcContext, params: ProviderListParams) -> ProviderListResult:
-    registry = _service(ctx).registry
-    entries = registry.entries()
-    if params.refresh:
-        await asyncio.gather(*(registry.probe(entry) for entry in entries))
-    views = []
-    for entry in entries:
-        snapshot = registry.availability(entry.id)
-        views.append(
-            ProviderView(
-                id=entry.id,
-                label=entry.label,
-                extends=entry.extends,
-                enabled=entry.enabled,
-                order=entry.order,
-                availability=AvailabilityView(
-                    status=snapshot.availability.status,
-                    reason=snapshot.availability.reason,
-                    checkedAt=snapshot.checked_at,
-                ),
-            )
+    async def list_agents(self, ctx: RpcContext, params: AgentListParams) -> AgentListResult:
+        records = self._ref.get().list_agents(
+            include_archived=params.includeArchived,
+            labels=params.labels,
+            provider=params.provider,
+            workspace_id=params.workspaceId,
+            statuses=set(params.statuses) if params.statuses is not None else None,
         )
-    return ProviderListResult(providers=views)
+        return AgentListResult(agents=records)
 
+    async def get(self, ctx: RpcContext, params: AgentRefParams) -> AgentDetailResult:
+        service = self._ref.get()
+        return await _detail(service.get(params.agentId))
 
-async def provider_models(ctx: RpcContext, params: ProviderModelsParams) -> ProviderModelsResult:
-    provider = _service(ctx).registry.usable(params.providerId)
-    try:
-        models, listed_modes = await asyncio.wait_for(
-            asyncio.gather(provider.list_models(), provider.list_modes()), PROBE_TIMEOUT
+    async def send(self, ctx: RpcContext, params: AgentSendParams) -> AgentSendResult:
+        agent, message_id, accepted = await self._ref.get().send(
+            params.agentId, params.text, params.messageId
         )
-    except TimeoutError:
-        raise Unavailable(
-            f"provider {params.providerId!r} did not list its models within "
-            f"{PROBE_TIMEOUT:.0f}s; see `paseo provider ls`"
-        ) from None
-    return ProviderModelsResult(
-        providerId=params.providerId,
-        models=[
-            ModelView(
-                id=m.id,
-                label=m.label,
-                default=m.default,
-                thinkingOptions=[ThinkingView(id=t.id, label=t.label) for t in m.thinkingOptions],
+        return AgentSendResult(agentId=agent.id, messageId=message_id, accepted=accepted)
+
+    async def interrupt(self, ctx: RpcContext, params: AgentRefParams) -> OkResult:
+        agent = await self._ref.get().interrupt(params.agentId)
+        return OkResult(agentId=agent.id)
+
+    async def wait(self, ctx: RpcContext, params: AgentWaitParams) -> AgentWaitResult:
+        service = self._ref.get()
+        agent, outcome = await service.wait(params.agentId, params.timeout)
+        return AgentWaitResult(
+            agentId=agent.id,
+            outcome=outcome,
+            status=agent.record.lastStatus,
+            lastMessage=await service.last_reply(agent),
+            error=agent.record.lastError if outcome == "error" else None,
+            pendingPermissions=list(agent.pending.values()),
+        )
+
+    async def stop(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
+        agent = await self._ref.get().close_agent(params.agentId)
+        return AgentResult(agent=agent.record)
+
+    async def archive(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
+        agent = await self._ref.get().archive(params.agentId)
+        return AgentResult(agent=agent.record)
+
+    async def restore(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
+        agent = await self._ref.get().restore(params.agentId)
+        return AgentResult(agent=agent.record)
+
+    async def delete(self, ctx: RpcContext, params: AgentRefParams) -> OkResult:
+        return OkResult(agentId=await self._ref.get().delete(params.agentId))
+
+    async def update(self, ctx: RpcContext, params: AgentUpdateParams) -> AgentResult:
+        agent = await self._ref.get().update(
+            params.agentId, title=params.title, labels=params.labels
+        )
+        return AgentResult(agent=agent.record)
+
+    async def set_mode(self, ctx: RpcContext, params: AgentModeParams) -> AgentResult:
+        agent = await self._ref.get().set_option(params.agentId, "modeId", params.modeId)
+        return AgentResult(agent=agent.record)
+
+    async def set_model(self, ctx: RpcContext, params: AgentModelParams) -> AgentResult:
+        agent = await self._ref.get().set_option(params.agentId, "model", params.model)
+        return AgentResult(agent=agent.record)
+
+    async def set_thinking(self, ctx: RpcContext, params: AgentThinkingParams) -> AgentResult:
+        agent = await self._ref.get().set_option(
+            params.agentId, "thinkingOptionId", params.thinkingOptionId
+        )
+        return AgentResult(agent=agent.record)
+
+    async def set_feature(self, ctx: RpcContext, params: AgentFeatureParams) -> AgentResult:
+        agent = await self._ref.get().set_option(
+            params.agentId, "feature", params.value, feature=params.featureId
+        )
+        return AgentResult(agent=agent.record)
+
+    async def modes(self, ctx: RpcContext, params: AgentRefParams) -> AgentModesResult:
+        service = self._ref.get()
+        agent = service.get(params.agentId)
+        provider = service.registry.usable(agent.record.provider)
+        listed = await asyncio.wait_for(provider.list_modes(service.launcher), PROBE_TIMEOUT)
+        current = agent.record.config.modeId if agent.record.config else None
+        return AgentModesResult(
+            agentId=agent.id,
+            current=current or agent.record.lastModeId,
+            modes=[ModeView(id=m.id, label=m.label, description=m.description) for m in listed],
+        )
+
+    async def reload(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
+        agent = await self._ref.get().reload(params.agentId)
+        return AgentResult(agent=agent.record)
+
+    async def clear_attention(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
+        agent = await self._ref.get().clear_attention(params.agentId)
+        return AgentResult(agent=agent.record)
+
+    async def timeline(self, ctx: RpcContext, params: AgentTimelineParams) -> AgentTimelineResult:
+        service = self._ref.get()
+        agent = service.get(params.agentId)
+        epoch, entries, reset, has_more = await service.timeline_window(
+            agent,
+            after=(params.after.epoch, params.after.seq) if params.after else None,
+            before=(params.before.epoch, params.before.seq) if params.before else None,
+            limit=params.limit,
+            tail=params.tail,
+        )
+        seq = agent.timeline.seq
+        return AgentTimelineResult(
+            agentId=agent.id,
+            epoch=epoch,
+            entries=entries,
+            reset=reset,
+            hasMore=has_more,
+            last=TimelineCursor(epoch=epoch, seq=seq) if seq else None,
+        )
+
+    async def permissions(
+        self, ctx: RpcContext, params: PermissionsListParams
+    ) -> PermissionsListResult:
+        pending = self._ref.get().pending_permissions(params.agentId)
+        return PermissionsListResult(
+            requests=[PendingPermission(agentId=a, request=r) for a, r in pending]
+        )
+
+    async def respond(
+        self, ctx: RpcContext, params: PermissionRespondParams
+    ) -> PermissionRespondResult:
+        agent = await self._ref.get().respond_permission(
+            params.agentId,
+            params.requestId,
+            allow=params.behavior == "allow",
+            updated_input=params.updatedInput,
+            message=params.message,
+            interrupt=params.interrupt,
+        )
+        return PermissionRespondResult(
+            agentId=agent.id, requestId=params.requestId, behavior=params.behavior
+        )
+
+
+    # --- provider.* --------------------------------------------------------------------------
+
+    async def provider_list(
+        self, ctx: RpcContext, params: ProviderListParams
+    ) -> ProviderListResult:
+        registry = self._ref.get().registry
+        entries = registry.entries()
+        if params.refresh:
+            await asyncio.gather(*(registry.probe(entry) for entry in entries))
+        views = []
+        for entry in entries:
+            snapshot = registry.availability(entry.id)
+            views.append(
+                ProviderView(
+                    id=entry.id,
+                    label=entry.label,
+                    extends=entry.extends,
+                    enabled=entry.enabled,
+                    order=entry.order,
+                    availability=AvailabilityView(
+                        status=snapshot.availability.status,
+                        reason=snapshot.availability.reason,
+                        checkedAt=snapshot.checked_at,
+                    ),
+                )
             )
-            for m in models
-        ],
-        modes=[ModeView(id=m.id, label=m.label, description=m.description) for m in listed_modes],
-    )
+        return ProviderListResult(providers=views)
+
+    async def provider_models(
+        self, ctx: RpcContext, params: ProviderModelsParams
+    ) -> ProviderModelsResult:
+        service = self._ref.get()
+        provider = service.registry.usable(params.providerId)
+        launcher = service.launcher
+        try:
+            models, listed_modes = await asyncio.wait_for(
+                asyncio.gather(provider.list_models(launcher), provider.list_modes(launcher)),
+                PROBE_TIMEOUT,
+            )
+        except TimeoutError:
+            raise Unavailable(
+                f"provider {params.providerId!r} did not list its models within "
+                f"{PROBE_TIMEOUT:.0f}s; see `paseo provider ls`"
+            ) from None
+        return ProviderModelsResult(
+            providerId=params.providerId,
+            models=[
+                ModelView(
+                    id=m.id,
+                    label=m.label,
+                    default=m.default,
+                    thinkingOptions=[
+                        ThinkingView(id=t.id, label=t.label) for t in m.thinkingOptions
+                    ],
+                )
+                for m in models
+            ],
+            modes=[
+                ModeView(id=m.id, label=m.label, description=m.description)
+                for m in listed_modes
+            ],
+        )
 
 
 def _method(name: str, handler: Any, params: Any, result: Any, summary: str) -> RpcMethod:
     return RpcMethod(name, handler, params, result, summary=summary, access=OWNER)
 
 
-def method_groups() -> list[RpcMethodGroup]:
-    """The ``agent`` and ``provider`` method groups."""
+def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
+    """The ``agent`` and ``provider`` method groups, serving the service ``ref`` is bound to."""
+    h = _Handlers(ref)
     return [
         RpcMethodGroup(
             "agent",
             [
                 _method(
                     "agent.create",
-                    create,
+                    h.create,
                     AgentCreateParams,
                     AgentResult,
                     "Create an agent (and send its first prompt)",
                 ),
                 _method(
                     "agent.list",
-                    list_agents,
+                    h.list_agents,
                     AgentListParams,
                     AgentListResult,
                     "Agents matching a filter, oldest first",
                 ),
                 _method(
                     "agent.get",
-                    get,
+                    h.get,
                     AgentRefParams,
                     AgentDetailResult,
                     "One agent with its pending permissions and timeline position",
                 ),
                 _method(
                     "agent.send",
-                    send,
+                    h.send,
                     AgentSendParams,
                     AgentSendResult,
                     "Send a prompt; a running turn is interrupted and replaced",
                 ),
                 _method(
                     "agent.interrupt",
-                    interrupt,
+                    h.interrupt,
                     AgentRefParams,
                     OkResult,
                     "Cancel the running turn",
                 ),
                 _method(
                     "agent.wait",
-                    wait,
+                    h.wait,
                     AgentWaitParams,
                     AgentWaitResult,
                     "Wait until idle, a permission request, an error or the timeout",
                 ),
                 _method(
                     "agent.stop",
-                    stop,
+                    h.stop,
                     AgentRefParams,
                     AgentResult,
                     "Interrupt and stop the provider process (resumable)",
                 ),
                 _method(
                     "agent.archive",
-                    archive,
+                    h.archive,
                     AgentRefParams,
                     AgentResult,
                     "Stop the agent and hide it from default listings",
                 ),
                 _method(
-                    "agent.restore", restore, AgentRefParams, AgentResult, "Un-archive an agent"
+                    "agent.restore", h.restore, AgentRefParams, AgentResult, "Un-archive an agent"
                 ),
                 _method(
                     "agent.delete",
-                    delete,
+                    h.delete,
                     AgentRefParams,
                     OkResult,
                     "Stop the agent and delete it with its timeline",
                 ),
                 _method(
                     "agent.update",
-                    update,
+                    h.update,
                     AgentUpdateParams,
                     AgentResult,
                     "Change the title or labels",
                 ),
                 _method(
-                    "agent.mode.set", set_mode, AgentModeParams, AgentResult, "Switch the mode"
+                    "agent.mode.set", h.set_mode, AgentModeParams, AgentResult, "Switch the mode"
                 ),
                 _method(
                     "agent.modes",
-                    modes,
+                    h.modes,
                     AgentRefParams,
                     AgentModesResult,
                     "The modes the agent's provider offers",
                 ),
                 _method(
-                    "agent.model.set", set_model, AgentModelParams, AgentResult, "Switch the model"
+                    "agent.model.set",
+                    h.set_model,
+                    AgentModelParams,
+                    AgentResult,
+                    "Switch the model",
                 ),
                 _method(
                     "agent.thinking.set",
-                    set_thinking,
+                    h.set_thinking,
                     AgentThinkingParams,
                     AgentResult,
                     "Switch the thinking level",
                 ),
                 _method(
                     "agent.feature.set",
-                    set_feature,
+                    h.set_feature,
                     AgentFeatureParams,
                     AgentResult,
                     "Set a provider feature",
                 ),
                 _method(
                     "agent.reload",
-                    reload,
+                    h.reload,
                     AgentRefParams,
                     AgentResult,
                     "Restart the provider process and resume the conversation",
                 ),
                 _method(
                     "agent.attention.clear",
-                    clear_attention,
+                    h.clear_attention,
                     AgentRefParams,
                     AgentResult,
                     "Clear the agent's attention flag",
                 ),
                 _method(
                     "agent.timeline",
-                    timeline,
+                    h.timeline,
                     AgentTimelineParams,
                     AgentTimelineResult,
                     "A window of the durable timeline (re-fetch after a gap)",
                 ),
                 _method(
                     "agent.permissions.list",
-                    permissions,
+                    h.permissions,
                     PermissionsListParams,
                     PermissionsListResult,
                     "Pending permission requests",
                 ),
                 _method(
                     "agent.permissions.respond",
-                    respond,
+                    h.respond,
                     PermissionRespondParams,
                     PermissionRespondResult,
                     "Allow or deny a pending request",
@@ -445,14 +448,14 @@ def method_groups() -> list[RpcMethodGroup]:
             [
                 _method(
                     "provider.list",
-                    provider_list,
+                    h.provider_list,
                     ProviderListParams,
                     ProviderListResult,
                     "Agent providers with their availability",
                 ),
                 _method(
                     "provider.models",
-                    provider_models,
+                    h.provider_models,
                     ProviderModelsParams,
                     ProviderModelsResult,
                     "A provider's models and modes",
@@ -460,3 +463,8 @@ def method_groups() -> list[RpcMethodGroup]:
             ],
         ),
     ]
+
+
+def notifications() -> dict[str, type[BaseModel]]:
+    """The agent notifications (method → params model), for the protocol schema."""
+    return dict(NOTIFICATIONS)

@@ -1,14 +1,15 @@
 """One agent's timeline: numbering, text coalescing, batched durable appends, then fan-out.
 
-Events enter :meth:`AgentTimeline.add` in the order the provider emitted them. Consecutive
+Events (the typed models of :mod:`paseo_hookspecs.events`) enter :meth:`AgentTimeline.add` in
+the order the provider emitted them; each is serialised once, when its entry is made. Consecutive
 text chunks of one message (``assistant_message`` or ``reasoning`` items sharing a
 ``messageId``) are merged for up to :data:`COALESCE_WINDOW` seconds, so a fast stream becomes a
 few entries rather than thousands; any other event flushes the pending text first, so order is
 kept and the end of a turn is never delayed. Each entry then gets the next ``seq`` of the
 timeline's ``epoch`` and is appended to the store by one writer task per agent, batching
 whatever accumulated during the previous append (one fsync per batch). Only after an entry is
-durable does the ``commit`` callback see it (to apply its effects and publish it), so a client
-never sees a sequence number that a crash could take back.
+durable does the ``commit`` callback see it, with the typed event it holds (to apply its effects
+and publish it), so a client never sees a sequence number that a crash could take back.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import NamedTuple
 
+from paseo_hookspecs.events import AgentEvent, AssistantMessageItem, ReasoningItem, Timeline
 from paseo_hookspecs.records import TimelineEntry
 from paseo_hookspecs.store import TimelineRepository
 
@@ -32,9 +34,16 @@ COALESCE_WINDOW = 0.06
 COALESCE_LIMIT = 64 * 1024
 """Characters after which merged text is flushed regardless of the window."""
 
-TEXT_ITEMS = frozenset({"assistant_message", "reasoning"})
 
-Commit = Callable[[list[TimelineEntry]], Awaitable[None]]
+
+class Committed(NamedTuple):
+    """A durable entry and the event it was made from."""
+
+    entry: TimelineEntry
+    event: AgentEvent
+
+
+Commit = Callable[[list[Committed]], Awaitable[None]]
 
 
 def new_epoch() -> str:
@@ -42,16 +51,21 @@ def new_epoch() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _text_key(event: dict[str, Any]) -> tuple[str, str] | None:
-    if event.get("type") != "timeline":
+def _text_key(event: AgentEvent) -> tuple[str, str] | None:
+    if not isinstance(event, Timeline):
         return None
-    item = event.get("item")
-    if not isinstance(item, dict) or item.get("type") not in TEXT_ITEMS:
+    item = event.item
+    if not isinstance(item, AssistantMessageItem | ReasoningItem) or item.messageId is None:
         return None
-    message_id = item.get("messageId")
-    if not isinstance(message_id, str):
-        return None
-    return str(item["type"]), message_id
+    return item.type, item.messageId
+
+
+def _merged(event: Timeline, chunks: list[str]) -> Timeline:
+    """The first chunk's event carrying the text of every chunk."""
+    if len(chunks) == 1:
+        return event
+    item = event.item.model_copy(update={"text": "".join(chunks)})
+    return event.model_copy(update={"item": item})
 
 
 class AgentTimeline:
@@ -66,8 +80,10 @@ class AgentTimeline:
         """The last sequence number assigned."""
         self._load_lock = asyncio.Lock()
         self._loaded = False
-        self._pending: list[TimelineEntry] = []
-        self._buffer: dict[str, Any] | None = None
+        self._pending: list[Committed] = []
+        self._buffer: Timeline | None = None
+        self._chunks: list[str] = []
+        self._chunks_size = 0
         self._buffer_key: tuple[str, str] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -92,23 +108,24 @@ class AgentTimeline:
                 self.epoch, self.seq = new_epoch(), 0
             self._loaded = True
 
-    async def add(self, event: dict[str, Any]) -> int | None:
-        """Take one event (JSON-ready, with ``type``); returns its sequence number, or
-        ``None`` when it is text held for merging."""
+    async def add(self, event: AgentEvent) -> int | None:
+        """Take one event; returns its sequence number, or ``None`` when it is text held for
+        merging."""
         await self.load()
         key = _text_key(event)
-        if key is not None and self._buffer is not None and key == self._buffer_key:
-            item = self._buffer["item"]
-            item["text"] = str(item.get("text") or "") + str(event["item"].get("text") or "")
-            if len(item["text"]) >= COALESCE_LIMIT:
-                self.flush_text()
-            return None
-        self.flush_text()
-        if key is not None:
-            self._buffer = {**event, "item": dict(event["item"])}
+        if key is not None and isinstance(event, Timeline):
+            if self._buffer is not None and key == self._buffer_key:
+                self._add_chunk(event)
+                if self._chunks_size >= COALESCE_LIMIT:
+                    self.flush_text()
+                return None
+            self.flush_text()
+            self._buffer = event
+            self._add_chunk(event)
             self._buffer_key = key
             self._timer = asyncio.get_running_loop().call_later(COALESCE_WINDOW, self.flush_text)
             return None
+        self.flush_text()
         self._enqueue(event)
         return self.seq
 
@@ -126,21 +143,27 @@ class AgentTimeline:
             self._timer.cancel()
             self._timer = None
         buffered, self._buffer, self._buffer_key = self._buffer, None, None
+        chunks, self._chunks, self._chunks_size = self._chunks, [], 0
         if buffered is not None:
-            self._enqueue(buffered)
+            self._enqueue(_merged(buffered, chunks))
 
-    def _enqueue(self, event: dict[str, Any]) -> None:
+    def _add_chunk(self, event: Timeline) -> None:
+        item = event.item
+        text = item.text if isinstance(item, AssistantMessageItem | ReasoningItem) else ""
+        self._chunks.append(text)
+        self._chunks_size += len(text)
+
+    def _enqueue(self, event: AgentEvent) -> None:
         assert self.epoch is not None, "load() runs before the first event"
         self.seq += 1
-        self._pending.append(
-            TimelineEntry(
-                agentId=self.agent_id,
-                seq=self.seq,
-                epoch=self.epoch,
-                timestamp=iso_now(),
-                event=event,
-            )
+        entry = TimelineEntry(
+            agentId=self.agent_id,
+            seq=self.seq,
+            epoch=self.epoch,
+            timestamp=iso_now(),
+            event=event.model_dump(mode="json", exclude_none=True),
         )
+        self._pending.append(Committed(entry, event))
         if self._writer is None:
             self._idle.clear()
             self._writer = asyncio.get_running_loop().create_task(self._write())
@@ -153,7 +176,7 @@ class AgentTimeline:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    await self._repository.append(batch)
+                    await self._repository.append([committed.entry for committed in batch])
                 except Exception:
                     # The agent keeps running and clients keep seeing its events; only their
                     # durability is lost, which the log says.
@@ -166,7 +189,7 @@ class AgentTimeline:
                     await self._commit(batch)
                 except Exception:
                     log.exception("applying timeline entries of agent %s failed", self.agent_id)
-                self._release(batch[-1].seq)
+                self._release(batch[-1].entry.seq)
         finally:
             self._writer = None
             self._idle.set()
@@ -200,3 +223,4 @@ class AgentTimeline:
             self._timer.cancel()
             self._timer = None
         self._buffer = self._buffer_key = None
+        self._chunks, self._chunks_size = [], 0

@@ -1,7 +1,7 @@
 """Durable records of live agent processes, and the boot-time reaping of orphans they enable.
 
-While the daemon runs, :class:`ManagedProcessTracker` (installed with
-:func:`paseo.agents.process.set_process_tracker`) writes a ``ManagedProcessRecord`` for every
+While the daemon runs, :class:`ManagedProcessTracker` (the tracker of the agent service's
+:class:`paseo.agents.process.AgentProcessLauncher`) writes a ``ManagedProcessRecord`` for every
 agent program before the provider talks to it and deletes it once the process group is reaped.
 A daemon that crashed leaves its records behind; :func:`reconcile_orphans` runs at the next boot
 and kills each recorded process group whose leader is still the process that was recorded

@@ -64,7 +64,7 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
-    agents, agent_groups = _legacy_agents(daemon)
+    agents, agent_groups = _agents(daemon, publisher=publisher, placement=workspaces)
     composition.groups.extend((KERNEL, group) for group in agent_groups)
 
     services: list[Service] = [git, workspaces, agents]
@@ -75,41 +75,6 @@ def compose(daemon: Daemon) -> Composition:
 
 
 # ------------------------------------------------------------------------------ agents
-#
-# TEMPORARY (issue 11): the agent manager is being rewritten in its own branch. Until it
-# lands, the root uses the _legacy_* functions: the old ``AgentService(daemon)`` reads
-# daemon.store/.plugins/.config/.rpc, finds the workspaces service with
-# ``paseo.workspaces.service.provisioning_of``, and hands out its own groups. To switch to the
-# final wiring (the new ``AgentService(*, store, publisher, config, plugins, placement)``,
-# ``paseo.agents.rpc.method_groups(ref)`` and ``paseo.agents.rpc.notifications()``):
-#   1. compose(): ``_legacy_agents(daemon)`` -> ``_agents(daemon, publisher=publisher,
-#      placement=workspaces)``;
-#   2. schema_groups(): ``_legacy_agent_schema_groups()`` -> ``_agent_schema_groups()``;
-#   3. schema_notifications(): ``_legacy_agent_notifications()`` -> ``_agent_notifications()``;
-#   4. delete the three _legacy_* functions, the ``type: ignore`` comments of the final ones,
-#      and ``paseo.workspaces.service.provisioning_of``.
-
-
-def _legacy_agents(daemon: Daemon) -> tuple[Service, list[RpcMethodGroup]]:
-    """TEMPORARY: the pre-refactor agent manager and its groups (see the note above)."""
-    from paseo.agents.manager import create
-
-    service = create(daemon)
-    return service, service.rpc_groups()
-
-
-def _legacy_agent_schema_groups() -> list[RpcMethodGroup]:
-    """TEMPORARY: the pre-refactor agent groups without a daemon (see the note above)."""
-    from paseo.agents.manager import rpc_groups
-
-    return rpc_groups()
-
-
-def _legacy_agent_notifications() -> dict[str, type[BaseModel]]:
-    """TEMPORARY: the pre-refactor agent notifications (see the note above)."""
-    from paseo.agents.manager import notifications
-
-    return notifications()
 
 
 def _agents(
@@ -122,7 +87,7 @@ def _agents(
     plugins = daemon.plugins
     if plugins is None:  # cannot happen: compose() runs after the plugins are loaded
         raise RuntimeError("the plugins are not loaded")
-    service = AgentService(  # type: ignore[call-arg]  # until the agents branch lands
+    service = AgentService(
         store=daemon.store,
         publisher=publisher,
         config=daemon.live_config,
@@ -131,7 +96,7 @@ def _agents(
     )
     ref: ServiceRef[AgentService] = ServiceRef("agents")
     ref.bind(service)
-    return service, method_groups(ref)  # type: ignore[call-arg]  # until the agents branch lands
+    return service, method_groups(ref)
 
 
 def _agent_schema_groups() -> list[RpcMethodGroup]:
@@ -140,12 +105,12 @@ def _agent_schema_groups() -> list[RpcMethodGroup]:
     from paseo.agents.rpc import method_groups
 
     ref: ServiceRef[AgentService] = ServiceRef("agents")
-    return method_groups(ref)  # type: ignore[call-arg]  # until the agents branch lands
+    return method_groups(ref)
 
 
 def _agent_notifications() -> dict[str, type[BaseModel]]:
     """The agent notifications (the final wiring)."""
-    from paseo.agents.rpc import notifications  # type: ignore[attr-defined]  # until then too
+    from paseo.agents.rpc import notifications
 
     found: dict[str, type[BaseModel]] = notifications()
     return found
@@ -160,13 +125,13 @@ def schema_groups() -> list[RpcMethodGroup]:
     return [
         *kernel_groups(ServiceRef("daemon")),
         *_workspace_groups(ServiceRef("workspaces")),
-        *_legacy_agent_schema_groups(),
+        *_agent_schema_groups(),
     ]
 
 
 def schema_notifications() -> dict[str, type[BaseModel]]:
     """Every notification the kernel sends (method → params model)."""
-    return {**WIRE_NOTIFICATIONS, **_legacy_agent_notifications()}
+    return {**WIRE_NOTIFICATIONS, **_agent_notifications()}
 
 
 def builtin_plugin_groups() -> list[RpcMethodGroup]:

@@ -44,6 +44,7 @@ from paseo.plugins.records import PluginLoadError, PluginRecord
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.events import AgentEvent
     from paseo_hookspecs.interfaces.agent import AgentProvider
     from paseo_hookspecs.interfaces.source import PluginSource
     from paseo_hookspecs.interfaces.transport import Transport
@@ -377,7 +378,7 @@ class PaseoPluginManager:
         self._each("paseo_shutdown", context=context)
         self._started = None
 
-    def agent_event(self, agent_id: str, provider: str, event: Mapping[str, Any]) -> None:
+    def agent_event(self, agent_id: str, provider: str, event: AgentEvent) -> None:
         """``paseo_agent_event`` tap; a failing implementation never stops the others."""
         self._each("paseo_agent_event", agent_id=agent_id, provider=provider, event=event)
 

@@ -28,7 +28,9 @@ a test agent's ``PASEO_AGENT_ID`` outlives the test, and that the proxy saw no a
 
 Prompts use the fake's directive grammar (``[[reply:…]]``, ``[[write:PATH:CONTENT]]``,
 ``[[slow:N]]``; see :data:`paseo.testing.fake_model.DIRECTIVE_HELP`); override the ``prompt_*``
-methods when a program needs other wording. Override :meth:`ProviderConformance.session_config`
+methods when a program needs other wording. The provider is handed the kernel's process launcher
+(:func:`kernel_launcher`), exactly as in the daemon, so a provider written against
+``paseo-hookspecs`` alone passes unchanged. Override :meth:`ProviderConformance.session_config`
 to pass provider options. Tests are synchronous pytest functions that run their own event loop,
 so no async pytest plugin is needed.
 """
@@ -62,9 +64,11 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.records import new_agent_id
 from pydantic import TypeAdapter
 
+from paseo.agents.process import AgentProcessLauncher
 from paseo.testing.fake_model import FakeModelServer, RecordedRequest, RefusingProxy
 
 __all__ = [
@@ -74,6 +78,7 @@ __all__ = [
     "agent_process_ids",
     "assistant_text",
     "conformance_test",
+    "kernel_launcher",
 ]
 
 _EVENT = TypeAdapter[AgentEvent](AgentEvent)
@@ -82,6 +87,13 @@ _EVENT = TypeAdapter[AgentEvent](AgentEvent)
 # ---------------------------------------------------------------------------------------------
 # Helpers (public: provider-specific tests build on them).
 # ---------------------------------------------------------------------------------------------
+
+
+def kernel_launcher() -> ProcessLauncher:
+    """The kernel's process launcher (own process group, kept stderr, bounded termination of
+    the group and tagged escapees), for driving a provider outside a daemon. It records no
+    process durably: a test has no next boot to reap at."""
+    return AgentProcessLauncher()
 
 
 def agent_process_ids(agent_id: str) -> list[int]:
@@ -272,6 +284,8 @@ class ConformanceHarness:
     proxy: RefusingProxy
     provider: AgentProvider
     env: dict[str, str]
+    launcher: ProcessLauncher = field(default_factory=kernel_launcher)
+    """What the provider starts its programs with (the kernel's, as in the daemon)."""
     agents: list[ConformanceAgent] = field(default_factory=list)
 
     def new_config(self) -> SessionConfig:
@@ -287,7 +301,7 @@ class ConformanceHarness:
         config = config or self.new_config()
         sink = RecordingSink(self.provider.id)
         session = await asyncio.wait_for(
-            self.provider.create_session(config, sink), self.suite.start_timeout
+            self.provider.create_session(config, sink, self.launcher), self.suite.start_timeout
         )
         return self._track(config, sink, session)
 
@@ -295,7 +309,8 @@ class ConformanceHarness:
         """Resume the conversation named by ``handle`` in a new session."""
         sink = RecordingSink(self.provider.id)
         session = await asyncio.wait_for(
-            self.provider.resume_session(handle, config, sink), self.suite.start_timeout
+            self.provider.resume_session(handle, config, sink, self.launcher),
+            self.suite.start_timeout,
         )
         return self._track(config, sink, session)
 

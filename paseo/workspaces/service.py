@@ -121,13 +121,3 @@ class WorkspacesService:
     async def stop(self) -> None:
         await self.placement.reconciler.stop()
 
-
-def provisioning_of(daemon: Any) -> WorkspacesService:
-    """TEMPORARY (issue 11): the lookup the pre-refactor agent manager
-    (``paseo.agents.manager``, ``AgentService(daemon)``) still calls. Delete it together with
-    ``paseo.daemon.wiring._legacy_agents`` once the new agent manager takes its placement port
-    from the composition root."""
-    for service in daemon.services:
-        if isinstance(service, WorkspacesService):
-            return service
-    raise RuntimeError("the workspaces service is not running")

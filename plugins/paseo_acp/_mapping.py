@@ -9,10 +9,12 @@ kind picks the detail type and the raw input (whatever key names the agent's too
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from paseo_hookspecs.events import (
+    AgentEvent,
     AnyToolDetail,
     EditDetail,
     FetchDetail,
@@ -25,9 +27,15 @@ from paseo_hookspecs.events import (
     TodoEntry,
     TodoItem,
     ToolStatus,
+    TurnCanceled,
+    TurnCompleted,
+    TurnFailed,
     Usage,
     WriteDetail,
 )
+from paseo_hookspecs.interfaces.agent import SessionConfig
+
+log = logging.getLogger("paseo_acp.mapping")
 
 OUTPUT_LIMIT = 20_000
 """Characters of tool output kept in a detail (the full output stays with the agent)."""
@@ -275,3 +283,52 @@ def mcp_servers(servers: Mapping[str, Any], capabilities: Mapping[str, Any]) -> 
                 }
             )
     return result
+
+
+def session_params(
+    config: SessionConfig, capabilities: Mapping[str, Any], provider_id: str
+) -> dict[str, Any]:
+    """The ``session/new`` / ``session/load`` parameters for ``config``, as far as the agent's
+    advertised ``capabilities`` can take them."""
+    mcp_capabilities = capabilities.get("mcpCapabilities")
+    params: dict[str, Any] = {
+        "cwd": config.cwd,
+        "mcpServers": mcp_servers(
+            config.mcpServers,
+            mcp_capabilities if isinstance(mcp_capabilities, dict) else {},
+        ),
+    }
+    system_prompt = config.systemPrompt
+    session_capabilities = capabilities.get("sessionCapabilities")
+    advertised = (
+        session_capabilities.get("systemPrompt") if isinstance(session_capabilities, dict) else None
+    )
+    modes = advertised.get("mode") if isinstance(advertised, dict) else None
+    if system_prompt and isinstance(modes, dict):
+        # Paseo's system prompt adds to the agent's own instructions; only an agent that can
+        # append takes it as meant ("override" would drop the agent's instructions).
+        if "append" in modes:
+            params["systemPrompt"] = {
+                "mode": "append",
+                "content": [{"type": "text", "text": system_prompt}],
+            }
+    elif system_prompt:
+        log.info("ACP agent %s cannot take a system prompt; not sent", provider_id)
+    return params
+
+
+def prompt_end(provider_id: str, result: Any, last_usage: dict[str, Any] | None) -> AgentEvent:
+    """The event that ends a turn, from the ``session/prompt`` result (its ``stopReason``)."""
+    result = result if isinstance(result, dict) else {}
+    stop = result.get("stopReason")
+    if stop == "cancelled":
+        return TurnCanceled(provider=provider_id)
+    if stop == "refusal":
+        return TurnFailed(
+            provider=provider_id,
+            error="the agent refused to continue (stopReason: refusal)",
+            code="refusal",
+        )
+    return TurnCompleted(
+        provider=provider_id, usage=usage(result.get("usage"), last_usage), stopReason=stop
+    )

@@ -31,6 +31,7 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
+from paseo_hookspecs.process import ProcessLauncher
 
 from paseo_acp._options import SessionOptions
 from paseo_acp.session import DEFAULT_STARTUP_TIMEOUT, AcpSession
@@ -144,24 +145,24 @@ class AcpProvider(AgentProvider):
             )
         return Availability(status="ready")
 
-    async def list_models(self) -> list[ModelInfo]:
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         configured = _configured_models(self._overrides.get("models"))
-        models = configured if configured is not None else await self._probe_models()
+        models = configured if configured is not None else await self._probe_models(launcher)
         additional = _configured_models(self._overrides.get("additionalModels")) or []
         by_id = {model.id: model for model in models}
         for model in additional:
             by_id[model.id] = model
         return list(by_id.values())
 
-    async def list_modes(self) -> list[ModeInfo]:
-        options = await self._probe()
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
+        options = await self._probe(launcher)
         return options.modes() if options is not None else []
 
-    async def _probe_models(self) -> list[ModelInfo]:
-        options = await self._probe()
+    async def _probe_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+        options = await self._probe(launcher)
         return options.models() if options is not None else []
 
-    async def _probe(self) -> SessionOptions | None:
+    async def _probe(self, launcher: ProcessLauncher) -> SessionOptions | None:
         """Start a throw-away session in an empty directory to read what the agent offers."""
         async with self._probe_lock:
             if self._probed is not None or self.command() is None:
@@ -169,7 +170,7 @@ class AcpProvider(AgentProvider):
             workdir = await asyncio.to_thread(tempfile.mkdtemp, prefix="paseo-acp-probe-")
             config = SessionConfig(agentId=f"probe-{self.id}", cwd=workdir)
             try:
-                session = await self._start(config, _discard, None, PROBE_TIMEOUT)
+                session = await self._start(config, _discard, launcher, None, PROBE_TIMEOUT)
             except Exception as exc:  # noqa: BLE001 - listing degrades to "nothing known"
                 log.warning("probing ACP provider %s failed: %s", self.id, exc)
                 return None
@@ -180,23 +181,30 @@ class AcpProvider(AgentProvider):
             finally:
                 await asyncio.to_thread(shutil.rmtree, workdir, True)
 
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
-        return await self._start(config, sink, None, self._startup_timeout(config))
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
+        return await self._start(config, sink, launcher, None, self._startup_timeout(config))
 
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
         """``session/load`` the conversation when the agent can; otherwise a new session that
         says so in the timeline."""
         session_id = handle.nativeHandle if isinstance(handle.nativeHandle, str) else None
         return await self._start(
-            config, sink, session_id or handle.sessionId, self._startup_timeout(config)
+            config, sink, launcher, session_id or handle.sessionId, self._startup_timeout(config)
         )
 
     async def _start(
         self,
         config: SessionConfig,
         sink: EventSink,
+        launcher: ProcessLauncher,
         resume_session_id: str | None,
         startup_timeout: float,
     ) -> AcpSession:
@@ -211,6 +219,7 @@ class AcpProvider(AgentProvider):
             env=self._env(config),
             config=config,
             sink=sink,
+            launcher=launcher,
             resume_session_id=resume_session_id,
             startup_timeout=startup_timeout,
         )

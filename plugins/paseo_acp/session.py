@@ -13,21 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
-import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
-    AllowResolution,
     AssistantMessageItem,
     DenyResolution,
     ErrorItem,
-    PermissionRequest,
     PermissionRequested,
     PermissionResolution,
     PermissionResolved,
@@ -35,10 +30,8 @@ from paseo_hookspecs.events import (
     ThreadStarted,
     Timeline,
     TimelineItem,
-    ToolCallItem,
     ToolStatus,
     TurnCanceled,
-    TurnCompleted,
     TurnFailed,
     TurnStarted,
     UserMessageItem,
@@ -49,11 +42,21 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.process import AgentProcess, ProcessLauncher
+from paseo_hookspecs.stdio_rpc import (
+    METHOD_NOT_FOUND,
+    ConnectionLost,
+    RpcError,
+    StdioJsonRpc,
+    host_version,
+)
+from paseo_hookspecs.turns import Turn, TurnLedger
 
-from paseo.agents.process import AgentProcess, spawn_agent_process
 from paseo_acp import _mapping
+from paseo_acp._events import OrderedEvents
 from paseo_acp._options import SessionOptions, Setting
-from paseo_acp._rpc import METHOD_NOT_FOUND, ConnectionLost, JsonRpcPeer, RpcError
+from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
+from paseo_acp._stream import TurnStream
 
 log = logging.getLogger("paseo_acp.session")
 
@@ -65,40 +68,12 @@ REQUEST_TIMEOUT = 30.0
 CANCEL_GRACE = 10.0
 """Seconds an agent gets to end a cancelled turn before the session ends it on its own."""
 AUTH_REQUIRED = -32000
-EVENT_BACKLOG = 256
-"""Queued events beyond which producers wait for the sink."""
-DRAIN_TIMEOUT = 5.0
-"""Seconds close() waits for queued events to reach the sink."""
 
 _SETTING_NAMES: dict[Setting, str] = {
     "mode": "mode",
     "model": "model",
     "thinking": "thinking level",
 }
-
-
-@dataclass
-class _Turn:
-    number: int
-    cancel_requested: bool = False
-    finished: bool = False
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-
-
-@dataclass
-class _PendingPermission:
-    rpc_id: Any
-    options: list[dict[str, Any]]
-    request: PermissionRequest
-
-
-def _option_id(options: Sequence[Mapping[str, Any]], kinds: Sequence[str]) -> str | None:
-    for kind in kinds:
-        for option in options:
-            if option.get("kind") == kind and isinstance(option.get("optionId"), str):
-                return str(option["optionId"])
-    return None
 
 
 class AcpSession(AgentSession):
@@ -116,27 +91,21 @@ class AcpSession(AgentSession):
         self._process = process
         self._sink = sink
         self._config = config
-        self._peer = JsonRpcPeer(
+        self._peer = StdioJsonRpc(
             process,
             on_request=self._on_request,
             on_notification=self._on_notification,
             on_closed=self._on_connection_closed,
         )
-        # Events go through one queue and one dispatcher task: strict order across the reader,
-        # turn and caller tasks, and a sink that answers a permission from inside its own
-        # callback (re-entering the session) cannot deadlock.
-        self._events: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        self._dispatcher = asyncio.create_task(self._dispatch_events(), name="acp-events")
+        self._events = OrderedEvents(sink)
         self._session_id: str | None = None
         self._capabilities: dict[str, Any] = {}
         self._agent_info: dict[str, Any] = {}
         self._options = SessionOptions()
-        self._turns = itertools.count(1)
-        self._turn: _Turn | None = None
-        self._tools: dict[str, dict[str, Any]] = {}
-        self._tool_emitted: dict[str, Any] = {}
-        self._permissions: dict[str, _PendingPermission] = {}
-        self._text_stream: tuple[str, str] | None = None
+        self._turns = TurnLedger()
+        self._prompt_task: asyncio.Task[None] | None = None
+        self._stream = TurnStream()
+        self._permissions: dict[str, PendingPermission] = {}
         self._last_usage: dict[str, Any] | None = None
         self._commands: list[Any] = []
         self._title: str | None = None
@@ -156,6 +125,7 @@ class AcpSession(AgentSession):
         env: Mapping[str, str],
         config: SessionConfig,
         sink: EventSink,
+        launcher: ProcessLauncher,
         resume_session_id: str | None = None,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     ) -> AcpSession:
@@ -165,7 +135,7 @@ class AcpSession(AgentSession):
         ``InvalidParams`` when the requested mode, model or thinking level is refused.
         """
         try:
-            process = await spawn_agent_process(
+            process = await launcher.launch(
                 argv,
                 cwd=config.cwd,
                 env=env,
@@ -219,9 +189,9 @@ class AcpSession(AgentSession):
                     "fs": {"readTextFile": False, "writeTextFile": False},
                     "terminal": False,
                 },
-                "clientInfo": {"name": "paseo", "title": "Paseo", "version": _paseo_version()},
+                "clientInfo": {"name": "paseo", "title": "Paseo", "version": host_version()},
             },
-            None,
+            timeout=None,
         )
         result = result if isinstance(result, dict) else {}
         capabilities = result.get("agentCapabilities")
@@ -230,37 +200,11 @@ class AcpSession(AgentSession):
         self._agent_info = info if isinstance(info, dict) else {}
 
     def _session_params(self) -> dict[str, Any]:
-        mcp_capabilities = self._capabilities.get("mcpCapabilities")
-        params: dict[str, Any] = {
-            "cwd": self._config.cwd,
-            "mcpServers": _mapping.mcp_servers(
-                self._config.mcpServers,
-                mcp_capabilities if isinstance(mcp_capabilities, dict) else {},
-            ),
-        }
-        system_prompt = self._config.systemPrompt
-        session_capabilities = self._capabilities.get("sessionCapabilities")
-        advertised = (
-            session_capabilities.get("systemPrompt")
-            if isinstance(session_capabilities, dict)
-            else None
-        )
-        modes = advertised.get("mode") if isinstance(advertised, dict) else None
-        if system_prompt and isinstance(modes, dict):
-            # Paseo's system prompt adds to the agent's own instructions; only an agent that
-            # can append takes it as meant ("override" would drop the agent's instructions).
-            if "append" in modes:
-                params["systemPrompt"] = {
-                    "mode": "append",
-                    "content": [{"type": "text", "text": system_prompt}],
-                }
-        elif system_prompt:
-            log.info("ACP agent %s cannot take a system prompt; not sent", self._provider)
-        return params
+        return _mapping.session_params(self._config, self._capabilities, self._provider)
 
     async def _new_session(self) -> None:
         try:
-            result = await self._peer.request("session/new", self._session_params(), None)
+            result = await self._peer.request("session/new", self._session_params(), timeout=None)
         except RpcError as exc:
             hint = (
                 "; the agent needs to be signed in first (run it once in a terminal)"
@@ -294,7 +238,7 @@ class AcpSession(AgentSession):
         # answers; Paseo's timeline already holds that history, so the replay is not re-emitted.
         self._loading = True
         try:
-            result = await self._peer.request("session/load", params, None)
+            result = await self._peer.request("session/load", params, timeout=None)
         except RpcError as exc:
             self._loading = False
             await self._new_session()
@@ -327,7 +271,7 @@ class AcpSession(AgentSession):
         self._closed = True
         code = await self._terminate(grace=1.0)
         await self._peer.stop()
-        await self._stop_dispatcher()
+        await self._events.stop()
         return code
 
     async def _terminate(self, grace: float = 3.0) -> int:
@@ -385,13 +329,11 @@ class AcpSession(AgentSession):
         return self._process.stderr_tail()
 
     async def prompt(self, text: str, *, message_id: str) -> None:
-        if self._turn is not None:
-            raise Conflict("a turn is already running; interrupt it first")
-        if self._closed or self._peer.closed or self._session_id is None:
+        gone = self._closed or self._peer.closed or self._session_id is None
+        if gone and not self._turns.active:
             raise Unavailable(f"the ACP agent has exited{self._stderr_hint()}")
-        turn = _Turn(next(self._turns))
-        self._turn = turn
-        self._text_stream = None
+        turn = self._turns.begin()
+        self._stream.text = None
         self._last_usage = None
         await self._emit(TurnStarted(provider=self._provider, turnId=str(turn.number)))
         await self._emit_item(UserMessageItem(text=text, messageId=message_id))
@@ -403,9 +345,9 @@ class AcpSession(AgentSession):
         except ConnectionLost:
             # The reader reports the exit and fails the turn (see _on_connection_closed).
             return
-        turn.task = asyncio.create_task(self._await_prompt(turn, future))
+        self._prompt_task = asyncio.create_task(self._await_prompt(turn, future))
 
-    async def _await_prompt(self, turn: _Turn, future: asyncio.Future[Any]) -> None:
+    async def _await_prompt(self, turn: Turn, future: asyncio.Future[Any]) -> None:
         try:
             result = await future
         except ConnectionLost:
@@ -425,47 +367,25 @@ class AcpSession(AgentSession):
                     ),
                 )
             return
-        result = result if isinstance(result, dict) else {}
-        stop = result.get("stopReason")
-        event: AgentEvent
-        if stop == "cancelled":
-            event = TurnCanceled(provider=self._provider)
-        elif stop == "refusal":
-            event = TurnFailed(
-                provider=self._provider,
-                error="the agent refused to continue (stopReason: refusal)",
-                code="refusal",
-            )
-        else:
-            event = TurnCompleted(
-                provider=self._provider,
-                usage=_mapping.usage(result.get("usage"), self._last_usage),
-                stopReason=stop,
-            )
-        await self._finish_turn(turn, event)
+        await self._finish_turn(turn, _mapping.prompt_end(self._provider, result, self._last_usage))
 
-    async def _finish_turn(self, turn: _Turn, event: AgentEvent) -> None:
-        if turn.finished or self._turn is not turn:
+    async def _finish_turn(self, turn: Turn, event: AgentEvent) -> None:
+        if self._turns.finish(turn) is None:
             return
-        turn.finished = True
         try:
             if event.type != "turn_completed":
                 # Calls still open when a turn is cut short will never complete.
                 leftover: ToolStatus = "canceled" if event.type == "turn_canceled" else "failed"
-                for call_id, call in list(self._tools.items()):
-                    if _mapping.tool_status(call.get("status")) == "running":
-                        call["_paseo_status"] = leftover
-                        await self._emit_tool(call_id)
+                for call_id in self._stream.cut_short(leftover):
+                    await self._emit_tool(call_id)
             await self._drop_permissions("the turn ended before the request was answered")
             await self._emit(event)
         finally:
-            self._turn = None
-            self._tools.clear()
-            self._tool_emitted.clear()
-            turn.done.set()
+            self._stream.reset()
+            self._turns.settle(turn)
 
     async def interrupt(self) -> None:
-        turn = self._turn
+        turn = self._turns.current
         if turn is None or turn.finished:
             return
         await self._request_cancel(turn)
@@ -476,10 +396,11 @@ class AcpSession(AgentSession):
             await self._finish_turn(turn, TurnCanceled(provider=self._provider))
         await self._flush()
 
-    async def _request_cancel(self, turn: _Turn) -> None:
+    async def _request_cancel(self, turn: Turn) -> None:
         if not turn.cancel_requested:
             turn.cancel_requested = True
-            await self._peer.notify("session/cancel", {"sessionId": self._session_id})
+            with contextlib.suppress(ConnectionLost):
+                await self._peer.notify("session/cancel", {"sessionId": self._session_id})
             # ACP: the client answers its open permission requests with "cancelled".
             await self._drop_permissions("the turn was interrupted")
 
@@ -487,28 +408,16 @@ class AcpSession(AgentSession):
         pending = self._permissions.get(request_id)
         if pending is None:
             raise NotFound(f"no pending permission request {request_id!r}")
-        outcome: dict[str, Any]
-        if isinstance(resolution, AllowResolution):
-            option = _option_id(pending.options, ("allow_once", "allow_always"))
-            if option is None:
-                raise InvalidParams("the agent offered no way to allow this request")
-            outcome = {"outcome": "selected", "optionId": option}
-        else:
-            option = _option_id(pending.options, ("reject_once", "reject_always"))
-            outcome = (
-                {"outcome": "selected", "optionId": option}
-                if option is not None
-                else {"outcome": "cancelled"}
-            )
+        outcome = permission_outcome(pending, resolution)
         if self._permissions.pop(request_id, None) is None:
             raise NotFound(f"no pending permission request {request_id!r}")
         interrupting = isinstance(resolution, DenyResolution) and resolution.interrupt
-        turn = self._turn
+        turn = self._turns.current
         if interrupting and turn is not None and not turn.finished:
             # Cancel before the rejection arrives, so the agent stops instead of carrying on
             # with "the tool was rejected".
             await self._request_cancel(turn)
-        await self._peer.respond(pending.rpc_id, {"outcome": outcome})
+        await self._respond(pending.rpc_id, {"outcome": outcome})
         await self._emit(
             PermissionResolved(provider=self._provider, requestId=request_id, resolution=resolution)
         )
@@ -518,7 +427,7 @@ class AcpSession(AgentSession):
     async def _drop_permissions(self, reason: str) -> None:
         pending, self._permissions = self._permissions, {}
         for request_id, permission in pending.items():
-            await self._peer.respond(permission.rpc_id, {"outcome": {"outcome": "cancelled"}})
+            await self._respond(permission.rpc_id, {"outcome": {"outcome": "cancelled"}})
             await self._emit(
                 PermissionResolved(
                     provider=self._provider,
@@ -547,7 +456,7 @@ class AcpSession(AgentSession):
         assert self._session_id is not None
         method, params = self._options.change_request(name, value, self._session_id)
         try:
-            result = await self._peer.request(method, params, REQUEST_TIMEOUT)
+            result = await self._peer.request(method, params, timeout=REQUEST_TIMEOUT)
         except RpcError as exc:
             raise InvalidParams(
                 f"the ACP agent refused {label} {value!r}: {exc.describe()}"
@@ -562,7 +471,7 @@ class AcpSession(AgentSession):
         if self._closed:
             return
         self._closed = True
-        turn = self._turn
+        turn = self._turns.current
         if turn is not None and not turn.finished:
             with contextlib.suppress(Exception):
                 await self._finish_turn(
@@ -570,11 +479,12 @@ class AcpSession(AgentSession):
                 )
         await self._terminate()
         await self._peer.stop()
-        if turn is not None and turn.task is not None:
-            turn.task.cancel()
+        task, self._prompt_task = self._prompt_task, None
+        if turn is not None and task is not None:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await turn.task
-        await self._stop_dispatcher()
+                await task
+        await self._events.stop()
 
     # ------------------------------------------------------------------ incoming messages
 
@@ -583,7 +493,7 @@ class AcpSession(AgentSession):
             return
         self._closed = True
         code = await self._terminate(grace=1.0)
-        turn = self._turn
+        turn = self._turns.current
         if turn is not None and not turn.finished:
             await self._finish_turn(
                 turn,
@@ -598,26 +508,18 @@ class AcpSession(AgentSession):
     async def _on_request(self, rpc_id: Any, method: str, params: dict[str, Any]) -> None:
         if method != "session/request_permission":
             # No fs/terminal capability was offered, so an agent asking for one is broken.
-            await self._peer.respond_error(rpc_id, METHOD_NOT_FOUND, f"{method} is not supported")
+            with contextlib.suppress(ConnectionLost):
+                await self._peer.respond_error(
+                    rpc_id, METHOD_NOT_FOUND, f"{method} is not supported"
+                )
             return
         call = params.get("toolCall")
         call = dict(call) if isinstance(call, dict) else {}
         call_id = call.get("toolCallId")
-        merged = self._merge_tool(call_id, call) if isinstance(call_id, str) else call
-        raw_input = merged.get("rawInput")
-        kind = merged.get("kind")
-        options = [dict(o) for o in params.get("options") or [] if isinstance(o, dict)]
-        request = PermissionRequest(
-            id=f"perm_{uuid.uuid4().hex[:16]}",
-            kind="plan" if kind == "switch_mode" else "tool",
-            title=str(merged.get("title") or _mapping.tool_name(merged)),
-            toolName=_mapping.tool_name(merged),
-            input=dict(raw_input) if isinstance(raw_input, dict) else {},
-            detail=_mapping.tool_detail(merged),
-            options=options,
-            toolCallId=call_id,
-        )
-        self._permissions[request.id] = _PendingPermission(rpc_id, options, request)
+        merged = self._stream.merge_tool(call_id, call) if isinstance(call_id, str) else call
+        pending = permission_request(rpc_id, params, merged)
+        request = pending.request
+        self._permissions[request.id] = pending
         await self._emit(PermissionRequested(provider=self._provider, request=request))
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
@@ -648,7 +550,7 @@ class AcpSession(AgentSession):
             text = _mapping.content_text(update.get("content"))
             if text:
                 stream = "assistant" if kind == "agent_message_chunk" else "reasoning"
-                message_id = self._message_id(stream, update.get("messageId"))
+                message_id = self._stream.message_id(stream, update.get("messageId"))
                 item: TimelineItem = (
                     AssistantMessageItem(text=text, messageId=message_id)
                     if stream == "assistant"
@@ -659,98 +561,29 @@ class AcpSession(AgentSession):
             call_id = update.get("toolCallId")
             if isinstance(call_id, str):
                 fields = {k: v for k, v in update.items() if k != "sessionUpdate"}
-                self._merge_tool(call_id, fields, replace=kind == "tool_call")
+                self._stream.merge_tool(call_id, fields, replace=kind == "tool_call")
                 await self._emit_tool(call_id)
         elif kind == "plan":
             await self._emit_item(_mapping.todo_item(update.get("entries")))
 
-    def _message_id(self, stream: str, given: Any) -> str:
-        if isinstance(given, str) and given:
-            # Agents (claude-agent-acp) give a thought and its answer the same messageId;
-            # they are different messages for Paseo, so thoughts get their own id.
-            message_id = given if stream == "assistant" else f"{given}:thought"
-            self._text_stream = (stream, message_id)
-            return message_id
-        if self._text_stream is None or self._text_stream[0] != stream:
-            self._text_stream = (stream, f"{stream}_{uuid.uuid4().hex[:12]}")
-        return self._text_stream[1]
-
-    def _merge_tool(
-        self, call_id: str, fields: Mapping[str, Any], *, replace: bool = False
-    ) -> dict[str, Any]:
-        call = {} if replace else self._tools.get(call_id, {})
-        for key, value in fields.items():
-            # tool_call_update sends only what changed; null means "unchanged" for us.
-            if value is not None:
-                call[key] = value
-        self._tools[call_id] = call
-        return call
-
     async def _emit_tool(self, call_id: str) -> None:
-        call = self._tools[call_id]
-        status: ToolStatus = call.get("_paseo_status") or _mapping.tool_status(call.get("status"))
-        detail = _mapping.tool_detail(call)
-        item = ToolCallItem(
-            callId=call_id,
-            name=_mapping.tool_name(call),
-            status=status,
-            detail=detail,
-            error=_mapping.tool_output(call) if status == "failed" else None,
-        )
-        fingerprint = item.model_dump(mode="json")
-        if self._tool_emitted.get(call_id) == fingerprint:
-            return
-        self._tool_emitted[call_id] = fingerprint
-        await self._emit_item(item)
+        item = self._stream.tool_item(call_id)
+        if item is not None:
+            await self._emit_item(item)
 
     async def _emit_item(self, item: TimelineItem) -> None:
         if not isinstance(item, AssistantMessageItem | ReasoningItem):
             # Text after a tool call or todo is a new message even without a new messageId.
-            self._text_stream = None
+            self._stream.text = None
         await self._emit(Timeline(provider=self._provider, item=item))
 
     async def _emit(self, event: AgentEvent) -> None:
-        self._events.put_nowait(event)
-        if self._events.qsize() > EVENT_BACKLOG:
-            # Back-pressure: a slow sink slows the reader down instead of growing the queue.
-            await self._flush()
+        await self._events.put(event)
 
     async def _flush(self) -> None:
-        """Wait until every queued event was delivered (not from inside the sink)."""
-        if asyncio.current_task() is not self._dispatcher:
-            await self._events.join()
+        await self._events.flush()
 
-    async def _dispatch_events(self) -> None:
-        while True:
-            event = await self._events.get()
-            if event is None:  # the end marker of _stop_dispatcher
-                self._events.task_done()
-                return
-            try:
-                await self._sink(event)
-            except Exception:  # a failing sink must not stop the session
-                log.exception("delivering a %s event failed", event.type)
-            finally:
-                self._events.task_done()
-
-    async def _stop_dispatcher(self) -> None:
-        """Deliver what is queued (bounded), then end the dispatcher."""
-        self._events.put_nowait(None)
-        if asyncio.current_task() is self._dispatcher:
-            return  # closed from inside the sink: the loop ends after this event
-        try:
-            await asyncio.wait_for(asyncio.shield(self._dispatcher), DRAIN_TIMEOUT)
-        except TimeoutError:
-            log.warning("events of a closed ACP session were not delivered in time")
-            self._dispatcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._dispatcher
-
-
-def _paseo_version() -> str:
-    try:
-        from paseo import __version__
-
-        return str(__version__)
-    except ImportError:  # pragma: no cover - the plugin ships with paseo
-        return "0"
+    async def _respond(self, rpc_id: Any, result: Any) -> None:
+        # The agent may have exited while a person was deciding: the answer has nowhere to go.
+        with contextlib.suppress(ConnectionLost):
+            await self._peer.respond(rpc_id, result)

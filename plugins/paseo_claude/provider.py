@@ -23,8 +23,10 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
+from paseo_hookspecs.process import ProcessLauncher
 
-from paseo_claude.session import ClaudeSession, LaunchSpec
+from paseo_claude.protocol import LaunchSpec
+from paseo_claude.session import ClaudeSession
 
 INSTALL_HINT = "install @anthropic-ai/claude-code (npm i -g @anthropic-ai/claude-code)"
 
@@ -171,10 +173,10 @@ class ClaudeProvider(AgentProvider):
             return Availability(status="unavailable", reason=self._missing())
         return Availability(status="ready")
 
-    async def list_models(self) -> list[ModelInfo]:
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         return list(self.options.models)
 
-    async def list_modes(self) -> list[ModeInfo]:
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return list(MODES)
 
     # ------------------------------------------------------------------ sessions
@@ -250,17 +252,24 @@ class ClaudeProvider(AgentProvider):
             startup_timeout=self.options.startup_timeout,
         )
 
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
-        return await ClaudeSession.start(self.launch_spec(config), config, sink)
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
+        return await ClaudeSession.start(self.launch_spec(config), config, sink, launcher)
 
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
         session_id = handle.nativeHandle if isinstance(handle.nativeHandle, str) else None
         session_id = session_id or handle.sessionId
         if not session_id:
             raise InvalidParams("the persistence handle names no Claude Code session")
-        return await ClaudeSession.start(self.launch_spec(config, resume=session_id), config, sink)
+        spec = self.launch_spec(config, resume=session_id)
+        return await ClaudeSession.start(spec, config, sink, launcher)
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         return ClaudeProvider(provider_id, label, self.options.with_overrides(overrides))

@@ -30,31 +30,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import uuid
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     AllowResolution,
-    AssistantMessageItem,
     CompactionItem,
     DenyResolution,
     PermissionRequest,
     PermissionRequested,
     PermissionResolution,
     PermissionResolved,
-    ReasoningItem,
     ThreadStarted,
     Timeline,
     TimelineItem,
-    ToolCallItem,
-    ToolStatus,
     TurnCanceled,
     TurnCompleted,
     TurnFailed,
@@ -67,9 +60,12 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.process import AgentProcess, ProcessLauncher
+from paseo_hookspecs.turns import Turn, TurnLedger
 
-from paseo.agents.process import AgentProcess, spawn_agent_process
 from paseo_claude import mapping
+from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
+from paseo_claude.stream import StreamTranslator
 
 log = logging.getLogger("paseo_claude.session")
 
@@ -83,36 +79,6 @@ CLOSE_GRACE = 3.0
 """How long a closing Claude Code gets to exit on its own (it flushes its transcript)."""
 
 DEFAULT_DENY_MESSAGE = "The user denied this tool call."
-
-
-class _ProcessExited(Exception):
-    """Claude Code's stdout ended while Paseo was waiting for an answer."""
-
-
-class _ControlError(Exception):
-    """Claude Code answered a control request with an error."""
-
-
-@dataclass
-class LaunchSpec:
-    """What the provider decided: the argv, environment and starting state of one process."""
-
-    provider_id: str
-    argv: list[str]
-    env: dict[str, str]
-    session_id: str
-    resumed: bool
-    model: str | None
-    mode_id: str
-    thinking: str | None
-    bypass_allowed: bool
-    startup_timeout: float
-
-
-@dataclass
-class _ToolCall:
-    name: str
-    input: dict[str, Any]
 
 
 class ClaudeSession(AgentSession):
@@ -136,19 +102,13 @@ class ClaudeSession(AgentSession):
         self._thread_announced = False
 
         self._emit_lock = asyncio.Lock()
-        self._controls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._channel = ControlChannel(process)
         self._permissions: dict[str, PermissionRequest] = {}
-        self._tools: dict[str, _ToolCall] = {}
-        self._running_tools: set[str] = set()
-        self._streamed: set[str] = set()
-        self._fallback_blocks: dict[str, int] = {}
-        self._stream_message_id: str | None = None
+        self._stream = StreamTranslator(config.cwd)
         self._retries: deque[dict[str, Any]] = deque(maxlen=20)
         self._cost_so_far = 0.0
 
-        self._turn_active = False
-        self._turn_number = 0
-        self._cancel_requested = False
+        self._turns = TurnLedger()
         self._interrupt_sent = False
         self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
@@ -159,14 +119,16 @@ class ClaudeSession(AgentSession):
     # ------------------------------------------------------------------ start-up
 
     @classmethod
-    async def start(cls, spec: LaunchSpec, config: SessionConfig, sink: EventSink) -> ClaudeSession:
+    async def start(
+        cls, spec: LaunchSpec, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> ClaudeSession:
         """Spawn Claude Code and complete the ``initialize`` handshake.
 
         Raises ``Unavailable`` when the program is missing, exits during start-up (with the
         tail of its stderr) or does not answer within ``spec.startup_timeout`` seconds.
         """
         try:
-            process = await spawn_agent_process(
+            process = await launcher.launch(
                 spec.argv,
                 cwd=config.cwd,
                 env=spec.env,
@@ -190,7 +152,7 @@ class ClaudeSession(AgentSession):
         session = cls(spec, config, sink, process)
         session._reader = asyncio.create_task(session._read_loop())
         try:
-            await session._control({"subtype": "initialize"}, spec.startup_timeout)
+            await session._channel.request({"subtype": "initialize"}, spec.startup_timeout)
         except TimeoutError:
             await session._abandon()
             raise Unavailable(
@@ -198,7 +160,7 @@ class ClaudeSession(AgentSession):
                 f"{spec.startup_timeout:.0f}s; check that `{spec.argv[0]} --version` works "
                 f"and see its stderr: {session._stderr_tail() or '(empty)'}"
             ) from None
-        except (_ProcessExited, _ControlError) as exc:
+        except (ProcessExited, ControlError) as exc:
             await session._abandon()
             raise Unavailable(session._startup_failure(exc)) from None
         except BaseException:
@@ -208,7 +170,7 @@ class ClaudeSession(AgentSession):
 
     def _startup_failure(self, exc: Exception) -> str:
         stderr = self._stderr_tail()
-        if isinstance(exc, _ControlError):
+        if isinstance(exc, ControlError):
             what = f"Claude Code refused to start the session: {exc}"
         else:
             what = f"Claude Code exited during start-up (exit code {self._exit_code})"
@@ -288,11 +250,7 @@ class ClaudeSession(AgentSession):
                 f"Claude Code is no longer running (exit code {self._exit_code}); "
                 "resume the agent to continue the conversation"
             )
-        if self._turn_active:
-            raise Conflict("a turn is already running; interrupt it first")
-        self._turn_active = True
-        self._turn_number += 1
-        self._cancel_requested = False
+        turn = self._turns.begin()
         self._interrupt_sent = False
         self._retries.clear()
         line = {
@@ -304,12 +262,13 @@ class ClaudeSession(AgentSession):
         # Holding the lock across the write keeps turn_started and the user message ahead of
         # anything Claude Code prints in reply.
         async with self._emit_lock:
-            await self._deliver(TurnStarted(provider=self._provider, turnId=str(self._turn_number)))
+            await self._deliver(TurnStarted(provider=self._provider, turnId=str(turn.number)))
             await self._deliver(self._timeline(UserMessageItem(text=text, messageId=message_id)))
             try:
                 await self._process.write_line(line)
             except (BrokenPipeError, ConnectionResetError):
-                self._turn_active = False
+                self._turns.finish(turn)
+                self._turns.settle(turn)
                 await self._deliver(
                     TurnFailed(
                         provider=self._provider,
@@ -323,26 +282,31 @@ class ClaudeSession(AgentSession):
         self._has_transcript = True
 
     async def interrupt(self) -> None:
-        if not self._turn_active or self._exited:
+        turn = self._turns.current
+        if turn is None or self._exited:
             return
-        self._cancel_requested = True
+        turn.cancel_requested = True
         if self._interrupt_sent:
             return
         self._interrupt_sent = True
-        turn = self._turn_number
         # A pending permission prompt is withdrawn by Claude Code itself
         # (control_cancel_request), so the interrupt alone ends the turn.
-        with contextlib.suppress(TimeoutError, _ProcessExited, _ControlError):
-            await self._control({"subtype": "interrupt"}, CONTROL_TIMEOUT)
-        if self._turn_active and self._turn_number == turn and self._watchdog is None:
+        with contextlib.suppress(TimeoutError, ProcessExited, ControlError):
+            await self._channel.request({"subtype": "interrupt"}, CONTROL_TIMEOUT)
+        if self._turns.current is turn and self._watchdog is None:
             self._watchdog = asyncio.create_task(self._interrupt_watchdog(turn))
 
-    async def _interrupt_watchdog(self, turn: int) -> None:
+    def _canceling(self) -> bool:
+        """An interrupt of the running turn was asked for."""
+        turn = self._turns.current
+        return turn is not None and turn.cancel_requested
+
+    async def _interrupt_watchdog(self, turn: Turn) -> None:
         # Claude Code answers an interrupt with a result almost at once; if it does not, the
         # turn must still end so the agent can take a new prompt.
         try:
             await asyncio.sleep(INTERRUPT_GRACE)
-            if self._turn_active and self._turn_number == turn:
+            if self._turns.current is turn:
                 log.warning("Claude Code sent no result %.0fs after an interrupt", INTERRUPT_GRACE)
                 await self._end_turn(TurnCanceled(provider=self._provider, reason="interrupted"))
         finally:
@@ -362,21 +326,12 @@ class ClaudeSession(AgentSession):
                 "message": resolution.message or DEFAULT_DENY_MESSAGE,
                 "interrupt": resolution.interrupt,
             }
-            if resolution.interrupt:
+            if resolution.interrupt and self._turns.current is not None:
                 # Claude Code stops the turn itself on a deny with interrupt; its result then
                 # reads as a cancellation.
-                self._cancel_requested = True
+                self._turns.current.cancel_requested = True
         try:
-            await self._process.write_line(
-                {
-                    "type": "control_response",
-                    "response": {
-                        "subtype": "success",
-                        "request_id": request_id,
-                        "response": answer,
-                    },
-                }
-            )
+            await self._channel.answer(request_id, answer)
         except (BrokenPipeError, ConnectionResetError):
             raise Unavailable("Claude Code is no longer running; the request lapsed") from None
         await self._emit(
@@ -421,10 +376,10 @@ class ClaudeSession(AgentSession):
         if self._exited or self._closing:
             raise Unavailable("Claude Code is no longer running; resume the agent first")
         try:
-            await self._control(request, CONTROL_TIMEOUT)
-        except _ControlError as exc:
+            await self._channel.request(request, CONTROL_TIMEOUT)
+        except ControlError as exc:
             raise InvalidParams(f"Claude Code refused {request['subtype']}: {exc}") from None
-        except (TimeoutError, _ProcessExited):
+        except (TimeoutError, ProcessExited):
             raise Unavailable(
                 f"Claude Code did not answer {request['subtype']}; see the agent's diagnostics"
             ) from None
@@ -445,31 +400,11 @@ class ClaudeSession(AgentSession):
         if self._reader is not None:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._reader), 10.0)
-        if self._turn_active:
+        if self._turns.active:
             await self._end_turn(TurnCanceled(provider=self._provider, reason="closed"))
         self._permissions.clear()
 
     # ------------------------------------------------------------------ plumbing
-
-    async def _control(self, request: dict[str, Any], bound: float) -> dict[str, Any]:
-        if self._exited:
-            raise _ProcessExited()
-        request_id = f"paseo-{uuid.uuid4().hex[:12]}"
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._controls[request_id] = future
-        try:
-            try:
-                await self._process.write_line(
-                    {"type": "control_request", "request_id": request_id, "request": request}
-                )
-            except (BrokenPipeError, ConnectionResetError):
-                raise _ProcessExited() from None
-            response = await asyncio.wait_for(future, bound)
-        finally:
-            self._controls.pop(request_id, None)
-        if response.get("subtype") == "error":
-            raise _ControlError(str(response.get("error") or "unknown error"))
-        return response
 
     async def _emit(self, event: AgentEvent) -> None:
         async with self._emit_lock:
@@ -486,11 +421,12 @@ class ClaudeSession(AgentSession):
         return Timeline(provider=self._provider, item=item)
 
     async def _end_turn(self, event: TurnCompleted | TurnFailed | TurnCanceled) -> None:
-        if not self._turn_active:
+        turn = self._turns.finish()
+        if turn is None:
             return
-        self._turn_active = False
-        for call_id in list(self._running_tools):
-            await self._tool_event(call_id, "canceled")
+        # A new prompt may start while this turn's end is delivered (the lock keeps order).
+        self._turns.settle(turn)
+        await self._emit_items(self._stream.cancel_running())
         self._permissions.clear()
         if self._watchdog is not None and self._watchdog is not asyncio.current_task():
             self._watchdog.cancel()
@@ -498,16 +434,7 @@ class ClaudeSession(AgentSession):
 
     async def _read_loop(self) -> None:
         try:
-            while (line := await self._process.read_line()) is not None:
-                if not line.strip():
-                    continue
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    log.debug("claude printed a non-JSON line: %.200r", line)
-                    continue
-                if not isinstance(message, dict):
-                    continue
+            async for message in messages(self._process):
                 try:
                     await self._dispatch(message)
                 except Exception:
@@ -523,10 +450,8 @@ class ClaudeSession(AgentSession):
         await self._process.terminate(grace=1.0)
         self._exit_code = await self._process.wait()
         self._exited = True
-        for future in self._controls.values():
-            if not future.done():
-                future.set_exception(_ProcessExited())
-        if self._turn_active and not self._closing:
+        self._channel.fail_all()
+        if self._turns.active and not self._closing:
             await self._end_turn(
                 TurnFailed(
                     provider=self._provider,
@@ -540,7 +465,7 @@ class ClaudeSession(AgentSession):
     async def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "control_response":
-            self._on_control_response(message.get("response"))
+            self._channel.resolve(message.get("response"))
         elif kind == "control_request":
             await self._on_control_request(message)
         elif kind == "control_cancel_request":
@@ -551,20 +476,15 @@ class ClaudeSession(AgentSession):
             # Inside a sub-agent: its work is summarised by the parent's sub_agent tool call.
             return
         elif kind == "stream_event":
-            await self._on_stream_event(message.get("event"))
+            await self._emit_items(self._stream.stream_event(message.get("event")))
         elif kind == "assistant":
-            await self._on_assistant(message)
+            await self._emit_items(self._stream.assistant(message))
         elif kind == "user":
-            await self._on_user(message)
+            await self._emit_items(
+                self._stream.user(message, canceling=self._canceling())
+            )
         elif kind == "result":
             await self._on_result(message)
-
-    def _on_control_response(self, response: Any) -> None:
-        if not isinstance(response, Mapping):
-            return
-        future = self._controls.get(str(response.get("request_id")))
-        if future is not None and not future.done():
-            future.set_result(dict(response))
 
     async def _on_control_request(self, message: dict[str, Any]) -> None:
         request_id = str(message.get("request_id"))
@@ -577,17 +497,7 @@ class ClaudeSession(AgentSession):
         # Hooks, SDK MCP servers and elicitations are not configured by Paseo: refuse them
         # rather than leave Claude Code waiting.
         subtype = request.get("subtype") if isinstance(request, Mapping) else None
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            await self._process.write_line(
-                {
-                    "type": "control_response",
-                    "response": {
-                        "subtype": "error",
-                        "request_id": request_id,
-                        "error": f"Paseo does not handle {subtype!r} requests",
-                    },
-                }
-            )
+        await self._channel.refuse(request_id, f"Paseo does not handle {subtype!r} requests")
 
     async def _on_control_cancel(self, message: dict[str, Any]) -> None:
         request_id = str(message.get("request_id"))
@@ -623,122 +533,19 @@ class ClaudeSession(AgentSession):
         elif subtype == "compact_boundary":
             await self._emit(self._timeline(CompactionItem()))
 
-    async def _on_stream_event(self, event: Any) -> None:
-        if not isinstance(event, Mapping):
-            return
-        kind = event.get("type")
-        if kind == "message_start":
-            message = event.get("message")
-            if isinstance(message, Mapping) and isinstance(message.get("id"), str):
-                self._stream_message_id = message["id"]
-            return
-        if kind != "content_block_delta" or self._stream_message_id is None:
-            return
-        delta = event.get("delta")
-        if not isinstance(delta, Mapping):
-            return
-        message_id = f"{self._stream_message_id}:{event.get('index', 0)}"
-        item: TimelineItem
-        if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
-            item = AssistantMessageItem(text=delta["text"], messageId=message_id)
-        elif delta.get("type") == "thinking_delta" and isinstance(delta.get("thinking"), str):
-            item = ReasoningItem(text=delta["thinking"], messageId=message_id)
-        else:
-            return
-        self._streamed.add(self._stream_message_id)
-        await self._emit(self._timeline(item))
-
-    async def _on_assistant(self, message: dict[str, Any]) -> None:
-        body = message.get("message")
-        if not isinstance(body, Mapping) or message.get("is_api_error_message"):
-            # An API error is reported once, by the result that follows.
-            return
-        message_id = str(body.get("id") or uuid.uuid4().hex)
-        streamed = message_id in self._streamed
-        content = body.get("content")
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, Mapping):
-                continue
-            kind = block.get("type")
-            if kind in ("text", "thinking") and not streamed:
-                # Without stream deltas (a message Claude Code built itself) the block is the
-                # whole text.
-                index = self._fallback_blocks.get(message_id, 0)
-                self._fallback_blocks[message_id] = index + 1
-                block_id = f"{message_id}:b{index}"
-                if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
-                    await self._emit(
-                        self._timeline(AssistantMessageItem(text=block["text"], messageId=block_id))
-                    )
-                elif kind == "thinking" and isinstance(block.get("thinking"), str):
-                    await self._emit(
-                        self._timeline(ReasoningItem(text=block["thinking"], messageId=block_id))
-                    )
-            elif kind == "tool_use":
-                await self._on_tool_use(block)
-
-    async def _on_tool_use(self, block: Mapping[str, Any]) -> None:
-        call_id = str(block.get("id") or uuid.uuid4().hex)
-        name = str(block.get("name") or "tool")
-        raw_input = block.get("input")
-        tool_input = dict(raw_input) if isinstance(raw_input, Mapping) else {}
-        self._tools[call_id] = _ToolCall(name, tool_input)
-        self._running_tools.add(call_id)
-        await self._tool_event(call_id, "running")
-        if name == "TodoWrite":
-            todo = mapping.todo_item(tool_input)
-            if todo is not None:
-                await self._emit(self._timeline(todo))
-
-    async def _tool_event(
-        self,
-        call_id: str,
-        status: ToolStatus,
-        *,
-        output: str | None = None,
-        structured: Any = None,
-        error: str | None = None,
-    ) -> None:
-        call = self._tools.get(call_id)
-        if call is None:
-            return
-        if status != "running":
-            self._running_tools.discard(call_id)
-            self._tools.pop(call_id, None)
-        detail = mapping.tool_detail(
-            call.name, call.input, output=output, cwd=self._config.cwd, structured=structured
-        )
-        item = ToolCallItem(
-            callId=call_id, name=call.name, status=status, detail=detail, error=error
-        )
-        await self._emit(self._timeline(item))
-
-    async def _on_user(self, message: dict[str, Any]) -> None:
-        body = message.get("message")
-        content = body.get("content") if isinstance(body, Mapping) else None
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if not isinstance(block, Mapping) or block.get("type") != "tool_result":
-                continue
-            call_id = str(block.get("tool_use_id"))
-            text = mapping.tool_result_text(block.get("content"))
-            if block.get("is_error"):
-                status: ToolStatus = "canceled" if self._cancel_requested else "failed"
-                await self._tool_event(call_id, status, output=text, error=text)
-            else:
-                await self._tool_event(
-                    call_id, "completed", output=text, structured=message.get("tool_use_result")
-                )
+    async def _emit_items(self, items: list[TimelineItem]) -> None:
+        for item in items:
+            await self._emit(self._timeline(item))
 
     async def _on_result(self, message: dict[str, Any]) -> None:
-        if not self._turn_active:
+        turn = self._turns.current
+        if turn is None:
             log.debug("result outside a turn ignored")
             return
         terminal = str(message.get("terminal_reason") or "")
         failed = bool(message.get("is_error")) or message.get("subtype") != "success"
         event: TurnCompleted | TurnFailed | TurnCanceled
-        if self._cancel_requested or terminal.startswith("aborted"):
+        if turn.cancel_requested or terminal.startswith("aborted"):
             event = TurnCanceled(provider=self._provider, reason="interrupted")
         elif failed:
             event = TurnFailed(
@@ -755,6 +562,5 @@ class ClaudeSession(AgentSession):
                 usage.costUsd = max(0.0, total - self._cost_so_far)
                 self._cost_so_far = total
             event = TurnCompleted(provider=self._provider, usage=usage)
-        self._streamed.clear()
-        self._fallback_blocks.clear()
+        self._stream.end_turn()
         await self._end_turn(event)

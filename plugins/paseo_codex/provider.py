@@ -37,11 +37,10 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
-
-from paseo.agents.process import spawn_agent_process
+from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
 
 from .modes import DEFAULT_MODE, MODES, ModePreset
-from .rpc import CodexConnection, ConnectionLost, RpcError
 from .session import INSTALL_HINT, CodexSession
 
 START_TIMEOUT = 60.0
@@ -139,14 +138,14 @@ class CodexProvider(AgentProvider):
 
     # ------------------------------------------------------------------ models and modes
 
-    async def list_modes(self) -> list[ModeInfo]:
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return [preset.info for preset in MODES.values()]
 
-    async def list_models(self) -> list[ModelInfo]:
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         if self._models is not None:
             models = [m for m in map(_model_info, self._models) if m is not None]
         else:
-            models = await self._discovered_models()
+            models = await self._discovered_models(launcher)
         known = {m.id for m in models}
         for extra in map(_model_info, self._additional_models):
             if extra is not None and extra.id not in known:
@@ -154,15 +153,15 @@ class CodexProvider(AgentProvider):
                 known.add(extra.id)
         return models
 
-    async def _discovered_models(self) -> list[ModelInfo]:
+    async def _discovered_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         async with self._model_lock:
             if self._model_cache and time.monotonic() - self._model_cache[0] < MODELS_TTL:
                 return list(self._model_cache[1])
-            models = await self._fetch_models()
+            models = await self._fetch_models(launcher)
             self._model_cache = (time.monotonic(), models)
             return list(models)
 
-    async def _fetch_models(self) -> list[ModelInfo]:
+    async def _fetch_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         argv = self._argv()
 
         async def ignore(*_args: Any) -> None:
@@ -170,10 +169,18 @@ class CodexProvider(AgentProvider):
 
         try:
             # Listing models reads no project: any existing directory will do.
-            process = await spawn_agent_process(argv, cwd="/", env=self._env, provider=self.id)
+            process = await launcher.launch(argv, cwd="/", env=self._env, provider=self.id)
         except (FileNotFoundError, PermissionError) as exc:
             raise Unavailable(f"cannot run {argv[0]!r}: {exc}. {INSTALL_HINT}") from exc
-        conn = CodexConnection(process, on_notification=ignore, on_request=ignore, on_closed=ignore)
+        conn = StdioJsonRpc(
+            process,
+            on_notification=ignore,
+            on_request=ignore,
+            on_closed=ignore,
+            jsonrpc_field=False,
+            program="the Codex process",
+        )
+        conn.start()
         models: list[ModelInfo] = []
         try:
             await conn.request(
@@ -211,7 +218,9 @@ class CodexProvider(AgentProvider):
             raise InvalidParams(f"Codex has no mode {mode_id!r} (modes: {', '.join(MODES)})")
         return preset
 
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
         mode = self._mode(config.modeId)
         return await CodexSession.start(
             self.id,
@@ -219,12 +228,17 @@ class CodexProvider(AgentProvider):
             self._session_env(config),
             config,
             sink,
+            launcher=launcher,
             mode=mode,
             start_timeout=self._start_timeout,
         )
 
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
         thread_id = (
             handle.nativeHandle if isinstance(handle.nativeHandle, str) else handle.sessionId
@@ -238,6 +252,7 @@ class CodexProvider(AgentProvider):
             self._session_env(config),
             config,
             sink,
+            launcher=launcher,
             mode=mode,
             start_timeout=self._start_timeout,
             resume_thread=thread_id,

@@ -31,22 +31,17 @@ import asyncio
 import contextlib
 import logging
 import os
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
-    AllowResolution,
     DenyResolution,
     ErrorItem,
-    PermissionRequest,
     PermissionRequested,
     PermissionResolution,
     PermissionResolved,
-    ShellDetail,
     ThreadStarted,
     Timeline,
     TimelineItem,
@@ -63,13 +58,26 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.process import AgentProcess, ProcessLauncher
+from paseo_hookspecs.stdio_rpc import (
+    METHOD_NOT_FOUND,
+    ConnectionLost,
+    RpcError,
+    StdioJsonRpc,
+    host_version,
+)
 
-import paseo
-from paseo.agents.process import AgentProcess, spawn_agent_process
-
-from .mapping import ItemMapper, add_usage, as_dict, describe_change, turn_error, unwrap_shell
+from .mapping import ItemMapper, add_usage, as_dict, turn_error
 from .modes import MODES, ModePreset
-from .rpc import METHOD_NOT_FOUND, CodexConnection, ConnectionLost, RpcError
+from .requests import (
+    APPROVALS,
+    PERMISSIONS,
+    QUESTIONS,
+    PendingRequest,
+    answer,
+    codex_mcp_servers,
+    permission_request,
+)
 
 log = logging.getLogger("paseo_codex.session")
 
@@ -80,128 +88,6 @@ INSTALL_HINT = (
     "Install the Codex CLI with `npm install -g @openai/codex` (or set "
     "`agents.providers.<id>.command` in config.json to its path)."
 )
-
-_APPROVALS = frozenset({"item/commandExecution/requestApproval", "item/fileChange/requestApproval"})
-_QUESTIONS = frozenset({"item/tool/requestUserInput", "mcpServer/elicitation/request"})
-_PERMISSIONS = "item/permissions/requestApproval"
-
-
-@dataclass
-class _Pending:
-    rpc_id: Any
-    method: str
-    params: dict[str, Any]
-    request: PermissionRequest
-
-
-def codex_mcp_servers(servers: dict[str, Any]) -> dict[str, Any]:
-    """Paseo's ``mcpServers`` (stdio ``command``/``args``/``env`` or remote ``url``/``headers``)
-    as Codex's ``mcp_servers`` config table."""
-    table: dict[str, Any] = {}
-    for name, spec in servers.items():
-        if not isinstance(spec, dict):
-            continue
-        entry: dict[str, Any] = {}
-        if isinstance(spec.get("url"), str):
-            entry["url"] = spec["url"]
-            if isinstance(spec.get("headers"), dict) and spec["headers"]:
-                entry["http_headers"] = spec["headers"]
-        elif isinstance(spec.get("command"), str):
-            entry["command"] = spec["command"]
-            for key in ("args", "env", "cwd"):
-                if spec.get(key):
-                    entry[key] = spec[key]
-        else:
-            log.warning("MCP server %r has neither a command nor a url; skipped", name)
-            continue
-        table[name] = entry
-    return table
-
-
-def _answer(pending: _Pending, resolution: PermissionResolution) -> tuple[dict[str, Any], bool]:
-    """Codex's answer to a server request, and whether the turn must also be interrupted."""
-    allow = isinstance(resolution, AllowResolution)
-    interrupt = isinstance(resolution, DenyResolution) and resolution.interrupt
-    method, params = pending.method, pending.params
-    if method in _APPROVALS:
-        return {"decision": "accept" if allow else ("cancel" if interrupt else "decline")}, False
-    if method == "mcpServer/elicitation/request":
-        if allow:
-            content = resolution.updatedInput if isinstance(resolution, AllowResolution) else None
-            return {"action": "accept", "content": content}, False
-        return {"action": "cancel" if interrupt else "decline", "content": None}, False
-    if method == "item/tool/requestUserInput":
-        answers: dict[str, Any] = {}
-        if isinstance(resolution, AllowResolution) and resolution.updatedInput:
-            given = resolution.updatedInput.get("answers", resolution.updatedInput)
-            for question_id, value in (given if isinstance(given, dict) else {}).items():
-                if isinstance(value, dict) and "answers" in value:
-                    answers[question_id] = value
-                elif isinstance(value, list):
-                    answers[question_id] = {"answers": [str(v) for v in value]}
-                else:
-                    answers[question_id] = {"answers": [str(value)]}
-        return {"answers": answers}, interrupt
-    # item/permissions/requestApproval: grant exactly what was asked, or nothing.
-    granted = params.get("permissions") if allow else {}
-    return {"permissions": granted or {}, "scope": "turn"}, interrupt
-
-
-def _permission_request(
-    method: str, params: dict[str, Any], mapper: ItemMapper
-) -> PermissionRequest:
-    request_id = uuid.uuid4().hex
-    reason = params.get("reason") if isinstance(params.get("reason"), str) else None
-    if method == "item/commandExecution/requestApproval":
-        command = unwrap_shell(str(params.get("command") or ""))
-        detail = ShellDetail(command=command, cwd=params.get("cwd"))
-        return PermissionRequest(
-            id=request_id,
-            kind="tool",
-            title=f"Run {command}" if command else "Run a command",
-            description=reason,
-            toolName="shell",
-            input={"command": command, "cwd": params.get("cwd"), "itemId": params.get("itemId")},
-            detail=detail,
-        )
-    if method == "item/fileChange/requestApproval":
-        change = mapper.file_changes.get(str(params.get("itemId")))
-        return PermissionRequest(
-            id=request_id,
-            kind="tool",
-            title=describe_change(change) if change is not None else "Apply file changes",
-            description=reason,
-            toolName="apply_patch",
-            input={"itemId": params.get("itemId"), "grantRoot": params.get("grantRoot")},
-            detail=change,
-        )
-    if method == "item/tool/requestUserInput":
-        questions = [q for q in params.get("questions") or [] if isinstance(q, dict)]
-        title = str(questions[0].get("question")) if questions else "Codex has a question"
-        return PermissionRequest(
-            id=request_id,
-            kind="question",
-            title=title,
-            toolName="request_user_input",
-            input={"questions": questions},
-        )
-    if method == "mcpServer/elicitation/request":
-        return PermissionRequest(
-            id=request_id,
-            kind="question",
-            title=str(params.get("message") or "An MCP server asks for input"),
-            toolName=f"mcp:{params.get('serverName', '')}",
-            input=params,
-        )
-    return PermissionRequest(
-        id=request_id,
-        kind="tool",
-        title="Grant Codex additional permissions",
-        description=reason,
-        toolName="permissions",
-        input={"permissions": params.get("permissions"), "cwd": params.get("cwd")},
-    )
-
 
 class CodexSession(AgentSession):
     """A running ``codex app-server`` and its thread. Create with :meth:`start`."""
@@ -229,7 +115,7 @@ class CodexSession(AgentSession):
         later turns, so only the ones that differ are sent (each costs Codex a rebuild)."""
         self._thread_id: str | None = None
         self._mapper = ItemMapper()
-        self._permissions: dict[str, _Pending] = {}
+        self._permissions: dict[str, PendingRequest] = {}
         self._turn_active = False
         self._turn_id: str | None = None
         # Set once the running turn's id is known or the turn is over: what interrupt() awaits.
@@ -238,12 +124,15 @@ class CodexSession(AgentSession):
         self._emit_lock = asyncio.Lock()
         self._closing = False
         self._closed = False
-        self._conn = CodexConnection(
+        self._conn = StdioJsonRpc(
             process,
             on_notification=self._on_notification,
             on_request=self._on_request,
             on_closed=self._on_closed,
+            jsonrpc_field=False,
+            program="the Codex process",
         )
+        self._conn.start()
 
     # ------------------------------------------------------------------ start-up
 
@@ -256,6 +145,7 @@ class CodexSession(AgentSession):
         config: SessionConfig,
         sink: EventSink,
         *,
+        launcher: ProcessLauncher,
         mode: ModePreset,
         start_timeout: float,
         resume_thread: str | None = None,
@@ -264,7 +154,7 @@ class CodexSession(AgentSession):
         if not await asyncio.to_thread(os.path.isdir, config.cwd):
             raise InvalidParams(f"the working directory {config.cwd} does not exist")
         try:
-            process = await spawn_agent_process(
+            process = await launcher.launch(
                 argv, cwd=config.cwd, env=env, provider=provider_id, agent_id=config.agentId
             )
         except (FileNotFoundError, PermissionError) as exc:
@@ -298,7 +188,7 @@ class CodexSession(AgentSession):
 
     async def _handshake(self, limit: float) -> None:
         params = {
-            "clientInfo": {"name": "paseo", "title": "Paseo", "version": paseo.__version__},
+            "clientInfo": {"name": "paseo", "title": "Paseo", "version": host_version()},
         }
         try:
             await self._conn.request("initialize", params, timeout=limit)
@@ -476,7 +366,7 @@ class CodexSession(AgentSession):
         pending = self._permissions.pop(request_id, None)
         if pending is None:
             raise NotFound(f"no pending Codex permission request {request_id}")
-        result, also_interrupt = _answer(pending, resolution)
+        result, also_interrupt = answer(pending, resolution)
         try:
             await self._conn.respond(pending.rpc_id, result)
         except ConnectionLost:
@@ -630,9 +520,9 @@ class CodexSession(AgentSession):
         await self._withdraw_permissions("the turn ended")
 
     async def _on_request(self, rpc_id: Any, method: str, params: dict[str, Any]) -> None:
-        if method in _APPROVALS or method in _QUESTIONS or method == _PERMISSIONS:
-            request = _permission_request(method, params, self._mapper)
-            self._permissions[request.id] = _Pending(rpc_id, method, params, request)
+        if method in APPROVALS or method in QUESTIONS or method == PERMISSIONS:
+            request = permission_request(method, params, self._mapper)
+            self._permissions[request.id] = PendingRequest(rpc_id, method, params, request)
             await self._emit(PermissionRequested(provider=self._provider, request=request))
             return
         log.debug("refusing Codex request %s", method)

@@ -47,16 +47,16 @@ def plugin_files(
             async def availability(self):
                 return {{"status": "ready"}}
 
-            async def list_models(self):
+            async def list_models(self, launcher):
                 return []
 
-            async def list_modes(self):
+            async def list_modes(self, launcher):
                 return []
 
-            async def create_session(self, config, sink):
+            async def create_session(self, config, sink, launcher):
                 raise NotImplementedError
 
-            async def resume_session(self, handle, config, sink):
+            async def resume_session(self, handle, config, sink, launcher):
                 raise NotImplementedError
 
 

@@ -5,10 +5,13 @@ protocol, Codex's app-server JSON-RPC, the Agent Client Protocol, …) into the 
 vocabulary of :mod:`paseo_hookspecs.events`. The provider object is cheap and long-lived; a
 session owns one running agent process.
 
-Process rules every session follows: the agent program runs in its own process group (so the
-whole tree can be killed), its environment carries ``PASEO_AGENT_ID`` (from
-``SessionConfig.env``), its stderr is kept (bounded) for diagnosis, and :meth:`AgentSession.close`
-returns only once no process of the session is alive.
+Process rules every session follows: the agent program is started through the
+:class:`~paseo_hookspecs.process.ProcessLauncher` the kernel hands to ``create_session`` /
+``resume_session`` (and to ``list_models`` / ``list_modes``, for providers that must ask a
+running program), which puts it in its own process group, gives it ``PASEO_AGENT_ID`` (pass
+``SessionConfig.env``), keeps its stderr and tracks it durably; :meth:`AgentSession.close`
+returns only once no process of the session is alive (``AgentProcess.terminate`` does that).
+Shared plumbing for line-framed JSON-RPC programs is in :mod:`paseo_hookspecs.stdio_rpc`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from paseo_hookspecs.events import AgentEvent, PermissionResolution
+from paseo_hookspecs.process import ProcessLauncher
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
 """Where a session delivers its events, in order. Awaiting it applies back-pressure."""
@@ -86,6 +90,33 @@ class AgentSession(ABC):
     Sessions deliver events through the sink given at creation, strictly in order, and never
     raise from a background task: failures become ``turn_failed`` events (and a process that
     dies unexpectedly also yields ``turn_failed`` when a turn was running).
+
+    Implement and register: a session is returned by your provider's ``create_session`` /
+    ``resume_session``, never registered on its own::
+
+        class MySession(AgentSession):
+            def __init__(self, process: AgentProcess, sink: EventSink) -> None:
+                self._process, self._sink, self._id = process, sink, None
+
+            @property
+            def session_id(self) -> str | None:
+                return self._id
+
+            def persistence_handle(self) -> PersistenceHandle | None:
+                return PersistenceHandle(provider="mine", sessionId=self._id) if self._id else None
+
+            async def prompt(self, text: str, *, message_id: str) -> None:
+                await self._sink(TurnStarted(provider="mine"))
+                await self._process.write_line({"prompt": text})
+
+            async def interrupt(self) -> None:
+                await self._process.write_line({"cancel": True})
+
+            async def respond_permission(self, request_id, resolution) -> None:
+                raise NotFound(f"no pending permission request {request_id!r}")
+
+            async def close(self) -> None:
+                await self._process.terminate()
     """
 
     @property
@@ -150,7 +181,33 @@ class AgentSession(ABC):
 
 
 class AgentProvider(ABC):
-    """A kind of agent (``claude``, ``codex``, ``acp``, …) that can start sessions."""
+    """A kind of agent (``claude``, ``codex``, ``acp``, …) that can start sessions.
+
+    Implement and register (a plugin module listed under ``[project.entry-points.paseo]``)::
+
+        class MyProvider(AgentProvider):
+            id, label = "mine", "My agent"
+
+            async def availability(self) -> Availability:
+                found = shutil.which("my-agent")
+                return Availability(status="ready" if found else "unavailable",
+                                    reason=None if found else "install my-agent")
+
+            async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+                return [ModelInfo(id="small", label="Small", default=True)]
+
+            async def create_session(self, config, sink, launcher) -> AgentSession:
+                process = await launcher.launch(["my-agent"], cwd=config.cwd, env=config.env,
+                                                provider=self.id, agent_id=config.agentId)
+                return MySession(process, sink)
+
+            async def resume_session(self, handle, config, sink, launcher) -> AgentSession:
+                ...  # the same, continuing handle.sessionId
+
+        @hookimpl
+        def paseo_register_providers(register: ProviderRegistrar) -> None:
+            register(MyProvider())
+    """
 
     id: str
     """Stable provider id as stored in agent records (``^[a-z][a-z0-9-]*$``)."""
@@ -164,24 +221,35 @@ class AgentProvider(ABC):
         with the reason saying what to install). Must not start a long-lived process."""
 
     @abstractmethod
-    async def list_models(self) -> list[ModelInfo]:
-        """The models this provider offers."""
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+        """The models this provider offers. ``launcher`` is there for a provider that must ask
+        its program (Codex ``model/list``, an ACP probe session); one that knows its models
+        ignores it, so the common case starts nothing. Cache what a process told you."""
 
-    async def list_modes(self) -> list[ModeInfo]:
-        """The modes this provider offers (none by default)."""
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
+        """The modes this provider offers (none by default); ``launcher`` as for
+        :meth:`list_models`."""
         return []
 
     @abstractmethod
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
-        """Start a new session. Raises ``Unavailable`` when the program is missing or fails to
-        start, with a message that says what happened and what to do."""
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
+        """Start a new session, its program started with ``launcher``. Raises ``Unavailable``
+        when the program is missing or fails to start, with a message that says what happened
+        and what to do."""
 
     @abstractmethod
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
         """Reattach to the conversation named by ``handle`` (Claude ``--resume``, Codex
-        ``thread/resume``, ACP ``session/load``)."""
+        ``thread/resume``, ACP ``session/load``), its program started with ``launcher``;
+        ``NotFound`` when the conversation is gone (the kernel then starts a new one)."""
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         """A custom provider (``agents.providers.<id>`` with ``extends`` naming this one) that

@@ -34,7 +34,10 @@ from paseo.testing.provider_conformance import (
     RecordingSink,
     agent_process_ids,
     assistant_text,
+    kernel_launcher,
 )
+
+LAUNCHER = kernel_launcher()
 
 pytestmark = pytest.mark.e2e
 
@@ -108,8 +111,8 @@ def test_bare_acp_provider_needs_a_command(tmp_path: Path) -> None:
     assert availability.reason is not None
     assert '"extends": "acp"' in availability.reason
     with pytest.raises(Unavailable, match="command"):
-        run(provider.create_session(config(tmp_path), RecordingSink("acp")))
-    assert run(provider.list_models()) == []
+        run(provider.create_session(config(tmp_path), RecordingSink("acp"), LAUNCHER))
+    assert run(provider.list_models(LAUNCHER)) == []
 
 
 def test_missing_program_is_unavailable(tmp_path: Path) -> None:
@@ -118,7 +121,7 @@ def test_missing_program_is_unavailable(tmp_path: Path) -> None:
     assert availability.status == "unavailable"
     assert "no-such-acp-agent-xyz" in (availability.reason or "")
     with pytest.raises(Unavailable, match=r"no-such-acp-agent-xyz.*not found"):
-        run(provider.create_session(config(tmp_path), RecordingSink("ghost")))
+        run(provider.create_session(config(tmp_path), RecordingSink("ghost"), LAUNCHER))
     assert run(python_provider().availability()).status == "ready"
 
 
@@ -127,7 +130,7 @@ def test_agent_exiting_or_hanging_at_startup(tmp_path: Path) -> None:
         "exits", "Exits", {"command": [sys.executable, "-c", "import sys; sys.exit(7)"]}
     )
     with pytest.raises(Unavailable, match=r"exited during start-up.*exit code 7"):
-        run(exits.create_session(config(tmp_path), RecordingSink("exits")))
+        run(exits.create_session(config(tmp_path), RecordingSink("exits"), LAUNCHER))
 
     hangs = AcpProvider().derive(
         "hangs",
@@ -136,7 +139,7 @@ def test_agent_exiting_or_hanging_at_startup(tmp_path: Path) -> None:
     )
     hang_config = config(tmp_path)
     with pytest.raises(Unavailable, match="did not finish starting within 1 s"):
-        run(hangs.create_session(hang_config, RecordingSink("hangs")))
+        run(hangs.create_session(hang_config, RecordingSink("hangs"), LAUNCHER))
     assert agent_process_ids(hang_config.agentId) == []
 
 
@@ -146,15 +149,15 @@ def test_models_modes_and_thinking_come_from_the_agent(tmp_path: Path) -> None:
     )
 
     async def scenario() -> None:
-        models = await provider.list_models()
+        models = await provider.list_models(LAUNCHER)
         assert [m.id for m in models] == ["test-fast", "test-smart", "extra-model"]
         assert models[0].default
         assert [t.id for t in models[0].thinkingOptions] == ["off", "low", "high"]
-        assert [m.id for m in await provider.list_modes()] == ["default", "plan"]
+        assert [m.id for m in await provider.list_modes(LAUNCHER)] == ["default", "plan"]
 
         cfg = config(tmp_path, modeId="plan", model="test-smart", thinkingOptionId="high")
         sink = RecordingSink("acp-python")
-        session = await provider.create_session(cfg, sink)
+        session = await provider.create_session(cfg, sink, LAUNCHER)
         info = session.runtime_info()
         assert (info["modeId"], info["model"], info["thinkingOptionId"]) == (
             "plan",
@@ -186,7 +189,7 @@ def test_models_modes_and_thinking_come_from_the_agent(tmp_path: Path) -> None:
 
 def test_configured_models_replace_discovery() -> None:
     provider = python_provider(models=[{"id": "only", "label": "Only", "isDefault": True}])
-    models = run(provider.list_models())
+    models = run(provider.list_models(LAUNCHER))
     assert [(m.id, m.default) for m in models] == [("only", True)]
 
 
@@ -195,7 +198,7 @@ def test_refused_initial_mode_fails_creation_and_leaves_nothing(tmp_path: Path) 
     with pytest.raises(
         InvalidParams, match="unknown mode 'yolo'; this agent offers: default, plan"
     ):
-        run(python_provider().create_session(cfg, RecordingSink("acp-python")))
+        run(python_provider().create_session(cfg, RecordingSink("acp-python"), LAUNCHER))
     assert agent_process_ids(cfg.agentId) == []
 
 
@@ -203,7 +206,7 @@ def test_tool_details_and_reasoning(tmp_path: Path) -> None:
     async def scenario() -> None:
         cfg = config(tmp_path)
         sink = AllowingSink("acp-python")
-        session = await python_provider().create_session(cfg, sink)
+        session = await python_provider().create_session(cfg, sink, LAUNCHER)
         sink.session = session
         events = await turn(session, sink, "[[think:pondering]] [[plan]] [[shell:echo shell-out]]")
         items = [e.item for e in events if isinstance(e, Timeline)]
@@ -234,7 +237,7 @@ def test_deny_and_interrupt_cancels_the_turn(tmp_path: Path) -> None:
     async def scenario() -> None:
         cfg = config(tmp_path)
         sink = RecordingSink("acp-python")
-        session = await python_provider().create_session(cfg, sink)
+        session = await python_provider().create_session(cfg, sink, LAUNCHER)
         start = len(sink.events)
         await session.prompt("[[shell:echo no > never.txt]]", message_id="m1")
         requested = await sink.wait_for(
@@ -264,7 +267,7 @@ def test_interrupt_while_a_permission_is_pending(tmp_path: Path) -> None:
     async def scenario() -> None:
         cfg = config(tmp_path)
         sink = RecordingSink("acp-python")
-        session = await python_provider().create_session(cfg, sink)
+        session = await python_provider().create_session(cfg, sink, LAUNCHER)
         start = len(sink.events)
         await session.prompt("[[write:pending.txt:x]]", message_id="m1")
         requested = await sink.wait_for(
@@ -284,7 +287,7 @@ def test_model_error_fails_the_turn_and_the_session_carries_on(tmp_path: Path) -
     async def scenario() -> None:
         cfg = config(tmp_path)
         sink = RecordingSink("acp-python")
-        session = await python_provider().create_session(cfg, sink)
+        session = await python_provider().create_session(cfg, sink, LAUNCHER)
         events = await turn(session, sink, "[[error:500:the model is on fire]]")
         failed = events[-1]
         assert failed.type == "turn_failed"
@@ -299,7 +302,7 @@ def test_agent_crash_mid_turn_fails_the_turn(tmp_path: Path) -> None:
     async def scenario() -> None:
         cfg = config(tmp_path)
         sink = RecordingSink("acp-python")
-        session = await python_provider().create_session(cfg, sink)
+        session = await python_provider().create_session(cfg, sink, LAUNCHER)
         events = await turn(session, sink, "[[crash]]")
         assert events[-1].type == "turn_failed"
         assert events[-1].code == "process_exited"
@@ -317,14 +320,14 @@ def test_resume_without_load_session_starts_over_and_says_so(tmp_path: Path) -> 
         cfg = config(tmp_path, env={acp_test_agent.NO_LOAD_VARIABLE: "1"})
         provider = python_provider()
         sink = RecordingSink("acp-python")
-        session = await provider.create_session(cfg, sink)
+        session = await provider.create_session(cfg, sink, LAUNCHER)
         assert (await turn(session, sink, "remember"))[-1].type == "turn_completed"
         handle = session.persistence_handle()
         assert handle is not None
         await closed_cleanly(session, sink, cfg.agentId)
 
         resumed_sink = RecordingSink("acp-python")
-        resumed = await provider.resume_session(handle, cfg, resumed_sink)
+        resumed = await provider.resume_session(handle, cfg, resumed_sink, LAUNCHER)
         assert resumed.session_id != handle.sessionId
         assert resumed.runtime_info()["resumed"] is False
         await resumed_sink.wait_for(
@@ -351,7 +354,7 @@ def test_claude_agent_acp_replay_is_not_emitted_again(tmp_path: Path) -> None:
             provider = AcpProvider().derive("claude-acp", "Claude ACP", {"command": [str(binary)]})
             cfg = config(tmp_path, modeId="default", env=env)
             sink = RecordingSink("claude-acp")
-            session = await provider.create_session(cfg, sink)
+            session = await provider.create_session(cfg, sink, LAUNCHER)
             assert (await turn(session, sink, "[[reply:first answer]]"))[-1].type == (
                 "turn_completed"
             )
@@ -360,7 +363,7 @@ def test_claude_agent_acp_replay_is_not_emitted_again(tmp_path: Path) -> None:
             await closed_cleanly(session, sink, cfg.agentId)
 
             resumed_sink = RecordingSink("claude-acp")
-            resumed = await provider.resume_session(handle, cfg, resumed_sink)
+            resumed = await provider.resume_session(handle, cfg, resumed_sink, LAUNCHER)
             assert resumed.runtime_info()["modeId"] == "default"
             assert not [e for e in resumed_sink.events if isinstance(e, Timeline)]
             events = await turn(resumed, resumed_sink, "[[reply:second answer]]")

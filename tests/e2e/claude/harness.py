@@ -21,7 +21,14 @@ from paseo_hookspecs.interfaces.agent import AgentProvider, SessionConfig
 from paseo_hookspecs.records import new_agent_id
 
 from paseo.testing.fake_model import FakeModelServer, RefusingProxy
-from paseo.testing.provider_conformance import ConformanceAgent, RecordingSink, agent_process_ids
+from paseo.testing.provider_conformance import (
+    ConformanceAgent,
+    RecordingSink,
+    agent_process_ids,
+    kernel_launcher,
+)
+
+LAUNCHER = kernel_launcher()
 
 T = TypeVar("T")
 
@@ -68,7 +75,9 @@ class Claude:
     async def start(self, config: SessionConfig | None = None, **fields: Any) -> ConformanceAgent:
         config = config or self.config(**fields)
         sink = RecordingSink(self.provider.id)
-        session = await asyncio.wait_for(self.provider.create_session(config, sink), START_TIMEOUT)
+        session = await asyncio.wait_for(
+            self.provider.create_session(config, sink, LAUNCHER), START_TIMEOUT
+        )
         agent = ConformanceAgent(config.agentId, config, sink, session, TURN_TIMEOUT)
         self.agents.append(agent)
         return agent

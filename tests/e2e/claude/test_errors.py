@@ -18,7 +18,9 @@ from paseo_hookspecs.events import AgentEvent, TurnFailed
 from paseo_hookspecs.interfaces.agent import PersistenceHandle, SessionConfig
 
 from paseo.testing.fake_model import RefusingProxy
-from paseo.testing.provider_conformance import agent_process_ids
+from paseo.testing.provider_conformance import agent_process_ids, kernel_launcher
+
+LAUNCHER = kernel_launcher()
 
 
 @pytest.mark.e2e
@@ -65,7 +67,7 @@ def test_missing_program_is_unavailable(tmp_path: Path, command: str) -> None:
         assert "npm i -g @anthropic-ai/claude-code" in availability.reason
         assert "agents.providers.claude.command" in availability.reason
         with pytest.raises(Unavailable, match="npm i -g @anthropic-ai/claude-code"):
-            await provider.create_session(_config(tmp_path), _discard)
+            await provider.create_session(_config(tmp_path), _discard, LAUNCHER)
 
     run(body())
 
@@ -76,7 +78,7 @@ def test_exit_during_startup_is_unavailable_with_stderr(tmp_path: Path) -> None:
 
     async def body() -> None:
         with pytest.raises(Unavailable) as caught:
-            await provider.create_session(_config(tmp_path), _discard)
+            await provider.create_session(_config(tmp_path), _discard, LAUNCHER)
         message = caught.value.message
         assert "exited during start-up (exit code 3)" in message
         assert "broken install (missing native binary)" in message
@@ -93,7 +95,7 @@ def test_hang_at_initialize_is_bounded(tmp_path: Path) -> None:
     async def body() -> None:
         started = time.monotonic()
         with pytest.raises(Unavailable, match="did not answer its start-up handshake within 2s"):
-            await provider.create_session(config, _discard)
+            await provider.create_session(config, _discard, LAUNCHER)
         assert time.monotonic() - started < 30
         assert await asyncio.to_thread(agent_process_ids, "agt-hangs") == []
 
@@ -112,7 +114,7 @@ def test_bypass_as_root_without_sandbox_is_refused_before_start(tmp_path: Path) 
         with pytest.MonkeyPatch.context() as patch:
             patch.delenv("IS_SANDBOX", raising=False)
             with pytest.raises(Unavailable, match="IS_SANDBOX=1"):
-                await provider.create_session(config, _discard)
+                await provider.create_session(config, _discard, LAUNCHER)
 
     run(body())
 
@@ -127,7 +129,7 @@ def test_resuming_a_lost_conversation_is_unavailable(claude: Claude) -> None:
             nativeHandle="0b6f9f8e-7a43-4d52-9a55-1f0e4c1c2b3d",
         )
         with pytest.raises(Unavailable) as caught:
-            await claude.provider.resume_session(handle, config, _discard)
+            await claude.provider.resume_session(handle, config, _discard, LAUNCHER)
         assert "No conversation found" in caught.value.message
         assert "start a new agent" in caught.value.message
         assert await asyncio.to_thread(agent_process_ids, config.agentId) == []

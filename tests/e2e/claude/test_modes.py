@@ -14,7 +14,9 @@ from paseo_hookspecs.events import AllowResolution
 
 from paseo.plugins.manager import PaseoPluginManager
 from paseo.plugins.policy import LoadPolicy
-from paseo.testing.provider_conformance import assistant_text
+from paseo.testing.provider_conformance import assistant_text, kernel_launcher
+
+LAUNCHER = kernel_launcher()
 
 
 def _asked(events: list[object]) -> bool:
@@ -25,9 +27,9 @@ def test_lists_modes_models_and_thinking_levels() -> None:
     provider = ClaudeProvider()
 
     async def body() -> None:
-        modes = [m.id for m in await provider.list_modes()]
+        modes = [m.id for m in await provider.list_modes(LAUNCHER)]
         assert modes == ["default", "acceptEdits", "plan", "bypassPermissions"]
-        models = await provider.list_models()
+        models = await provider.list_models(LAUNCHER)
         assert [m.id for m in models if m.default] == ["claude-opus-5-5"]
         assert {"low", "medium", "high", "max"} <= {t.id for t in models[0].thinkingOptions}
 
@@ -115,7 +117,7 @@ def test_custom_provider_reports_its_own_id(claude: Claude) -> None:
         try:
             assert claude.provider.id == "claude-lite"
             assert claude.provider.label == "Claude (no shell)"
-            models = [m.id for m in await claude.provider.list_models()]
+            models = [m.id for m in await claude.provider.list_models(LAUNCHER)]
             assert models == [*(m.id for m in DEFAULT_MODELS), "claude-internal-1"]
             agent = await claude.start()
             events = await agent.turn("[[reply:derived]]")

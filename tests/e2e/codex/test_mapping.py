@@ -29,7 +29,9 @@ from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.events import AgentEvent, AllowResolution, DenyResolution
 
 from paseo.testing.fake_model import FakeModelServer, RefusingProxy
-from paseo.testing.provider_conformance import agent_process_ids
+from paseo.testing.provider_conformance import agent_process_ids, kernel_launcher
+
+LAUNCHER = kernel_launcher()
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +51,7 @@ def test_messages_reasoning_and_usage(
     async def scenario() -> None:
         provider = make_provider(fake, tmp_path, proxy.proxy_env())
         recorder = Recorder()
-        session = await provider.create_session(config(workdir), recorder)
+        session = await provider.create_session(config(workdir), recorder, LAUNCHER)
         try:
             prompt = "[[think:weighing options]] [[long:5]] [[reply:first second third]]"
             end = await prompt_and_wait(session, recorder, prompt, "client-msg-1")
@@ -83,7 +85,9 @@ def test_shell_and_file_change_tool_calls(
     async def scenario() -> None:
         provider = make_provider(fake, tmp_path, proxy.proxy_env())
         recorder = Recorder()
-        session = await provider.create_session(config(workdir, modeId="untrusted"), recorder)
+        session = await provider.create_session(
+            config(workdir, modeId="untrusted"), recorder, LAUNCHER
+        )
         try:
             # A shell command, approved: running → failed (exit 3) with its output and code.
             since = recorder.mark()
@@ -140,7 +144,7 @@ def test_model_errors_fail_the_turn_and_the_session_carries_on(
     async def scenario() -> None:
         provider = make_provider(fake, tmp_path, proxy.proxy_env())
         recorder = Recorder()
-        session = await provider.create_session(config(workdir), recorder)
+        session = await provider.create_session(config(workdir), recorder, LAUNCHER)
         try:
             # Codex passes a 400's error body through as JSON: the provider unwraps the message.
             rejected = "[[error:400:The model `gpt-nope` does not exist]]"
@@ -167,11 +171,12 @@ def test_session_settings_reach_codex(
 ) -> None:
     async def scenario() -> None:
         provider = make_provider(fake, tmp_path, proxy.proxy_env())
-        models = await provider.list_models()
+        models = await provider.list_models(LAUNCHER)
         assert models
         assert any(m.default for m in models)
         assert all(m.thinkingOptions for m in models)
-        assert {m.id for m in await provider.list_modes()} >= {"auto", "full-access", "read-only"}
+        modes = {m.id for m in await provider.list_modes(LAUNCHER)}
+        assert modes >= {"auto", "full-access", "read-only"}
 
         recorder = Recorder()
         settings = config(
@@ -179,7 +184,7 @@ def test_session_settings_reach_codex(
             systemPrompt="Always answer like a pirate.",
             mcpServers={"broken": {"command": "/nonexistent/mcp-server"}},
         )
-        session = await provider.create_session(settings, recorder)
+        session = await provider.create_session(settings, recorder, LAUNCHER)
         try:
             await prompt_and_wait(session, recorder, "hi", "m1")
             assert "Always answer like a pirate." in json.dumps(fake.requests[-1].json)
@@ -228,9 +233,9 @@ def test_derived_provider_reports_its_own_id(
             },
         )
         assert (derived.id, derived.label) == ("my-codex", "My Codex")
-        assert [m.id for m in await derived.list_models()] == ["gpt-5.5", "gpt-local"]
+        assert [m.id for m in await derived.list_models(LAUNCHER)] == ["gpt-5.5", "gpt-local"]
         recorder = Recorder("my-codex")
-        session = await derived.create_session(config(workdir), recorder)
+        session = await derived.create_session(config(workdir), recorder, LAUNCHER)
         try:
             await prompt_and_wait(session, recorder, "hello", "m1")
             handle = session.persistence_handle()
@@ -251,23 +256,23 @@ def test_start_up_failures_are_unavailable(tmp_path: Path, workdir: Path) -> Non
         assert availability.status == "unavailable"
         assert "npm install -g @openai/codex" in (availability.reason or "")
         with pytest.raises(Unavailable, match="not found"):
-            await missing.create_session(config(workdir), Recorder())
+            await missing.create_session(config(workdir), Recorder(), LAUNCHER)
 
         # A program that dies at once: the error carries its exit code and stderr.
         crashing = CodexProvider(command=["sh", "-c", "echo codex-broke >&2; exit 3", "sh"])
         with pytest.raises(Unavailable) as crashed:
-            await crashing.create_session(config(workdir, "crash"), Recorder())
+            await crashing.create_session(config(workdir, "crash"), Recorder(), LAUNCHER)
         assert "exit code 3" in crashed.value.message
         assert "codex-broke" in crashed.value.message
 
         # A program that never answers: bounded, and its whole group is reaped.
         hanging = CodexProvider(command=["sh", "-c", "sleep 300 & wait", "sh"], start_timeout=2.0)
         with pytest.raises(Unavailable, match="did not answer"):
-            await hanging.create_session(config(workdir, "hang"), Recorder())
+            await hanging.create_session(config(workdir, "hang"), Recorder(), LAUNCHER)
         await assert_no_process("hang")
 
         with pytest.raises(InvalidParams):
-            await crashing.create_session(config(tmp_path / "missing-dir"), Recorder())
+            await crashing.create_session(config(tmp_path / "missing-dir"), Recorder(), LAUNCHER)
 
     run(scenario())
 
@@ -278,7 +283,7 @@ def test_process_death_fails_the_running_turn(
     async def scenario() -> None:
         provider = make_provider(fake, tmp_path)
         recorder = Recorder()
-        session = await provider.create_session(config(workdir, "doomed"), recorder)
+        session = await provider.create_session(config(workdir, "doomed"), recorder, LAUNCHER)
         try:
             since = recorder.mark()
             await session.prompt("[[slow:100]]", message_id="m1")

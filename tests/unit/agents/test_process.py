@@ -9,7 +9,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from paseo.agents.process import spawn_agent_process
+from paseo.agents.process import AgentProcessLauncher
+
+launch = AgentProcessLauncher().launch
 
 
 def _run(coro):
@@ -18,7 +20,7 @@ def _run(coro):
 
 def test_terminate_kills_the_whole_group_including_orphan_prone_children(tmp_path: Path) -> None:
     async def scenario() -> list[int]:
-        child = await spawn_agent_process(
+        child = await launch(
             ["sh", "-c", "sleep 300 & sleep 300 & echo ready; wait"],
             cwd=str(tmp_path),
             env={"PASEO_AGENT_ID": "a1"},
@@ -38,7 +40,7 @@ def test_terminate_kills_the_whole_group_including_orphan_prone_children(tmp_pat
 
 def test_lines_in_and_out_and_stderr_is_kept(tmp_path: Path) -> None:
     async def scenario() -> tuple[bytes | None, str, int]:
-        child = await spawn_agent_process(
+        child = await launch(
             ["sh", "-c", 'read line; echo "got $line"; echo "$PASEO_AGENT_ID oops" >&2; exit 3'],
             cwd=str(tmp_path),
             env={"PASEO_AGENT_ID": "agent-7"},
@@ -59,5 +61,5 @@ def test_lines_in_and_out_and_stderr_is_kept(tmp_path: Path) -> None:
 def test_missing_program_raises_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         _run(
-            spawn_agent_process(["/nonexistent/agent"], cwd=str(tmp_path), env={}, provider="test")
+            launch(["/nonexistent/agent"], cwd=str(tmp_path), env={}, provider="test")
         )

@@ -16,6 +16,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.process import ProcessLauncher
 
 from paseo.agents import registry as registry_module
 from paseo.agents.registry import ProviderRegistry
@@ -38,14 +39,20 @@ class Provider(AgentProvider):
         assert isinstance(self.answer, Availability)
         return self.answer
 
-    async def list_models(self) -> list[ModelInfo]:
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         return [ModelInfo(id="m", label="M")]
 
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
         raise NotImplementedError
 
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
         raise NotImplementedError
 

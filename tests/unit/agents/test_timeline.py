@@ -5,22 +5,27 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
+from paseo_hookspecs.events import (
+    AssistantMessageItem,
+    ReasoningItem,
+    Timeline,
+    TurnCompleted,
+    TurnStarted,
+)
 from paseo_hookspecs.records import TimelineEntry
 from paseo_store_json import JsonStore
 
-from paseo.agents.timeline import COALESCE_WINDOW, AgentTimeline
+from paseo.agents.timeline import COALESCE_WINDOW, AgentTimeline, Committed
 
 AGENT = "aaaa1111-0000-4000-8000-000000000001"
 
 
-def _text(chunk: str, message: str = "m1", kind: str = "assistant_message") -> dict[str, Any]:
-    return {
-        "type": "timeline",
-        "provider": "p",
-        "item": {"type": kind, "text": chunk, "messageId": message},
-    }
+def _text(chunk: str, message: str = "m1", kind: str = "assistant_message") -> Timeline:
+    item = (ReasoningItem if kind == "reasoning" else AssistantMessageItem)(
+        text=chunk, messageId=message
+    )
+    return Timeline(provider="p", item=item)
 
 
 def _with_store(home: Path, body: Callable[[JsonStore], Awaitable[None]]) -> None:
@@ -39,18 +44,18 @@ def test_chunks_coalesce_other_events_flush_and_order_holds(tmp_path: Path) -> N
     committed: list[TimelineEntry] = []
     batches: list[int] = []
 
-    async def commit(batch: list[TimelineEntry]) -> None:
+    async def commit(batch: list[Committed]) -> None:
         batches.append(len(batch))
-        committed.extend(batch)
+        committed.extend(c.entry for c in batch)
 
     async def body(store: JsonStore) -> None:
         timeline = AgentTimeline(AGENT, store.timeline, commit)
-        await timeline.add({"type": "turn_started", "provider": "p"})
+        await timeline.add(TurnStarted(provider="p"))
         for index in range(500):
             await timeline.add(_text(f"{index} "))
         await timeline.add(_text("why", kind="reasoning"))
         await timeline.add(_text("second", message="m2"))
-        await timeline.add({"type": "turn_completed", "provider": "p"})
+        await timeline.add(TurnCompleted(provider="p"))
         await timeline.drain()
         stored = await store.timeline.read(AGENT)
         assert [e.seq for e in stored] == [e.seq for e in committed] == [1, 2, 3, 4, 5]
@@ -77,8 +82,8 @@ def test_text_alone_is_flushed_by_the_window(tmp_path: Path) -> None:
     async def body(store: JsonStore) -> None:
         arrived = asyncio.Event()
 
-        async def commit(batch: list[TimelineEntry]) -> None:
-            committed.extend(batch)
+        async def commit(batch: list[Committed]) -> None:
+            committed.extend(c.entry for c in batch)
             arrived.set()
 
         timeline = AgentTimeline(AGENT, store.timeline, commit)
@@ -95,18 +100,18 @@ def test_text_alone_is_flushed_by_the_window(tmp_path: Path) -> None:
 def test_a_reopened_timeline_continues_epoch_and_sequence(tmp_path: Path) -> None:
     seen: list[TimelineEntry] = []
 
-    async def commit(batch: list[TimelineEntry]) -> None:
-        seen.extend(batch)
+    async def commit(batch: list[Committed]) -> None:
+        seen.extend(c.entry for c in batch)
 
     async def first(store: JsonStore) -> None:
         timeline = AgentTimeline(AGENT, store.timeline, commit)
         for _ in range(3):
-            await timeline.add({"type": "turn_started", "provider": "p"})
+            await timeline.add(TurnStarted(provider="p"))
         await timeline.drain()
 
     async def second(store: JsonStore) -> None:
         timeline = AgentTimeline(AGENT, store.timeline, commit)
-        await timeline.add({"type": "turn_completed", "provider": "p"})
+        await timeline.add(TurnCompleted(provider="p"))
         await timeline.drain()
 
     _with_store(tmp_path, first)
@@ -119,15 +124,15 @@ def test_add_returns_the_seq_and_committed_waits_for_its_commit(tmp_path: Path) 
     committed: list[int] = []
     release = asyncio.Event()
 
-    async def commit(batch: list[TimelineEntry]) -> None:
+    async def commit(batch: list[Committed]) -> None:
         await release.wait()
-        committed.extend(entry.seq for entry in batch)
+        committed.extend(c.entry.seq for c in batch)
 
     async def body(store: JsonStore) -> None:
         timeline = AgentTimeline(AGENT, store.timeline, commit)
-        assert await timeline.add({"type": "turn_started", "provider": "p"}) == 1
+        assert await timeline.add(TurnStarted(provider="p")) == 1
         assert await timeline.add(_text("held for merging")) is None
-        seq = await timeline.add({"type": "turn_completed", "provider": "p"})
+        seq = await timeline.add(TurnCompleted(provider="p"))
         assert seq == 3
         waiter = asyncio.ensure_future(timeline.committed(seq))
         await asyncio.sleep(0.05)

@@ -14,7 +14,7 @@ import psutil
 from paseo_hookspecs.records import ManagedProcessOwner, ManagedProcessRecord
 from paseo_store_json import JsonStore
 
-from paseo.agents.process import set_process_tracker, spawn_agent_process
+from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.tracker import ManagedProcessTracker, process_identity, reconcile_orphans
 
 
@@ -43,9 +43,8 @@ def test_records_follow_the_process_lifetime(tmp_path: Path) -> None:
         store = JsonStore(tmp_path / "home")
         await store.open()
         tracker = ManagedProcessTracker(store.managed_processes)
-        set_process_tracker(tracker)
         try:
-            child = await spawn_agent_process(
+            child = await AgentProcessLauncher(tracker).launch(
                 ["sh", "-c", "echo ready; sleep 300"],
                 cwd=str(tmp_path),
                 env={},
@@ -62,7 +61,6 @@ def test_records_follow_the_process_lifetime(tmp_path: Path) -> None:
             assert await tracker.terminate("agent-1") == 1
             assert await store.managed_processes.list() == []
         finally:
-            set_process_tracker(None)
             await store.close()
 
     asyncio.run(asyncio.wait_for(scenario(), 30))

@@ -6,6 +6,7 @@ import logging
 
 import pytest
 from paseo_hookspecs import hookimpl
+from paseo_hookspecs.events import TurnStarted
 
 from paseo.plugins import LoadPolicy, PaseoPluginManager, PluginLoadError
 
@@ -31,7 +32,7 @@ def test_a_failing_event_tap_does_not_stop_the_others(caplog: pytest.LogCaptureF
     manager.register(Failing(), "failing")
     manager.register(recording, "recording")
     with caplog.at_level(logging.ERROR, logger="paseo.plugins"):
-        manager.agent_event("agent-1", "claude", {"type": "turn_started"})
+        manager.agent_event("agent-1", "claude", TurnStarted(provider="claude"))
     assert recording.seen == ["agent-1"]
     assert "tap exploded" in caplog.text
     failing = next(r for r in manager.records if r.name == "failing")
@@ -42,7 +43,7 @@ def test_strict_mode_raises_on_a_failing_hook() -> None:
     manager = PaseoPluginManager(LoadPolicy(strict=True))
     manager.register(Failing(), "failing")
     with pytest.raises(PluginLoadError, match="tap exploded"):
-        manager.agent_event("agent-1", "claude", {"type": "turn_started"})
+        manager.agent_event("agent-1", "claude", TurnStarted(provider="claude"))
 
 
 def test_startup_is_historic_for_late_plugins() -> None:

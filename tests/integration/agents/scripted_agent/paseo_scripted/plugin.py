@@ -1,8 +1,8 @@
 """The ``scripted`` provider: a real :class:`AgentProvider` around ``program.py``.
 
 It exists to test the agent manager through the real daemon without a model: the program is
-started with :func:`paseo.agents.process.spawn_agent_process` like every agent program, speaks
-JSON lines, and does what its prompt says (see ``program.py``). Models ``hang``, ``crash``,
+started through the launcher the kernel hands it, like every agent program, speaks JSON lines,
+and does what its prompt says (see ``program.py``). Models ``hang``, ``crash``,
 ``reject`` and ``missing`` (no program at all) reproduce the start-up and model failures.
 """
 
@@ -43,8 +43,7 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
-
-from paseo.agents.process import AgentProcess, spawn_agent_process
+from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 
 PROGRAM = Path(__file__).with_name("program.py")
 MODES = ("default", "plan")
@@ -211,7 +210,7 @@ class ScriptedProvider(AgentProvider):
             return Availability(status="unavailable", reason=f"{self._command[0]} is not installed")
         return Availability(status="ready")
 
-    async def list_models(self) -> list[ModelInfo]:
+    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         return [
             ModelInfo(
                 id=model,
@@ -222,11 +221,15 @@ class ScriptedProvider(AgentProvider):
             for model in MODELS
         ]
 
-    async def list_modes(self) -> list[ModeInfo]:
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return [ModeInfo(id=mode, label=mode.title()) for mode in MODES]
 
     async def _start(
-        self, config: SessionConfig, sink: EventSink, resume: str | None
+        self,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
+        resume: str | None,
     ) -> ScriptedSession:
         model = config.model or "default"
         argv = list(self._command or [sys.executable, "-u", str(PROGRAM)])
@@ -236,7 +239,7 @@ class ScriptedProvider(AgentProvider):
         if resume:
             argv += ["--resume", resume]
         try:
-            process = await spawn_agent_process(
+            process = await launcher.launch(
                 argv, cwd=config.cwd, env=config.env, provider=self.id, agent_id=config.agentId
             )
         except FileNotFoundError:
@@ -260,13 +263,19 @@ class ScriptedProvider(AgentProvider):
         await session._emit_started()
         return session
 
-    async def create_session(self, config: SessionConfig, sink: EventSink) -> AgentSession:
-        return await self._start(config, sink, None)
+    async def create_session(
+        self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
+    ) -> AgentSession:
+        return await self._start(config, sink, launcher, None)
 
     async def resume_session(
-        self, handle: PersistenceHandle, config: SessionConfig, sink: EventSink
+        self,
+        handle: PersistenceHandle,
+        config: SessionConfig,
+        sink: EventSink,
+        launcher: ProcessLauncher,
     ) -> AgentSession:
-        return await self._start(config, sink, handle.sessionId)
+        return await self._start(config, sink, launcher, handle.sessionId)
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         return ScriptedProvider(provider_id, label, command=overrides.get("command"))

@@ -1,0 +1,106 @@
+"""Boot recovery, and what a restarted daemon rebuilds from the durable timeline.
+
+At boot every stored agent is adopted; one the previous daemon left live has no process now:
+it becomes ``closed``, and a run it had in flight is recorded as canceled so the timeline says
+how it ended. The message ids already sent (for de-duplication) and the newest reply are read
+back from the timeline on first use. Stored entries are read as the wire shape they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paseo_hookspecs.events import TERMINAL_TURN_EVENTS, TimelineItem, TurnCanceled
+from paseo_hookspecs.records import TimelineEntry
+from paseo_hookspecs.store import AgentFilter
+from pydantic import TypeAdapter, ValidationError
+
+from paseo.agents import ingest
+from paseo.agents.live import LIVE_STATUSES, SEEN_MESSAGES, LiveAgent
+from paseo.agents.roster import AgentRoster
+
+OPEN_TURN_SCAN = 200
+"""Newest timeline entries searched for the start or end of a turn when recovering."""
+
+REPLY_SCAN = 500
+"""Newest timeline entries the last reply is rebuilt from."""
+
+_ITEM = TypeAdapter[Any](TimelineItem)
+
+
+def _item(entry: TimelineEntry) -> dict[str, Any] | None:
+    item = entry.event.get("item")
+    return item if entry.event.get("type") == "timeline" and isinstance(item, dict) else None
+
+
+async def adopt_stored(roster: AgentRoster) -> None:
+    """Adopt every stored agent, then close the ones the previous daemon left live."""
+    cursor: str | None = None
+    while True:
+        page = await roster.store.agents.list(AgentFilter(include_archived=True), cursor=cursor)
+        for record in page.items:
+            roster.adopt(record)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    for agent in list(roster.agents.values()):
+        if agent.record.lastStatus in LIVE_STATUSES:
+            await recover_closed(roster, agent)
+
+
+async def recover_closed(roster: AgentRoster, agent: LiveAgent) -> None:
+    """The agent has no process: it is ``closed``; an open turn ends as canceled."""
+    if await turn_open(roster, agent):
+        agent.provider_prompt = agent.latest_prompt
+        await roster.ingest(
+            agent, TurnCanceled(provider=agent.record.provider, reason="daemon_restarted")
+        )
+        await agent.timeline.drain()
+    await roster.save(agent, {"lastStatus": "closed"})
+
+
+async def turn_open(roster: AgentRoster, agent: LiveAgent) -> bool:
+    """Whether the timeline ends inside a turn. The timeline decides, not the record: the
+    status is written behind the entries it follows from and may lag them by a moment."""
+    tail = await roster.store.timeline.read(agent.id, limit=OPEN_TURN_SCAN, tail=True)
+    for entry in reversed(tail):
+        kind = entry.event.get("type")
+        item = _item(entry)
+        if kind in TERMINAL_TURN_EVENTS:
+            return False
+        if kind == "turn_started" or (item is not None and item.get("type") == "user_message"):
+            return True
+    return agent.record.lastStatus == "running"
+
+
+async def load_seen(roster: AgentRoster, agent: LiveAgent) -> None:
+    """After a restart, the message ids already in the timeline count as sent."""
+    if agent.seen_loaded:
+        return
+    agent.seen_loaded = True
+    entries = await roster.store.timeline.read(agent.id, limit=SEEN_MESSAGES, tail=True)
+    for entry in entries:
+        item = entry.event.get("item")
+        if isinstance(item, dict) and item.get("type") == "user_message":
+            message_id = item.get("messageId")
+            if isinstance(message_id, str):
+                agent.remember(message_id)
+
+
+async def load_reply(roster: AgentRoster, agent: LiveAgent) -> None:
+    """After a restart, the newest reply is rebuilt from the timeline (once)."""
+    if agent.reply_loaded:
+        return
+    agent.reply_loaded = True
+    entries = await roster.store.timeline.read(agent.id, limit=REPLY_SCAN, tail=True)
+    reply = agent.current_reply
+    for entry in entries:
+        raw = _item(entry)
+        if raw is None or raw.get("type") not in ("assistant_message", "user_message"):
+            continue
+        try:
+            item = _ITEM.validate_python(raw)
+        except ValidationError:
+            continue  # not an entry this daemon wrote: it says nothing about the reply
+        reply = ingest.follow_reply(reply, item)
+    agent.reply_id, agent.reply = reply.message_id, reply.text

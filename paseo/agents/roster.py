@@ -1,0 +1,180 @@
+"""Every agent the daemon knows, and the one path their records and timelines change by.
+
+The roster owns the in-memory :class:`~paseo.agents.live.LiveAgent` of each agent. Events go
+in through :meth:`AgentRoster.ingest` (filtered and given their attention by the pure
+:func:`paseo.agents.ingest.admit`), are numbered and made durable by the agent's
+:class:`~paseo.agents.timeline.AgentTimeline`, and come back to :meth:`AgentRoster._commit`,
+which applies their effects (:func:`paseo.agents.ingest.apply`), publishes them and calls the
+event taps. Record changes go through :meth:`AgentRoster.save` (memory first, then the record
+writer).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.events import (
+    TERMINAL_TURN_EVENTS,
+    AgentEvent,
+    AttentionRequired,
+    ErrorItem,
+    ThreadStarted,
+    Timeline,
+)
+from paseo_hookspecs.interfaces.store import Store
+from paseo_hookspecs.records import AgentRecord, dump_record
+from pydantic import ValidationError
+
+from paseo.agents import ingest
+from paseo.agents.live import (
+    AGENTS_STREAM,
+    STREAM_ACCESS,
+    LiveAgent,
+    agent_stream,
+    differing,
+    runtime_changes,
+)
+from paseo.agents.ports import AgentPlugins
+from paseo.agents.record_writer import RecordWriter
+from paseo.agents.resolve import resolve_agent
+from paseo.agents.timeline import AgentTimeline, Committed
+from paseo.agents.tracker import iso_now
+from paseo.services import Publisher
+
+log = logging.getLogger("paseo.agents")
+
+ACTIVITY_SAVE_INTERVAL = 1.0
+"""``lastActivityAt`` alone is written at most this often."""
+
+
+class AgentRoster:
+    """See the module docstring."""
+
+    def __init__(self, store: Store, publisher: Publisher, plugins: AgentPlugins) -> None:
+        self.store = store
+        self.publisher = publisher
+        self.plugins = plugins
+        self.agents: dict[str, LiveAgent] = {}
+
+    def adopt(self, record: AgentRecord) -> LiveAgent:
+        """Take ``record`` in (at boot, or when created) and declare its stream."""
+        cell: list[LiveAgent] = []
+        timeline = AgentTimeline(
+            record.id, self.store.timeline, lambda batch: self._commit(cell[0], batch)
+        )
+        writer = RecordWriter(record.id, self.store.agents, self.publish_record)
+        agent = LiveAgent(record=record, timeline=timeline, writer=writer)
+        cell.append(agent)
+        self.agents[record.id] = agent
+        self.publisher.register_stream(agent_stream(record.id), STREAM_ACCESS)
+        return agent
+
+    # ------------------------------------------------------------------ lookups
+
+    def get(self, reference: str) -> LiveAgent:
+        """The agent ``reference`` names (id, unique prefix or title)."""
+        agent = self.agents.get(reference)
+        if agent is None:
+            agent = self.agents[
+                resolve_agent(reference, [a.record for a in self.agents.values()]).id
+            ]
+        return agent
+
+    # ------------------------------------------------------------------ records
+
+    def publish_record(self, record: AgentRecord, method: str = "agent.updated") -> None:
+        self.publisher.publish(AGENTS_STREAM, method, {"agent": dump_record(record)})
+
+    async def save(
+        self, agent: LiveAgent, changes: dict[str, Any], *, durable: bool = True
+    ) -> None:
+        """Apply ``changes`` (JSON-ready, top-level fields) to the record and wake waiters; the
+        record writer persists them and then publishes the record. With ``durable`` (anything
+        a client is told was done) this returns once they are on disk; without it (state
+        derived from timeline entries that are durable already) at once."""
+        changes = differing(agent.record, changes)
+        if not changes or agent.deleted:
+            return
+        changes = {**changes, "updatedAt": iso_now()}
+        try:
+            agent.record = AgentRecord.model_validate({**dump_record(agent.record), **changes})
+        except ValidationError as exc:
+            raise InvalidParams(f"invalid agent change: {exc.errors()[0].get('msg')}") from exc
+        if "lastActivityAt" in changes:
+            agent.activity_saved = time.monotonic()
+        agent.writer.stage(changes, urgent=durable)
+        agent.notify()
+        if durable:
+            await agent.writer.flush()
+
+    # ------------------------------------------------------------------ events
+
+    async def ingest(
+        self, agent: LiveAgent, event: AgentEvent, *, from_provider: bool = False
+    ) -> int | None:
+        """Filter one event and hand it to the timeline (in order), with the attention it
+        raises; returns its sequence number when it was numbered at once."""
+        admission = ingest.admit(agent, event, from_provider=from_provider)
+        if admission is None:
+            return None
+        seq = await agent.timeline.add(event)
+        if admission.attention is not None:
+            await agent.timeline.add(
+                AttentionRequired(
+                    provider=agent.record.provider,
+                    reason=admission.attention,
+                    timestamp=iso_now(),
+                    shouldNotify=True,
+                )
+            )
+        return seq
+
+    async def note(self, agent: LiveAgent, message: str) -> None:
+        """An error line in the agent's timeline."""
+        await self.ingest(
+            agent, Timeline(provider=agent.record.provider, item=ErrorItem(message=message))
+        )
+
+    async def _commit(self, agent: LiveAgent, batch: list[Committed]) -> None:
+        """Entries are durable: apply their effects, publish them, call the taps."""
+        changes: dict[str, Any] = {}
+        stream = agent_stream(agent.id)
+        provider = agent.record.provider
+        for entry, event in batch:
+            self._apply(agent, event, changes)
+            self.publisher.publish(
+                stream, "agent.event", {"agentId": agent.id, "entry": dump_record(entry)}
+            )
+            self.plugins.agent_event(agent.id, provider, event)
+            if isinstance(event, AttentionRequired):
+                self.plugins.attention(agent.id, event.reason, event.timestamp)
+        if agent.session is not None and any(
+            c.event.type in TERMINAL_TURN_EVENTS or isinstance(c.event, ThreadStarted)
+            for c in batch
+        ):
+            changes.update(runtime_changes(agent, agent.session))
+        changes = differing(agent.record, changes)
+        if changes or time.monotonic() - agent.activity_saved >= ACTIVITY_SAVE_INTERVAL:
+            changes["lastActivityAt"] = batch[-1].entry.timestamp
+            # Derived from entries that are durable now: waiters need not wait for the disk.
+            await self.save(agent, changes, durable=False)
+        # Effects without a record change (a permission answered, a turn ended) wake waiters too.
+        agent.notify()
+
+    @staticmethod
+    def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> None:
+        effects = ingest.apply(agent, event)
+        changes.update(effects.changes)
+        if effects.turn_ended:
+            agent.provider_prompt = None
+            agent.pending.clear()
+        if effects.requested is not None:
+            agent.pending[effects.requested.id] = effects.requested
+        if effects.answered is not None:
+            agent.pending.pop(effects.answered, None)
+        if effects.reply is not None:
+            agent.reply_id, agent.reply = effects.reply.message_id, effects.reply.text
+            agent.reply_loaded = True

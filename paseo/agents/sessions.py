@@ -1,0 +1,193 @@
+"""Provider sessions of agents: starting or resuming one, and closing it with its processes.
+
+A session is started through the provider registry with the service's process launcher, so
+every agent program is tracked durably; whatever a provider loses track of (a start-up cancelled
+half-way, a close that failed) is reaped through the tracker by agent id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable, Callable
+
+from paseo_hookspecs.errors import NotFound, PaseoError
+from paseo_hookspecs.events import AgentEvent, TurnCanceled
+from paseo_hookspecs.interfaces.agent import AgentSession, SessionConfig
+from paseo_hookspecs.interfaces.agent import PersistenceHandle as SessionHandle
+from paseo_hookspecs.records import AgentRecord, SerializableConfig, dump_record
+
+from paseo.agents.live import AgentStartError, LiveAgent, runtime_changes, start_timeout
+from paseo.agents.process import AgentProcessLauncher
+from paseo.agents.registry import ProviderRegistry
+from paseo.agents.roster import AgentRoster
+from paseo.agents.tracker import ManagedProcessTracker
+from paseo.services import ConfigView
+
+log = logging.getLogger("paseo.agents")
+
+CLOSE_TIMEOUT = 10.0
+"""Bound on one session's ``close``; the process tracker reaps whatever is left after it."""
+
+
+class SessionKeeper:
+    """Starts, drops and closes the provider sessions of the roster's agents."""
+
+    def __init__(
+        self,
+        roster: AgentRoster,
+        registry: ProviderRegistry,
+        tracker: ManagedProcessTracker,
+        launcher: AgentProcessLauncher,
+        config: ConfigView,
+    ) -> None:
+        self._roster = roster
+        self._registry = registry
+        self._tracker = tracker
+        self._launcher = launcher
+        self._config = config
+
+    async def ensure(self, agent: LiveAgent) -> AgentSession:
+        """The agent's live session, started (or resumed from its persistence handle) when
+        there is none; ``AgentStartError`` saying what to do when it cannot start."""
+        async with agent.lock:
+            if agent.session is not None:
+                return agent.session
+            record = agent.record
+            provider = self._registry.usable(record.provider)
+            if not await asyncio.to_thread(os.path.isdir, record.cwd):
+                raise AgentStartError(
+                    f"the agent's directory {record.cwd} does not exist; recreate it or start "
+                    "a new agent elsewhere"
+                )
+            config = self._session_config(record)
+            agent.generation += 1
+            sink = self._sink(agent, agent.generation)
+            launcher = self._launcher
+            limit = start_timeout()
+            handle = record.persistence
+            try:
+                if handle is not None:
+                    resumable = SessionHandle.model_validate(dump_record(handle))
+                    try:
+                        session = await asyncio.wait_for(
+                            provider.resume_session(resumable, config, sink, launcher), limit
+                        )
+                    except NotFound as exc:
+                        await self._roster.note(
+                            agent,
+                            f"could not resume the conversation ({exc.message}); "
+                            "starting a new one",
+                        )
+                        await self._tracker.terminate(agent.id)
+                        session = await asyncio.wait_for(
+                            provider.create_session(config, sink, launcher), limit
+                        )
+                else:
+                    session = await asyncio.wait_for(
+                        provider.create_session(config, sink, launcher), limit
+                    )
+            except TimeoutError:
+                await self._tracker.terminate(agent.id)
+                raise AgentStartError(
+                    f"the {record.provider} agent did not start within {limit:.0f}s (its program "
+                    "hangs during start-up); check that it runs on its own and that its "
+                    "configuration is right, then send a new prompt to retry"
+                ) from None
+            except PaseoError as exc:
+                await self._tracker.terminate(agent.id)
+                raise AgentStartError(
+                    f"the {record.provider} agent could not start: {exc.message}"
+                ) from exc
+            except OSError as exc:
+                await self._tracker.terminate(agent.id)
+                raise AgentStartError(
+                    f"the {record.provider} agent program could not be run ({exc}); check that "
+                    "it is installed (`paseo provider ls`)"
+                ) from exc
+            except asyncio.CancelledError:
+                await self._tracker.terminate(agent.id)
+                raise
+            agent.session = session
+            changes = runtime_changes(agent, session)
+            if (
+                agent.record.lastStatus in ("initializing", "closed", "error")
+                and agent.next_prompt is None
+            ):
+                changes["lastStatus"] = "idle"
+            await self._roster.save(agent, changes)
+            return session
+
+    def _session_config(self, record: AgentRecord) -> SessionConfig:
+        config = record.config or SerializableConfig()
+        appended = self._config.resolved.daemon.appendSystemPrompt
+        system = "\n\n".join(part for part in (config.systemPrompt, appended) if part) or None
+        return SessionConfig(
+            agentId=record.id,
+            cwd=record.cwd,
+            modeId=config.modeId,
+            model=config.model,
+            thinkingOptionId=config.thinkingOptionId,
+            featureValues=dict(config.featureValues or {}),
+            systemPrompt=system,
+            mcpServers=dict(config.mcpServers or {}),
+            env={"PASEO_AGENT_ID": record.id},
+            extra=dict(config.providerOptions or {}),
+        )
+
+    def _sink(self, agent: LiveAgent, generation: int) -> Callable[[AgentEvent], Awaitable[None]]:
+        async def sink(event: AgentEvent) -> None:
+            if agent.generation != generation or agent.deleted:
+                return
+            await self._roster.ingest(agent, event, from_provider=True)
+
+        return sink
+
+    async def drop(self, agent: LiveAgent) -> None:
+        """Close the live session (keeping the persistence handle) and reap its processes."""
+        async with agent.lock:
+            session, agent.session = agent.session, None
+            agent.generation += 1
+            if session is not None:
+                try:
+                    changes = runtime_changes(agent, session)
+                    changes.pop("lastStatus", None)
+                    await self._roster.save(agent, changes)
+                except Exception:
+                    log.exception("agent %s: saving the session handle failed", agent.id)
+                try:
+                    await asyncio.wait_for(session.close(), CLOSE_TIMEOUT)
+                except Exception:
+                    log.exception("agent %s: closing the session failed", agent.id)
+            await self._tracker.terminate(agent.id)
+            agent.pending.clear()
+
+    async def cancel_runner(self, agent: LiveAgent) -> bool:
+        """Stop queued and starting work; returns whether a prompt was in flight."""
+        in_flight = agent.next_prompt is not None or agent.provider_prompt is not None
+        agent.next_prompt = None
+        agent.want_session = False
+        runner, agent.runner = agent.runner, None
+        if runner is not None and not runner.done():
+            in_flight = in_flight or agent.record.lastStatus == "running"
+            runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await runner
+        return in_flight
+
+    async def close(self, agent: LiveAgent, *, reason: str) -> None:
+        """Interrupt, close the provider process, mark ``closed`` (resumable)."""
+        in_flight = await self.cancel_runner(agent)
+        in_flight = in_flight or agent.record.lastStatus == "running"
+        await self.drop(agent)
+        if in_flight:
+            agent.provider_prompt = agent.latest_prompt
+            await self._roster.ingest(
+                agent, TurnCanceled(provider=agent.record.provider, reason=reason)
+            )
+        agent.provider_prompt = None
+        await agent.timeline.drain()
+        if agent.record.lastStatus != "closed":
+            await self._roster.save(agent, {"lastStatus": "closed"})
