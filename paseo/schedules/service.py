@@ -54,6 +54,9 @@ STREAM = "schedules"
 STREAM_ACCESS = frozenset({"local", "remote"})
 UPDATED = "schedule.updated"
 
+BOOT_PAGE = 100
+"""Records read at a time at boot (small pages keep the start-up peak low)."""
+
 
 class ScheduleService:
     """See the module docstring."""
@@ -103,12 +106,21 @@ class ScheduleService:
                     )
                 )
         now = self._clock.now()
-        for stored in await self._all():
-            changes = runs.recovery_changes(stored, now)
-            record = stored
-            if changes:
-                record = await self._repo.update(stored.id, {**changes, "updatedAt": iso(now)})
-            self._arm(record)
+        # Page by page: the index keeps two numbers per schedule, never the records.
+        cursor: str | None = None
+        while True:
+            page = await self._repo.list(cursor=cursor, limit=BOOT_PAGE)
+            for stored in page.items:
+                changes = runs.recovery_changes(stored, now)
+                record = stored
+                if changes:
+                    record = await self._repo.update(
+                        stored.id, {**changes, "updatedAt": iso(now)}
+                    )
+                self._arm(record)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
         self._loop_task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:
