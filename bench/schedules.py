@@ -11,7 +11,10 @@ The memory difference has two owners, so the same home is then opened in this pr
 measured with tracemalloc: the JSON store driver's cache of the records (it keeps every record
 in memory by design) and what the schedules service itself keeps (its index) once started.
 
-Run: ``.venv/bin/python bench/schedules.py [--schedules 10000] [--seconds 60]``.
+With ``--store sqlite`` both homes use the SQLite driver (the loaded one is migrated with
+``paseo store migrate``), whose records stay on disk.
+
+Run: ``.venv/bin/python bench/schedules.py [--schedules 10000] [--seconds 60] [--store sqlite]``.
 """
 
 from __future__ import annotations
@@ -144,16 +147,36 @@ class Config:
     resolved: Any = None
 
 
-async def split_memory(home: Path) -> tuple[float, float]:
-    """MB retained by the open JSON store, then by the started schedules service."""
-    from paseo_store_json import JsonStore
+def use_sqlite(empty: Path, loaded: Path) -> None:
+    migrate = ["store", "migrate", "--from", "json", "--to", "sqlite", "--switch"]
+    subprocess.run(
+        [sys.executable, "-m", "paseo", *migrate],
+        env={**os.environ, "PASEO_HOME": str(loaded)},
+        capture_output=True,
+        timeout=600,
+        check=True,
+    )
+    (empty / "config.json").write_text((loaded / "config.json").read_text())
+
+
+async def split_memory(home: Path, driver: str) -> tuple[float, float]:
+    """MB retained by the open store, then by the started schedules service."""
+    from paseo_hookspecs.interfaces.store import Store
 
     from paseo.schedules.service import ScheduleService
 
     tracemalloc.start()
     gc.collect()
     start = tracemalloc.get_traced_memory()[0]
-    store = JsonStore(home)
+    store: Store
+    if driver == "sqlite":
+        from paseo_store_sqlite import SqliteStore
+
+        store = SqliteStore(home)
+    else:
+        from paseo_store_json import JsonStore
+
+        store = JsonStore(home)
     await store.open()
     gc.collect()
     opened = tracemalloc.get_traced_memory()[0]
@@ -178,12 +201,15 @@ def main() -> int:
     parser.add_argument("--schedules", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=60.0, help="measurement window")
     parser.add_argument("--settle", type=float, default=10.0, help="wait after start")
+    parser.add_argument("--store", choices=("json", "sqlite"), default="json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         empty, loaded = root / "empty", root / "loaded"
         empty.mkdir()
         write_schedules(loaded, args.schedules)
+        if args.store == "sqlite":
+            use_sqlite(empty, loaded)
         envs = []
         try:
             base, env, base_start = start(empty)
@@ -197,7 +223,7 @@ def main() -> int:
         finally:
             for env in envs:
                 stop(env)
-        store_mb, service_mb = asyncio.run(split_memory(loaded))
+        store_mb, service_mb = asyncio.run(split_memory(loaded, args.store))
     per_minute = 60.0 / args.seconds
     rows = []
     for label, b, a, took in (
@@ -207,7 +233,10 @@ def main() -> int:
         cpu = (a[0] - b[0]) * per_minute
         wakeups = (a[1] - b[1]) * per_minute
         rows.append((label, took, cpu, wakeups, a[2] / 2**20))
-    print(f"idle window {args.seconds:.0f}s after {args.settle:.0f}s settle; per minute:")
+    print(
+        f"{args.store} store; idle window {args.seconds:.0f}s after {args.settle:.0f}s settle; "
+        "per minute:"
+    )
     print(f"{'home':<18}{'start s':>9}{'CPU s/min':>11}{'wake-ups/min':>14}{'RSS MB':>9}")
     for label, took, cpu, wakeups, rss in rows:
         print(f"{label:<18}{took:>9.2f}{cpu:>11.3f}{wakeups:>14.0f}{rss:>9.1f}")
@@ -218,7 +247,7 @@ def main() -> int:
         f"(target < {MEMORY_TARGET_MB:.0f} MB: {verdict(extra_rss)})"
     )
     print(
-        f"memory retained (tracemalloc): JSON store record cache {store_mb:.1f} MB, "
+        f"memory retained (tracemalloc): {args.store} store once open {store_mb:.1f} MB, "
         f"schedules service {service_mb:.1f} MB "
         f"(target < {MEMORY_TARGET_MB:.0f} MB: {verdict(service_mb)})"
     )
