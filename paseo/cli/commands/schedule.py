@@ -89,12 +89,19 @@ def _call(args: argparse.Namespace, method: str, params: dict[str, Any] | None =
 
 
 def _duration(option: str, text: str) -> float:
+    """``30s``, ``5m``, ``1h30m`` and, for the longer spans schedules have, ``7d`` / ``1d12h``."""
     if text.strip().startswith("-"):
         raise CliError(f"{option} must be a positive duration, got {text!r}", exit_code=EXIT_USAGE)
+    days, sep, rest = text.strip().lower().partition("d")
     try:
-        seconds = parse_duration(text)
+        if sep and days.isdigit():
+            seconds = int(days) * 86400.0 + (parse_duration(rest) if rest else 0.0)
+        else:
+            seconds = parse_duration(text)
     except argparse.ArgumentTypeError as exc:
-        raise CliError(f"{option}: {exc}", exit_code=EXIT_USAGE) from exc
+        raise CliError(
+            f"{option}: not a duration: {text!r} (e.g. 30s, 5m, 1h, 7d)", exit_code=EXIT_USAGE
+        ) from exc
     if seconds <= 0:
         raise CliError(f"{option} must be a positive duration, got {text!r}", exit_code=EXIT_USAGE)
     return seconds
