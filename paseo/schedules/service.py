@@ -184,10 +184,6 @@ class ScheduleService:
             if record is None or record.status != "active" or record.nextRunAt is None:
                 return
             scheduled = parse_iso(record.nextRunAt)
-            if scheduled > now:
-                # The wall clock went back since this was armed: wait for the slot again.
-                self._arm(record)
-                return
             following = cadence.next_slot(record.cadence, after=now, previous=scheduled)
             if schedule_id in self._running:
                 log.info("schedule %s: previous run still working; slot skipped", schedule_id)

@@ -351,3 +351,33 @@ def test_an_invalid_schedule_file_is_quarantined_and_reported(tmp_path: Path) ->
             assert await h.service.list_schedules() == []
 
     run(body)
+
+
+def test_a_forward_clock_jump_runs_once_then_resumes_the_cadence(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            schedule = await h.create(cadence=EVERY_MINUTE)
+            h.clock.advance(30 * MINUTE + timedelta(seconds=5))
+            record = await h.runs_settled(schedule.id, 1)
+            assert record.runs[0].scheduledFor == iso(START + MINUTE)
+            assert record.nextRunAt == iso(START + 31 * MINUTE)
+            await h.quiet()
+            assert len(h.agents.turns) == 1
+
+    run(body)
+
+
+def test_a_backward_clock_jump_never_fires_a_slot_early(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            schedule = await h.create(cadence=EVERY_MINUTE)
+            h.clock.advance(-timedelta(hours=1))
+            await h.quiet()
+            h.clock.set(START + MINUTE - timedelta(seconds=1))
+            await h.quiet()
+            assert h.agents.turns == []
+            h.clock.advance(timedelta(seconds=1))
+            record = await h.runs_settled(schedule.id, 1)
+            assert record.runs[0].scheduledFor == iso(START + MINUTE)
+
+    run(body)
