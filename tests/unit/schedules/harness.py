@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import Conflict, NotFound
+from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import NewAgentConfig, ScheduleRecord
 from paseo_store_json import JsonStore
+from paseo_store_sqlite import SqliteStore
 
 from paseo.schedules.models import ScheduleCreateParams
 from paseo.schedules.ports import AgentState, TurnOutcome
@@ -142,9 +144,12 @@ class NoConfig:
         return object()
 
 
+DRIVERS = {"json": JsonStore, "sqlite": SqliteStore}
+
+
 @dataclass
 class Harness:
-    store: JsonStore
+    store: Store
     service: ScheduleService
     clock: ManualClock
     agents: FakeAgents
@@ -193,8 +198,10 @@ class Harness:
 
 
 @contextlib.asynccontextmanager
-async def running(home: Path, *, start: bool = True) -> AsyncIterator[Harness]:
-    store = JsonStore(home)
+async def running(
+    home: Path, *, start: bool = True, driver: str = "json"
+) -> AsyncIterator[Harness]:
+    store: Store = DRIVERS[driver](home)
     await store.open()
     clock = ManualClock()
     agents = FakeAgents()

@@ -183,12 +183,13 @@ def _crashed(schedule: ScheduleRecord) -> dict[str, object]:
     return data
 
 
-def test_boot_fails_runs_left_running_and_skips_missed_slots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("driver", ["json", "sqlite"])
+def test_boot_fails_runs_left_running_and_skips_missed_slots(tmp_path: Path, driver: str) -> None:
     async def body() -> None:
-        async with running(tmp_path) as first:
+        async with running(tmp_path, driver=driver) as first:
             schedule = await first.create(cadence=EVERY_MINUTE)
             await first.store.schedules.update(schedule.id, _crashed(schedule))
-        async with running(tmp_path, start=False) as h:
+        async with running(tmp_path, start=False, driver=driver) as h:
             h.clock.advance(30 * MINUTE + timedelta(seconds=15))
             await h.service.start()
             record = await h.record(schedule.id)
@@ -249,13 +250,14 @@ def test_a_failed_turn_and_an_over_long_reply_are_recorded(tmp_path: Path) -> No
     run(body)
 
 
+@pytest.mark.parametrize("driver", ["json", "sqlite"])
 def test_the_history_keeps_the_newest_runs_and_counts_every_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, driver: str
 ) -> None:
     monkeypatch.setenv("PASEO_SCHEDULE_HISTORY", "3")
 
     async def body() -> None:
-        async with running(tmp_path) as h:
+        async with running(tmp_path, driver=driver) as h:
             schedule = await h.create(cadence=EVERY_MINUTE, maxRuns=5)
             ids = []
             for count in range(1, 6):
