@@ -21,6 +21,7 @@ import logging
 import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, PaseoError, Unavailable
@@ -98,7 +99,8 @@ class ScheduleService:
         """Recover what a previous daemon left, index the active schedules, start the loop."""
         self._publisher.register_stream(STREAM, STREAM_ACCESS)
         for item in self._store.quarantined:
-            if str(SCHEDULES_DIR) in item.original.replace(os.sep, "/").split("/"):
+            # Schedule files sit directly in schedules/ (agents are one folder deeper).
+            if PurePath(item.original).parent.name == SCHEDULES_DIR.name:
                 log.warning("schedule file %s was invalid: %s", item.original, item.reason)
                 self.quarantined.append(
                     QuarantinedSchedule(
