@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "workspace": ("Workspaces: exact directories, worktrees, pins and labels", "workspace"),
     "worktree": ("Paseo-owned Git worktrees", "worktree"),
     "label": ("The workspace label catalog", "label"),
+    "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
 }
 
 GLOBAL_OPTIONS = """\

@@ -8,11 +8,13 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 :func:`schema_notifications` give the protocol schema generator every method group and
 notification without a running daemon (with unbound refs).
 
-Start order: git (the one Git runner), workspaces (placement), agents (needs placement).
+Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
+schedules (prompt agents).
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from paseo.daemon.methods import kernel_groups
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.registration import RpcMethodGroup
     from pydantic import BaseModel
 
+    from paseo.agents.manager import AgentService
     from paseo.daemon.runtime import Daemon
     from paseo.daemon.services import Service
     from paseo.workspaces.adapter import WorkspacesRef
@@ -64,56 +67,62 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
-    agents, agent_groups = _agents(daemon, publisher=publisher, placement=workspaces)
-    composition.groups.extend((KERNEL, group) for group in agent_groups)
+    agents = _agents(daemon, publisher=publisher, placement=workspaces)
+    composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
 
-    services: list[Service] = [git, workspaces, agents]
+    from paseo.schedules.agents_port import AgentServicePort
+    from paseo.schedules.service import ScheduleService
+
+    schedules = ScheduleService(
+        store=store, publisher=publisher, agents=AgentServicePort(lambda: agents), config=config
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
+
+    services: list[Service] = [git, workspaces, agents, schedules]
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
     return composition
 
 
-# ------------------------------------------------------------------------------ agents
-
-
 def _agents(
     daemon: Daemon, *, publisher: ForwardingPublisher, placement: WorkspacesService
-) -> tuple[Service, list[RpcMethodGroup]]:
-    """The agent manager from its ports, and its adapter bound to it (the final wiring)."""
+) -> AgentService:
+    """The agent manager from its ports."""
     from paseo.agents.manager import AgentService
-    from paseo.agents.rpc import method_groups
 
     plugins = daemon.plugins
     if plugins is None:  # cannot happen: compose() runs after the plugins are loaded
         raise RuntimeError("the plugins are not loaded")
-    service = AgentService(
+    return AgentService(
         store=daemon.store,
         publisher=publisher,
         config=daemon.live_config,
         plugins=plugins,
         placement=placement,
     )
-    ref: ServiceRef[AgentService] = ServiceRef("agents")
-    ref.bind(service)
-    return service, method_groups(ref)
 
 
-def _agent_schema_groups() -> list[RpcMethodGroup]:
-    """The agent groups with an unbound ref (the final wiring)."""
-    from paseo.agents.manager import AgentService
-    from paseo.agents.rpc import method_groups
+# ------------------------------------------------------------------------------ adapters
 
-    ref: ServiceRef[AgentService] = ServiceRef("agents")
-    return method_groups(ref)
+ADAPTERS: dict[str, str] = {
+    "agents": "paseo.agents.rpc",
+    "schedules": "paseo.schedules.rpc",
+}
+"""Service name -> the module of its RPC adapter. Each adapter module offers
+``method_groups(ref: ServiceRef[S])`` and ``notifications()``; it is imported when its service is
+built (or when the schema is generated), never by the CLI."""
 
 
-def _agent_notifications() -> dict[str, type[BaseModel]]:
-    """The agent notifications (the final wiring)."""
-    from paseo.agents.rpc import notifications
-
-    found: dict[str, type[BaseModel]] = notifications()
-    return found
+def _adapter(name: str, service: object | None) -> list[RpcMethodGroup]:
+    """The method groups of ``name``'s adapter, with its ref bound to ``service`` (unbound when
+    ``None``: the schema generator's case)."""
+    module = importlib.import_module(ADAPTERS[name])
+    ref: ServiceRef[object] = ServiceRef(name)
+    if service is not None:
+        ref.bind(service)
+    groups: list[RpcMethodGroup] = module.method_groups(ref)
+    return groups
 
 
 # ------------------------------------------------------------------------------ schema
@@ -122,16 +131,18 @@ def _agent_notifications() -> dict[str, type[BaseModel]]:
 def schema_groups() -> list[RpcMethodGroup]:
     """The daemon's and every kernel service's method groups, built with unbound refs (their
     handlers answer ``unavailable``): what the protocol schema documents."""
-    return [
-        *kernel_groups(ServiceRef("daemon")),
-        *_workspace_groups(ServiceRef("workspaces")),
-        *_agent_schema_groups(),
-    ]
+    groups = [*kernel_groups(ServiceRef("daemon")), *_workspace_groups(ServiceRef("workspaces"))]
+    for name in ADAPTERS:
+        groups.extend(_adapter(name, None))
+    return groups
 
 
 def schema_notifications() -> dict[str, type[BaseModel]]:
     """Every notification the kernel sends (method → params model)."""
-    return {**WIRE_NOTIFICATIONS, **_agent_notifications()}
+    found: dict[str, type[BaseModel]] = dict(WIRE_NOTIFICATIONS)
+    for module_name in ADAPTERS.values():
+        found.update(importlib.import_module(module_name).notifications())
+    return found
 
 
 def builtin_plugin_groups() -> list[RpcMethodGroup]:

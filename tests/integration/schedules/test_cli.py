@@ -1,0 +1,148 @@
+"""``paseo schedule`` against a real daemon: the round trip, the output conventions, local
+times, refused input and the report of a quarantined schedule file. (Runs themselves, with a
+real agent program, are in ``tests/e2e/schedules``.)"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon, stop_daemon
+
+GHOST = "00000000-0000-4000-8000-000000000000"
+
+
+@pytest.fixture
+def daemon(paseo_home: Path) -> Iterator[LiveDaemon]:
+    live = start_daemon(paseo_home)
+    try:
+        yield live
+    finally:
+        stop_daemon(paseo_home)
+        kill_leftover(live.pid)
+
+
+def test_create_list_pause_resume_delete_round_trip(
+    daemon: LiveDaemon, run_paseo: Any, tmp_path: Path
+) -> None:
+    def paseo(*args: str) -> Any:
+        return json.loads(run_paseo("schedule", *args, "-o", "json", check=True).stdout)
+
+    created = paseo(
+        "create",
+        "check the build",
+        "--cron",
+        "0 9 * * 1-5",
+        "--tz",
+        "Europe/Paris",
+        "--name",
+        "morning",
+        "--provider",
+        "claude",
+        "--cwd",
+        str(tmp_path),
+        "--max-runs",
+        "3",
+        "--expires-in",
+        "30d",
+    )
+    assert created["cadence"] == {
+        "type": "cron",
+        "expression": "0 9 * * 1-5",
+        "timezone": "Europe/Paris",
+    }
+    assert created["target"]["config"]["provider"] == "claude"
+    assert created["target"]["config"]["cwd"] == str(tmp_path)
+    assert (created["status"], created["maxRuns"]) == ("active", 3)
+    assert created["nextRunAt"].endswith(("07:00:00.000Z", "08:00:00.000Z"))
+    assert created["expiresAt"] is not None
+
+    every = paseo("create", "tidy up", "--every", "90m", "--provider", "claude")
+    assert every["cadence"] == {"type": "every", "everyMs": 90 * 60 * 1000}
+
+    assert [s["id"] for s in paseo("ls")] == [created["id"], every["id"]]
+    quiet = run_paseo("schedule", "ls", "-q", check=True).stdout.split()
+    assert quiet == [created["id"], every["id"]]
+    table = run_paseo("schedule", "ls", "--no-headers", check=True).stdout
+    assert "NEXT RUN" not in table
+    assert "morning" in table
+    listed = yaml.safe_load(run_paseo("schedule", "ls", "-o", "yaml", check=True).stdout)
+    assert [s["id"] for s in listed] == [created["id"], every["id"]]
+
+    paused = paseo("pause", "morning")
+    assert (paused["status"], paused["nextRunAt"]) == ("paused", None)
+    assert [s["id"] for s in paseo("ls", "--status", "paused")] == [created["id"]]
+    resumed = paseo("resume", created["id"][:4])
+    assert resumed["status"] == "active"
+    assert resumed["nextRunAt"] == created["nextRunAt"]
+    assert paseo("logs", "morning") == []
+
+    assert paseo("delete", "morning") == {"scheduleId": created["id"], "deleted": True}
+    assert [s["id"] for s in paseo("ls")] == [every["id"]]
+    gone = run_paseo("schedule", "inspect", "morning")
+    assert gone.returncode == 1
+    assert "no schedule is named 'morning'" in gone.stderr
+
+
+def test_next_run_is_shown_in_local_time(daemon: LiveDaemon, run_paseo: Any) -> None:
+    created = json.loads(
+        run_paseo(
+            "schedule", "create", "x", "--cron", "0 12 * * *", "--provider", "claude",
+            "-o", "json", check=True,
+        ).stdout
+    )
+    assert created["nextRunAt"].endswith("T12:00:00.000Z")
+    shown = run_paseo(
+        "schedule", "inspect", created["id"], env={"TZ": "Asia/Tokyo"}, check=True
+    ).stdout
+    assert "21:00:00 JST" in shown
+    listed = run_paseo("schedule", "ls", env={"TZ": "Asia/Tokyo"}, check=True).stdout
+    assert "21:00:00 JST" in listed
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--cron", "0 9 * *"], {}, "invalid cron expression '0 9 * *': it needs exactly five"),
+        (["--cron", "0 99 * * *"], {}, "invalid cron expression '0 99 * * *': bad hour"),
+        (["--cron", "0 9 * * *", "--tz", "Europe/Atlantis"], {}, "unknown time zone"),
+        (["--cron", "0 9 * * *", "--every", "5m"], {}, "not both"),
+        ([], {}, "needs --cron EXPR or --every DURATION"),
+        (["--every", "0s"], {}, "--every must be a positive duration"),
+        (["--every=-5m"], {}, "--every must be a positive duration"),
+        (["--every", "5m", "--target", "nobody"], {}, "unknown target agent 'nobody'"),
+        (["--every", "5m", "--target", "self"], {}, "--target self needs $PASEO_AGENT_ID"),
+        # Inside an agent, no --target means that agent.
+        (["--every", "5m"], {"PASEO_AGENT_ID": GHOST}, f"unknown target agent '{GHOST}'"),
+        (["--every", "5m", "--max-runs", "0"], {}, "--max-runs must be at least 1"),
+        (["--every", "5m", "--target", "nobody", "--provider", "x"], {}, "new-agent target"),
+    ],
+)
+def test_bad_input_is_refused_at_create_with_a_specific_message(
+    daemon: LiveDaemon, run_paseo: Any, args: list[str], env: dict[str, str], message: str
+) -> None:
+    refused = run_paseo("schedule", "create", "prompt", *args, env=env)
+    assert refused.returncode != 0
+    assert message in refused.stderr
+    listed = json.loads(run_paseo("schedule", "ls", "-o", "json", check=True).stdout)
+    assert listed == []
+
+
+def test_a_schedule_file_that_fails_validation_is_quarantined_and_reported(
+    paseo_home: Path, run_paseo: Any
+) -> None:
+    folder = paseo_home / "schedules"
+    folder.mkdir(parents=True)
+    (folder / "deadbeef.json").write_text(json.dumps({"id": "deadbeef", "prompt": "hi"}))
+    live = start_daemon(paseo_home)
+    try:
+        listed = run_paseo("schedule", "ls", check=True)
+        assert "deadbeef.json was invalid and moved to" in listed.stderr
+        assert not (folder / "deadbeef.json").exists()
+    finally:
+        stop_daemon(paseo_home)
+        kill_leftover(live.pid)
