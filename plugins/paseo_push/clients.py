@@ -41,20 +41,24 @@ class ClientRegistry:
         self._limit = limit
         self._clients: OrderedDict[str, tuple[ClientState, RpcContext]] = OrderedDict()
 
-    def heartbeat(self, state: ClientState, notifier: RpcContext) -> None:
+    def heartbeat(self, state: ClientState, notifier: RpcContext, now: float) -> None:
         """Record ``state`` as the client's latest, ``notifier`` as its connection."""
         self._clients[state.client_id] = (state, notifier)
         self._clients.move_to_end(state.client_id)
+        self._forget_gone(now)
         while len(self._clients) > self._limit:
             self._clients.popitem(last=False)
 
     def states(self, now: float) -> list[ClientState]:
         """The clients still worth asking about, after forgetting the gone and the silent."""
+        self._forget_gone(now)
+        return [state for state, _ in self._clients.values()]
+
+    def _forget_gone(self, now: float) -> None:
         for client_id, (state, notifier) in list(self._clients.items()):
             gone = isinstance(notifier, ConnectionAware) and not notifier.connected
             if gone or now - state.last_activity >= ACTIVE_WINDOW:
                 del self._clients[client_id]
-        return [state for state, _ in self._clients.values()]
 
     def notifier(self, client_id: str) -> RpcContext | None:
         entry = self._clients.get(client_id)

@@ -152,7 +152,7 @@ class PushPlugin:
             visible=params.visible,
             last_activity=_epoch(params.lastActivityAt, now),
         )
-        self.clients.heartbeat(state, ctx)
+        self.clients.heartbeat(state, ctx, now)
         return HeartbeatResult(clientId=ctx.client_id)
 
     # --------------------------------------------------------------- attention

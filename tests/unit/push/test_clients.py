@@ -29,8 +29,8 @@ def state(client_id: str, idle: float = 0.0) -> ClientState:
 def test_the_latest_heartbeat_of_a_client_replaces_its_earlier_one() -> None:
     registry = ClientRegistry()
     first, second = Notifier(), Notifier()
-    registry.heartbeat(state("c", idle=30), first)
-    registry.heartbeat(state("c"), second)
+    registry.heartbeat(state("c", idle=30), first, NOW)
+    registry.heartbeat(state("c"), second, NOW)
     assert registry.states(NOW) == [state("c")]
     assert registry.notifier("c") is second
 
@@ -38,14 +38,14 @@ def test_the_latest_heartbeat_of_a_client_replaces_its_earlier_one() -> None:
 def test_the_registry_is_bounded_dropping_the_least_recently_heard() -> None:
     registry = ClientRegistry(limit=2)
     for name in ("a", "b", "c"):
-        registry.heartbeat(state(name), Notifier())
+        registry.heartbeat(state(name), Notifier(), NOW)
     assert [s.client_id for s in registry.states(NOW)] == ["b", "c"]
 
 
 def test_silent_clients_and_closed_connections_are_forgotten() -> None:
     registry = ClientRegistry()
-    registry.heartbeat(state("silent", idle=ACTIVE_WINDOW), Notifier())
-    registry.heartbeat(state("closed"), Notifier(connected=False))
-    registry.heartbeat(state("open"), Notifier(connected=True))
+    registry.heartbeat(state("silent", idle=ACTIVE_WINDOW), Notifier(), NOW)
+    registry.heartbeat(state("closed"), Notifier(connected=False), NOW)
+    registry.heartbeat(state("open"), Notifier(connected=True), NOW)
     assert [s.client_id for s in registry.states(NOW)] == ["open"]
     assert registry.notifier("closed") is None
