@@ -14,6 +14,7 @@ listing never sees a half-done sync.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +94,9 @@ class SkillsService:
     async def stop(self) -> None:
         if self._startup is not None:
             self._startup.cancel()
-            await asyncio.gather(self._startup, return_exceptions=True)
+            # Anything but the cancellation (a bug) propagates: the daemon logs it.
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._startup
 
     async def list_skills(self) -> SkillsReport:
         """Every shipped skill with what each directory holds."""
