@@ -88,8 +88,9 @@ class SkillsService:
             log.warning("could not install the Paseo skills: %s", exc)
             return
         changed = [a for a in report.actions if a.action != "kept"]
-        if changed:
-            log.info("skills: %d file(s) changed", len(changed))
+        # Debug only: a line in daemon.log after "ready" would be the daemon writing to its
+        # home when nothing happened there.
+        log.debug("skills: %d file(s) changed at start", len(changed))
 
     async def stop(self) -> None:
         if self._startup is not None:
