@@ -68,7 +68,7 @@ def _run_turn(client: Any, workdir: Path, prompt: str = "hello") -> str:
         "agent.create", {"provider": "scripted", "cwd": str(workdir), "initialPrompt": prompt}
     )["agent"]
     result = client.call("agent.wait", {"agentId": agent["id"], "timeout": 20}, timeout=30)
-    assert result["outcome"] in ("idle", "error")
+    assert result["outcome"] in ("idle", "error", "permission")
     agent_id: str = agent["id"]
     return agent_id
 
@@ -166,3 +166,20 @@ def test_a_failed_turn_is_never_pushed(
     expo.wait_for_requests(1, timeout=20)
     assert [m["data"]["agentId"] for m in expo.messages] == [finished]
     assert failed != finished
+
+
+def test_a_permission_request_with_no_client_watching_is_pushed(
+    push_daemon: LiveDaemon, expo: FakeExpo, workdir: Path
+) -> None:
+    with _connect(push_daemon, "cli-1") as client:
+        client.call("push.register", {"token": TOKEN})
+        agent_id = _run_turn(client, workdir, "[[write:out.txt:x]]")
+    (body,) = expo.wait_for_requests(1, timeout=20)
+    (message,) = body
+    assert message["data"] == {
+        "agentId": agent_id,
+        "reason": "permission",
+        "serverId": message["data"]["serverId"],
+    }
+    assert message["data"]["serverId"].startswith("srv_")
+    assert message["body"] == "Needs your permission"
