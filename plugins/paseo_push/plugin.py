@@ -25,6 +25,7 @@ from paseo_hookspecs.registration import (
 )
 
 from paseo_push.clients import ClientRegistry
+from paseo_push.expo import is_expo_token, send
 from paseo_push.policy import ClientState, decide
 from paseo_push.rpc import (
     IN_APP_NOTICE,
@@ -211,13 +212,10 @@ class PushPlugin:
         settings = settings_of(daemon.config_section(PLUGIN_ID))
         if not settings.enabled:
             return
-        from paseo_push.expo import is_expo_token, send
-
         # The store parses permissively; the SDK would refuse a whole batch for one odd token.
         tokens = [t for t in await daemon.store.push_tokens.list() if is_expo_token(t)]
         if not tokens:
             return
-
         data: dict[str, Any] = {"agentId": agent_id, "reason": reason, "serverId": daemon.server_id}
         outcome = await asyncio.to_thread(
             send,
