@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "worktree": ("Paseo-owned Git worktrees", "worktree"),
     "label": ("The workspace label catalog", "label"),
     "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
+    "skills": ("Paseo's orchestration skills for your agents", "skills"),
 }
 
 GLOBAL_OPTIONS = """\

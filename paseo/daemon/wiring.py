@@ -15,6 +15,8 @@ schedules (prompt agents).
 from __future__ import annotations
 
 import importlib
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paseo.daemon.methods import kernel_groups
@@ -78,7 +80,16 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 
-    services: list[Service] = [git, workspaces, agents, schedules]
+    from paseo.skills.service import SkillsService
+
+    # `~` is the daemon's HOME, as the agents it launches see it.
+    env = daemon.options.env
+    skills = SkillsService(
+        config=config, home_dir=Path(env.get("HOME") or os.path.expanduser("~"))
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("skills", skills))
+
+    services: list[Service] = [git, workspaces, agents, schedules, skills]
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
@@ -108,6 +119,7 @@ def _agents(
 ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "schedules": "paseo.schedules.rpc",
+    "skills": "paseo.skills.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers
 ``method_groups(ref: ServiceRef[S])`` and ``notifications()``; it is imported when its service is
