@@ -126,6 +126,13 @@ class AcpProvider(AgentProvider):
         """A custom ACP provider: ``overrides`` (command, env, models, additionalModels, …)
         layered over this provider's own; it reports ``provider_id`` everywhere."""
         merged = {**self._overrides, **{k: v for k, v in overrides.items() if v is not None}}
+        if not merged.get("command"):
+            # The generic ACP client has no default program to fall back on.
+            raise InvalidParams(
+                f'provider "{provider_id}" extends "acp" and must declare command '
+                f'(agents.providers.{provider_id}.command, the agent\'s argv)',
+                data={"path": f"agents.providers.{provider_id}.command"},
+            )
         return AcpProvider(provider_id, label, merged)
 
     # ------------------------------------------------------------------ provider interface

@@ -24,6 +24,7 @@ from paseo_hookspecs.interfaces.agent import (
     ThinkingOption,
 )
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
 
 from paseo_claude.protocol import LaunchSpec
 from paseo_claude.session import ClaudeSession
@@ -270,6 +271,17 @@ class ClaudeProvider(AgentProvider):
             raise InvalidParams("the persistence handle names no Claude Code session")
         spec = self.launch_spec(config, resume=session_id)
         return await ClaudeSession.start(spec, config, sink, launcher)
+
+    def terminal_profile(self) -> TerminalProfile:
+        """Claude Code interactive, with the typed prompt as its first message."""
+        program, *rest = self.options.command
+        return TerminalProfile(
+            id=self.id,
+            name=self.label,
+            command=program,
+            args=[*rest, PROMPT_SENTINEL],
+            icon="claude",
+        )
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         return ClaudeProvider(provider_id, label, self.options.with_overrides(overrides))

@@ -39,6 +39,7 @@ from paseo_hookspecs.interfaces.agent import (
 )
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
+from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
 
 from .modes import DEFAULT_MODE, MODES, ModePreset
 from .session import INSTALL_HINT, CodexSession
@@ -256,6 +257,17 @@ class CodexProvider(AgentProvider):
             mode=mode,
             start_timeout=self._start_timeout,
             resume_thread=thread_id,
+        )
+
+    def terminal_profile(self) -> TerminalProfile:
+        """The Codex TUI, with the typed prompt as its first message."""
+        program, *rest = self._command
+        return TerminalProfile(
+            id=self.id,
+            name=self.label,
+            command=program,
+            args=[*rest, PROMPT_SENTINEL],
+            icon="codex",
         )
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:

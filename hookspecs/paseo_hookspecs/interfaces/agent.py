@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paseo_hookspecs.events import AgentEvent, PermissionResolution
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.terminals import TerminalProfile
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
 """Where a session delivers its events, in order. Awaiting it applies back-pressure."""
@@ -250,6 +251,12 @@ class AgentProvider(ABC):
         """Reattach to the conversation named by ``handle`` (Claude ``--resume``, Codex
         ``thread/resume``, ACP ``session/load``), its program started with ``launcher``;
         ``NotFound`` when the conversation is gone (the kernel then starts a new one)."""
+
+    def terminal_profile(self) -> TerminalProfile | None:
+        """The terminal profile that runs this provider's program interactively (listed among
+        the default ``daemon.terminalProfiles`` while the user has set none), or ``None``.
+        Use :data:`paseo_hookspecs.terminals.PROMPT_SENTINEL` where a typed prompt goes."""
+        return None
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         """A custom provider (``agents.providers.<id>`` with ``extends`` naming this one) that

@@ -15,14 +15,13 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from paseo.cli.errors import EXIT_FAILURE, EXIT_USAGE, CliError
 from paseo.cli.output import emit
 from paseo.home import HomeLayout, resolve_home
 
 if TYPE_CHECKING:
-    from paseo_hookspecs.terminals import TerminalProfile
 
     from paseo.config import ConfigProblem
 
@@ -129,11 +128,6 @@ def _covers(segments: tuple[str | int, ...], path: tuple[str, ...]) -> bool:
     return segments[:shared] == path[:shared]
 
 
-@runtime_checkable
-class _OffersTerminalProfile(Protocol):
-    def terminal_profile(self) -> TerminalProfile | None: ...
-
-
 def _offered_terminal_profiles(args: argparse.Namespace) -> list[dict[str, Any]]:
     """What an absent ``daemon.terminalProfiles`` means: each installed provider's profile."""
     from paseo.cli.context import plugin_manager
@@ -141,7 +135,6 @@ def _offered_terminal_profiles(args: argparse.Namespace) -> list[dict[str, Any]]
     offered = (
         provider.terminal_profile()
         for provider in plugin_manager(getattr(args, "home", None)).providers().values()
-        if isinstance(provider, _OffersTerminalProfile)
     )
     return [profile.model_dump(mode="json") for profile in offered if profile is not None]
 
