@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "workspace": ("Workspaces: exact directories, worktrees, pins and labels", "workspace"),
     "worktree": ("Paseo-owned Git worktrees", "worktree"),
     "label": ("The workspace label catalog", "label"),
+    "terminal": ("Workspace terminals: create, capture, send keys, attach", "terminal"),
 }
 
 GLOBAL_OPTIONS = """\

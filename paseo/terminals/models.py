@@ -39,6 +39,8 @@ class TerminalInfo(_Model):
     """The signal that ended the program, when one did."""
     active: bool
     """Output arrived within the activity window: the workspace counts as running."""
+    outputBytes: int
+    """Bytes the program has written so far (the offset of the next ``terminal.output``)."""
     createdAt: str
 
 

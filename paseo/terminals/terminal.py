@@ -127,6 +127,7 @@ class Terminal:
             exitCode=self.exit_code,
             signal=self.signal,
             active=self.active,
+            outputBytes=self.offset,
             createdAt=self.spec.created_at,
         )
 
