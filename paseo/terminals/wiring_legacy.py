@@ -21,6 +21,7 @@ from paseo.terminals.service import TerminalService
 if TYPE_CHECKING:
     from paseo_hookspecs.registration import RpcMethodGroup
 
+    from paseo.config import ResolvedConfig
     from paseo.daemon.runtime import Daemon
 
 __all__ = ["create", "notifications", "rpc_groups"]
@@ -52,6 +53,17 @@ class _DaemonPublisher:
         self._early.clear()
 
 
+class _DaemonConfig:
+    """The config in force: ``paseo reload`` replaces ``daemon.config`` itself."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+
+    @property
+    def resolved(self) -> ResolvedConfig:
+        return self._daemon.config.resolved
+
+
 class _DaemonPlacement:
     def __init__(self, daemon: Daemon) -> None:
         self._daemon = daemon
@@ -70,7 +82,7 @@ class _LegacyTerminals:
         self.service = TerminalService(
             store=daemon.store,
             publisher=self._publisher,
-            config=daemon.config,
+            config=_DaemonConfig(daemon),
             placement=_DaemonPlacement(daemon),
             profiles=no_provider_profiles,
         )
