@@ -62,14 +62,21 @@ def _sgr(char: Char) -> str:
 
 def render_line(line: dict[int, Char], columns: int, *, ansi: bool) -> str:
     """One screen row as text, trailing blanks trimmed; with ``ansi`` its attributes as SGR
-    sequences (reset at the end when any was set)."""
+    sequences (reset at the end when any was set).
+
+    pyte rows are sparse (cells never written are absent and read as blanks), so only the
+    written cells are looked at: a scrolling ``yes`` costs one cell per line, not a row.
+    """
+    written = [x for x in line if x < columns]
+    if not written:
+        return ""
+    end = max(written) + 1
+    while end > 0 and _blank(line[end - 1], ansi=ansi):
+        end -= 1
     if not ansi:
-        return "".join(line[x].data for x in range(columns)).rstrip()
+        return "".join(line[x].data for x in range(end))
     parts: list[str] = []
     current = ""
-    end = columns
-    while end > 0 and line[end - 1].data == " " and not _sgr(line[end - 1]):
-        end -= 1
     for x in range(end):
         char = line[x]
         style = _sgr(char)
@@ -80,6 +87,13 @@ def render_line(line: dict[int, Char], columns: int, *, ansi: bool) -> str:
     if current:
         parts.append("\x1b[0m")
     return "".join(parts)
+
+
+def _blank(char: Char, *, ansi: bool) -> bool:
+    """A cell that shows nothing (with ``ansi``: not even a background or reverse video)."""
+    if char.data != " ":
+        return False
+    return not ansi or (char.bg == "default" and not char.reverse)
 
 
 def strip_ansi(text: str) -> str:
