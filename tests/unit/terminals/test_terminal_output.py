@@ -15,6 +15,11 @@ Chunk = tuple[int, bytes, int]
 async def _with_terminal(tmp_path: Path, work: object) -> list[Chunk]:
     published: list[Chunk] = []
     exited = asyncio.Event()
+    got_output = asyncio.Event()
+
+    def output(terminal: Terminal, offset: int, data: bytes, dropped: int) -> None:
+        published.append((offset, data, dropped))
+        got_output.set()
 
     async def on_exit(terminal: Terminal) -> None:
         exited.set()
@@ -28,14 +33,14 @@ async def _with_terminal(tmp_path: Path, work: object) -> list[Chunk]:
         columns=80,
         rows=24,
         scrollback=10,
-        output=lambda t, offset, data, dropped: published.append((offset, data, dropped)),
+        output=output,
         changed=lambda t: None,
         exited=on_exit,
     )
     terminal.start()
     try:
         assert callable(work)
-        await work(terminal, published)
+        await work(terminal, got_output)
     finally:
         await process.kill(grace=0)
         await asyncio.wait_for(exited.wait(), 10)
@@ -47,7 +52,7 @@ def test_a_burst_beyond_the_bound_is_dropped_oldest_first_and_announced(
 ) -> None:
     burst = PENDING_LIMIT + 3 * FRAME_BYTES
 
-    async def work(terminal: Terminal, published: list[Chunk]) -> None:
+    async def work(terminal: Terminal, got_output: asyncio.Event) -> None:
         # Queued faster than one flush interval: the pending buffer must cap it.
         for _ in range(burst // 1024):
             terminal._queue(b"x" * 1024)
@@ -67,12 +72,10 @@ def test_a_burst_beyond_the_bound_is_dropped_oldest_first_and_announced(
 
 
 def test_small_writes_are_coalesced_into_one_chunk(tmp_path: Path) -> None:
-    async def work(terminal: Terminal, published: list[Chunk]) -> None:
+    async def work(terminal: Terminal, got_output: asyncio.Event) -> None:
         for _ in range(50):
             terminal._queue(b"ab")
-        async with asyncio.timeout(10):
-            while not published:
-                await asyncio.sleep(0.01)
+        await asyncio.wait_for(got_output.wait(), 10)
 
     published = asyncio.run(_with_terminal(tmp_path, work))
     assert published[0] == (0, b"ab" * 50, 0)
