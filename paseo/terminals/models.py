@@ -136,8 +136,9 @@ class TerminalKillResult(_Model):
     """The terminal as it ended (it is no longer listed)."""
 
 
-class OkResult(_Model):
+class TerminalInputResult(_Model):
     ok: bool = True
+    """The input was queued for the program (it reads it when it is ready)."""
 
 
 # --- notifications --------------------------------------------------------------------------

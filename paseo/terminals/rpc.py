@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from paseo.services import ServiceRef
 from paseo.terminals.models import (
-    OkResult,
+    TerminalInputResult,
     TerminalCaptureParams,
     TerminalCaptureResult,
     TerminalChangedEvent,
@@ -74,9 +74,9 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
         )
         return TerminalCaptureResult(terminalId=params.terminalId, lines=lines, totalLines=total)
 
-    async def send_input(ctx: RpcContext, params: TerminalInputParams) -> OkResult:
+    async def send_input(ctx: RpcContext, params: TerminalInputParams) -> TerminalInputResult:
         ref.get().input(params.terminalId, params.data.encode())
-        return OkResult()
+        return TerminalInputResult()
 
     async def resize(ctx: RpcContext, params: TerminalResizeParams) -> TerminalResult:
         info = ref.get().resize(params.terminalId, params.columns, params.rows)
@@ -153,7 +153,7 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
                     "terminal.input",
                     send_input,
                     TerminalInputParams,
-                    OkResult,
+                    TerminalInputResult,
                     "Type text (control characters included) into a terminal",
                 ),
                 method(
