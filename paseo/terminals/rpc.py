@@ -13,13 +13,13 @@ from pydantic import BaseModel
 
 from paseo.services import ServiceRef
 from paseo.terminals.models import (
-    TerminalInputResult,
     TerminalCaptureParams,
     TerminalCaptureResult,
     TerminalChangedEvent,
     TerminalCreateParams,
     TerminalExitedEvent,
     TerminalInputParams,
+    TerminalInputResult,
     TerminalKillResult,
     TerminalListParams,
     TerminalListResult,

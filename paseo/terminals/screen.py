@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 
 import pyte
+from pyte import modes as mo
 from pyte.graphics import BG_AIXTERM, BG_ANSI, FG_AIXTERM, FG_ANSI
 from pyte.screens import Char, Margins
 
@@ -101,8 +102,14 @@ def strip_ansi(text: str) -> str:
 
 
 class _Screen(pyte.Screen):
-    """A pyte screen that hands each line scrolling off the top to ``on_scroll`` and answers
-    the program's terminal queries (cursor position, device attributes) through ``reply``."""
+    """A pyte screen that hands each line scrolling off the top to ``on_scroll``, answers the
+    program's terminal queries (cursor position, device attributes) through ``reply``, and
+    draws runs of printable ASCII quickly.
+
+    pyte's ``draw`` measures and builds a cell per character; for printable ASCII (the bulk of
+    any flood) every width is 1, so runs are copied a row at a time, and cells are shared per
+    attribute set (``Char`` is an immutable tuple), which also makes rows smaller.
+    """
 
     def __init__(
         self,
@@ -114,6 +121,43 @@ class _Screen(pyte.Screen):
         super().__init__(columns, lines)
         self._on_scroll = on_scroll
         self._reply = reply
+        self._cells_attrs: Char | None = None
+        self._cells: dict[str, Char] = {}
+
+    def draw(self, data: str) -> None:
+        if mo.IRM in self.mode or not (data.isascii() and data.isprintable()):
+            super().draw(data)
+            return
+        data = data.translate(self.g1_charset if self.charset else self.g0_charset)
+        cursor = self.cursor
+        attrs = cursor.attrs
+        if attrs is not self._cells_attrs:
+            self._cells_attrs = attrs
+            self._cells = {}
+        cells = self._cells
+        columns = self.columns
+        autowrap = mo.DECAWM in self.mode
+        start = 0
+        while start < len(data):
+            if cursor.x == columns:
+                if autowrap:
+                    self.dirty.add(cursor.y)
+                    self.carriage_return()
+                    self.linefeed()
+                else:
+                    cursor.x -= 1
+            line = self.buffer[cursor.y]
+            run = data[start : start + columns - cursor.x]
+            x = cursor.x
+            for char in run:
+                cell = cells.get(char)
+                if cell is None:
+                    cell = cells[char] = attrs._replace(data=char)
+                line[x] = cell
+                x += 1
+            cursor.x = x
+            start += len(run)
+        self.dirty.add(cursor.y)
 
     def index(self) -> None:
         top, bottom = self.margins or Margins(0, self.lines - 1)
