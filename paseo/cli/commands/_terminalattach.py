@@ -22,6 +22,7 @@ import tty
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
+from paseo.cli.commands._terminalcli import resolve_async
 from paseo.cli.errors import CliError
 
 if TYPE_CHECKING:
@@ -145,8 +146,6 @@ async def _attach(args: argparse.Namespace) -> str:
         client_type="cli",
         reconnect=False,
     ) as client:
-        from paseo.cli.commands.terminal import resolve_async
-
         terminal_id = await resolve_async(client, args.terminal)
         attachment = _Attachment(client, terminal_id, sys.stdout.fileno())
         client.on("terminal.output", attachment.on_output)

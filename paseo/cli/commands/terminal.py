@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.commands._terminalcli import connect, resolve
 from paseo.cli.output import emit
-
-if TYPE_CHECKING:
-    from paseo.client.client import PaseoClient
-    from paseo.client.sync import SyncClient
 
 COLUMNS = [
     ("short", "ID"),
@@ -129,39 +125,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     for sub in (ls, create, kill, capture, send, attach):
         _host(sub)
-
-
-def connect(args: argparse.Namespace) -> SyncClient:
-    from paseo.cli.context import home_layout
-    from paseo.client.sync import SyncClient
-
-    return SyncClient(
-        getattr(args, "host", None),
-        home=home_layout(args).root,
-        client_type="cli",
-        reconnect=False,
-    )
-
-
-def match_terminal(terminals: list[dict[str, Any]], name: str) -> str:
-    """The full id of the terminal ``name`` (an id or a unique prefix) among ``terminals``."""
-    ids = [str(t["terminalId"]) for t in terminals]
-    if name in ids:
-        return name
-    matches = [i for i in ids if i.startswith(name)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise CliError(f"no terminal {name!r}")
-    raise CliError(f"terminal prefix {name!r} is ambiguous", exit_code=EXIT_USAGE)
-
-
-def resolve(client: SyncClient, name: str) -> str:
-    return match_terminal(client.call("terminal.list", {})["terminals"], name)
-
-
-async def resolve_async(client: PaseoClient, name: str) -> str:
-    return match_terminal((await client.call("terminal.list", {}))["terminals"], name)
 
 
 def _row(terminal: dict[str, Any]) -> dict[str, Any]:
