@@ -7,7 +7,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.daemon_rpc import start_daemon
+from helpers.daemon_rpc import start_daemon, stop_daemon
 from helpers.waiting import wait_for
 from integration.terminals.support import Terminals, session_alive
 
@@ -57,6 +57,18 @@ def test_a_program_that_exits_keeps_its_status_and_is_reaped(
     assert _records(paseo_home) == []
     # Its output stays capturable until it is killed (forgotten).
     assert any("exit 3" in line for line in t.lines(terminal["terminalId"]))
+
+
+def test_stopping_the_daemon_ends_every_terminal(
+    terminal_daemon: Callable[..., Terminals], tmp_path: Path, paseo_home: Path
+) -> None:
+    t = terminal_daemon({"daemon": {"terminalProfiles": [STUBBORN]}})
+    terminal = t.create(cwd=str(tmp_path), profileId="stubborn")
+    t.wait_line(terminal["terminalId"], "started")
+    t.client.close()
+    assert stop_daemon(paseo_home).returncode == 0
+    assert session_alive(terminal["pid"]) == []
+    assert _records(paseo_home) == []
 
 
 def test_a_crashed_daemons_terminals_are_reaped_at_the_next_start(
