@@ -19,8 +19,9 @@ FLOOD = {
     "args": ["-c", "cat /dev/urandom | base64"],
 }
 
-FLOOD_BYTES = 1024 * 1024
-"""Output the test waits for: four times the pending-output bound of a terminal."""
+FLOOD_BYTES = 3 * 1024 * 1024
+"""Output the test waits for: twelve times the pending-output bound of a terminal, and far
+more than the stalled connection's socket buffers hold."""
 
 RSS_GROWTH_LIMIT = 96 * 1024 * 1024
 """Allowed daemon RSS growth while flooding: the bounded per-connection frame queue of the
