@@ -112,6 +112,7 @@ class Follower:
         self.client = client
         self.terminal_id = terminal_id
         self.received = 0
+        self.dropped = 0
         self.position = 0
         self.tail = b""
         self.done = asyncio.Event()
@@ -124,6 +125,7 @@ class Follower:
     def _output(self, method: str, params: dict[str, Any]) -> None:
         data = base64.b64decode(params["data"])
         offset = int(params["offset"])
+        self.dropped += int(params.get("dropped", 0))
         end = offset + len(data)
         if end <= self.position:
             return
@@ -135,8 +137,9 @@ class Follower:
             self.done.set()
 
 
-async def stream_throughput(home: Path, workspace: Path, subscribers: int) -> float:
-    """MB/s each of ``subscribers`` clients receives while the bench program writes."""
+async def stream_throughput(home: Path, workspace: Path, subscribers: int) -> tuple[float, int]:
+    """MB/s each of ``subscribers`` clients receives while the bench program writes, and the
+    most bytes any of them was told were dropped."""
     clients = [PaseoClient(home=home, client_type="sdk") for _ in range(subscribers)]
     for client in clients:
         await client.connect()
@@ -153,7 +156,8 @@ async def stream_throughput(home: Path, workspace: Path, subscribers: int) -> fl
         await asyncio.wait_for(asyncio.gather(*(f.done.wait() for f in followers)), 900)
         elapsed = time.perf_counter() - began
         await clients[0].call("terminal.kill", {"terminalId": terminal_id})
-        return min(f.received for f in followers) / elapsed / 1e6
+        rate = min(f.received for f in followers) / elapsed / 1e6
+        return rate, max(f.dropped for f in followers)
     finally:
         for client in clients:
             await client.close()
@@ -213,8 +217,8 @@ def main() -> int:
         workspace.mkdir()
         pid = start_daemon(home, args.bytes)
         try:
-            one = asyncio.run(stream_throughput(home, workspace, 1))
-            many = asyncio.run(stream_throughput(home, workspace, args.subscribers))
+            one, one_dropped = asyncio.run(stream_throughput(home, workspace, 1))
+            many, many_dropped = asyncio.run(stream_throughput(home, workspace, args.subscribers))
             empty, idle, full = asyncio.run(memory(home, workspace, pid, args.terminals))
         finally:
             stop_daemon(home)
@@ -228,6 +232,7 @@ def main() -> int:
         f"  daemon → {args.subscribers} subscribers:        {many:8.2f} MB/s each"
         f"  ({many / one:.2f}x of 1; {many * args.subscribers:.2f} MB/s delivered)"
     )
+    print(f"  bytes dropped (1 / {args.subscribers} subscribers): {one_dropped} / {many_dropped}")
     print(f"memory: daemon RSS {empty / mib:.1f} MiB with no terminal")
     print(f"  per idle shell:                 {(idle - empty) / args.terminals / mib:8.2f} MiB")
     print(f"  per shell, full scrollback:     {(full - empty) / args.terminals / mib:8.2f} MiB")

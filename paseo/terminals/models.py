@@ -158,8 +158,9 @@ class TerminalOutputEvent(_Event):
     data: str
     """The bytes, base64."""
     dropped: int = 0
-    """Bytes left out just before this chunk because subscribers were not keeping up: the
-    screen is no longer what this stream painted, call ``terminal.subscribe`` again."""
+    """Bytes left out just before this chunk because output outran publication (the terminal's
+    bounded output queue overflowed): the screen is no longer what this stream painted, call
+    ``terminal.subscribe`` again."""
 
 
 class TerminalExitedEvent(_Event):

@@ -8,12 +8,13 @@ Back-pressure, from the program to the clients:
   client and terminal (a few milliseconds at a time) rather than holding the loop, and still
   runs at the model's full speed when nothing else is waiting. A flooding program is then
   blocked by the kernel on its full PTY buffer: nothing accumulates in the daemon.
-* What was read is queued for subscribers in a buffer bounded in bytes
-  (:data:`PENDING_LIMIT`) and published at most :data:`FRAME_BYTES` per
-  :data:`FLUSH_INTERVAL`, so a stream's rate (and what a stalled connection's bounded frame
-  queue can hold) is bounded too. When the buffer is full the oldest bytes are dropped and the
-  next ``terminal.output`` says how many (``dropped``): the client re-subscribes for a fresh
-  snapshot. A connection that stops reading altogether gets the transport's ``server.resync``.
+* What was read is coalesced for :data:`FLUSH_INTERVAL` and published in chunks of at most
+  :data:`FRAME_BYTES`, so a connection's bounded frame queue is bounded in bytes too. The
+  buffer between reads and publication is bounded (:data:`PENDING_LIMIT`): should reading ever
+  outrun publication, the oldest bytes are dropped and the next ``terminal.output`` says how
+  many (``dropped``), and the client re-subscribes for a fresh snapshot. A connection that
+  stops reading gets the transport's ``server.resync`` (then is closed), never slowing the
+  terminal or other subscribers.
 """
 
 from __future__ import annotations
@@ -206,13 +207,7 @@ class Terminal:
 
     def _flush_tick(self) -> None:
         self._flush_handle = None
-        chunk = self._take(FRAME_BYTES)
-        if chunk is not None:
-            self._output(self, *chunk)
-        if self._pending:
-            self._flush_handle = asyncio.get_running_loop().call_later(
-                FLUSH_INTERVAL, self._flush_tick
-            )
+        self._flush()
 
     def _take(self, limit: int) -> tuple[int, bytes, int] | None:
         """The oldest pending chunk as ``(offset, data, dropped_before)``."""
@@ -225,7 +220,7 @@ class Terminal:
         return offset, data, dropped
 
     def _flush(self) -> None:
-        """Publish everything pending (the program ended)."""
+        """Publish everything pending, in chunks of at most :data:`FRAME_BYTES`."""
         while (chunk := self._take(FRAME_BYTES)) is not None:
             self._output(self, *chunk)
 
