@@ -67,9 +67,10 @@ def raw_pty_throughput(size: int) -> tuple[float, int]:
 def screen_model_throughput(size: int) -> float:
     """MB/s of the screen model fed the same kind of text in the PTY's chunk sizes."""
     from paseo.terminals.screen import ScreenModel
+    from paseo.terminals.service import DEFAULT_SCROLLBACK
 
     data = base64.encodebytes(os.urandom(size)).replace(b"\n", b"\r\n")
-    model = ScreenModel(80, 24)
+    model = ScreenModel(80, 24, scrollback=DEFAULT_SCROLLBACK)
     began = time.perf_counter()
     for start in range(0, len(data), 4096):
         model.feed(data[start : start + 4096])

@@ -12,7 +12,8 @@ _Rows = Annotated[int, Field(ge=1, le=1000)]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Validators are built on first use, so loading the daemon does not pay for them.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 TerminalState = Literal["running", "exited"]

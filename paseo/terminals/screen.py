@@ -21,9 +21,6 @@ from pyte import modes as mo
 from pyte.graphics import BG_AIXTERM, BG_ANSI, FG_AIXTERM, FG_ANSI
 from pyte.screens import Char, Margins
 
-DEFAULT_SCROLLBACK = 2000
-"""Lines kept above the screen."""
-
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 _FG = {name: code for code, name in {**FG_ANSI, **FG_AIXTERM}.items() if name != "default"}
 _BG = {name: code for code, name in {**BG_ANSI, **BG_AIXTERM}.items() if name != "default"}
@@ -170,14 +167,15 @@ class _Screen(pyte.Screen):
 
 
 class ScreenModel:
-    """See the module docstring. ``reply`` receives the emulator's answers to the program."""
+    """See the module docstring. ``scrollback`` lines are kept above the screen; ``reply``
+    receives the emulator's answers to the program."""
 
     def __init__(
         self,
         columns: int,
         rows: int,
         *,
-        scrollback: int = DEFAULT_SCROLLBACK,
+        scrollback: int,
         reply: Callable[[str], None] = lambda data: None,
     ) -> None:
         self.history: deque[str] = deque(maxlen=scrollback)

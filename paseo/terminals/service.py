@@ -21,7 +21,7 @@ import logging
 import os
 import uuid
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
 from paseo_hookspecs.records import WorkspaceRecord
@@ -33,8 +33,9 @@ from paseo.services import ConfigView, Publisher
 from paseo.terminals.models import TerminalInfo
 from paseo.terminals.profiles import ProfileSource, argv_for, effective_profiles
 from paseo.terminals.pty import InputOverflow, PtyProcess
-from paseo.terminals.screen import DEFAULT_SCROLLBACK
-from paseo.terminals.terminal import Terminal, TerminalSpec
+
+if TYPE_CHECKING:
+    from paseo.terminals.terminal import Terminal
 
 log = logging.getLogger("paseo.terminals")
 
@@ -48,6 +49,9 @@ PROCESS_KIND = "terminal"
 
 STOP_TIMEOUT = 10.0
 """How long stopping the service waits for every terminal's session to be reaped."""
+
+DEFAULT_SCROLLBACK = 2000
+"""Lines each terminal keeps above its screen."""
 
 _DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP")
 """Inherited variables that would override the PTY's own size and type."""
@@ -182,6 +186,9 @@ class TerminalService:
         rows: int = 24,
     ) -> TerminalInfo:
         """Start a profile's program in a workspace's exact directory."""
+        # The emulator (pyte) loads with the first terminal, not with the daemon.
+        from paseo.terminals.terminal import Terminal, TerminalSpec
+
         workspace = await self._workspace(workspace_id, cwd)
         profile = self._profile(profile_id)
         argv = argv_for(profile, prompt)
