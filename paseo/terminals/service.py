@@ -53,6 +53,9 @@ STOP_TIMEOUT = 10.0
 DEFAULT_SCROLLBACK = 2000
 """Lines each terminal keeps above its screen."""
 
+KEEP_EXITED = 32
+"""Exited terminals kept listed (with their exit status and capture) before the oldest go."""
+
 _DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP")
 """Inherited variables that would override the PTY's own size and type."""
 
@@ -95,6 +98,7 @@ class TerminalService:
         placement: TerminalPlacement,
         profiles: ProfileSource,
         scrollback: int = DEFAULT_SCROLLBACK,
+        keep_exited: int = KEEP_EXITED,
     ) -> None:
         self._store = store
         self._publisher = publisher
@@ -102,6 +106,7 @@ class TerminalService:
         self._placement = placement
         self._provider_profiles = profiles
         self._scrollback = scrollback
+        self._keep_exited = keep_exited
         self._records = ProcessRecords(
             store.managed_processes, kind=PROCESS_KIND, provider="paseo"
         )
@@ -346,6 +351,17 @@ class TerminalService:
         )
         if terminal.terminal_id in self._terminals:
             self._publish_changed(terminal)
+        self._forget_oldest_exited()
+
+    def _forget_oldest_exited(self) -> None:
+        """Exited terminals stay listed (status and capture) until killed, but only the most
+        recent :attr:`_keep_exited`: each holds its screen and scrollback."""
+        exited = [t for t in self._terminals.values() if t.state == "exited"]
+        for terminal in exited[: max(0, len(exited) - self._keep_exited)]:
+            del self._terminals[terminal.terminal_id]
+            self._publish(
+                STREAM, "terminal.changed", self._changed_payload(terminal.info(), removed=True)
+            )
 
     def _publish_output(self, terminal: Terminal, offset: int, data: bytes, dropped: int) -> None:
         self._publish(
