@@ -7,6 +7,7 @@ purpose so the kernel can evolve behind them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,3 +59,11 @@ class RpcContext(Protocol):
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         """Push a notification to this connection only."""
+
+    def subscribe(self, streams: Sequence[str]) -> dict[str, int]:
+        """Deliver ``streams`` to this connection from now on (as ``server.subscribe`` does);
+        each stream's current ``seq``. Raises ``NotFound`` for an unknown stream and
+        ``AccessDenied`` for one this session kind may not read; then nothing changes."""
+
+    def unsubscribe(self, streams: Sequence[str]) -> list[str]:
+        """Stop delivering ``streams`` to this connection; the ones that were subscribed."""

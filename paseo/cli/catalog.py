@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "label": ("The workspace label catalog", "label"),
     "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
     "skills": ("Paseo's orchestration skills for your agents", "skills"),
+    "terminal": ("Workspace terminals: create, capture, send keys, attach", "terminal"),
 }
 
 GLOBAL_OPTIONS = """\

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from paseo_hookspecs.errors import AccessDenied, InvalidParams, NotFound
+from paseo_hookspecs.errors import AccessDenied, InvalidParams
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
@@ -134,25 +134,14 @@ async def shutdown(ref: DaemonRef, ctx: RpcContext, params: ShutdownParams) -> S
 
 
 async def subscribe(ref: DaemonRef, ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
-    session = _session(ctx)
-    server = _server(ref.get())
-    positions: list[StreamPosition] = []
-    for name in params.streams:
-        stream = server.streams.get(name)
-        if stream is None:
-            raise NotFound(f"no stream named {name!r}", data={"stream": name})
-        if session.kind not in stream.access:
-            raise AccessDenied(f"this session may not subscribe to {name!r}")
-        positions.append(StreamPosition(stream=name, seq=stream.seq))
-    session.subscriptions.update(params.streams)
-    return SubscribeResult(streams=positions)
+    positions = ctx.subscribe(params.streams)
+    return SubscribeResult(
+        streams=[StreamPosition(stream=name, seq=seq) for name, seq in positions.items()]
+    )
 
 
 async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeResult:
-    session = _session(ctx)
-    removed = sorted(set(params.streams) & session.subscriptions)
-    session.subscriptions.difference_update(params.streams)
-    return UnsubscribeResult(streams=removed)
+    return UnsubscribeResult(streams=ctx.unsubscribe(params.streams))
 
 
 # --- config.* --------------------------------------------------------------------------------

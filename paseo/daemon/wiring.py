@@ -32,6 +32,7 @@ from paseo.worktrees.rpc import worktree_group
 
 if TYPE_CHECKING:
     from paseo_hookspecs.registration import RpcMethodGroup
+    from paseo_hookspecs.terminals import TerminalProfile
     from pydantic import BaseModel
 
     from paseo.agents.manager import AgentService
@@ -89,7 +90,24 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("skills", skills))
 
-    services: list[Service] = [git, workspaces, agents, schedules, skills]
+    from paseo.terminals.service import TerminalService
+
+    plugins = daemon.plugins
+
+    def provider_profiles() -> list[TerminalProfile]:
+        providers = plugins.providers().values() if plugins is not None else ()
+        return [p for p in (provider.terminal_profile() for provider in providers) if p]
+
+    terminals = TerminalService(
+        store=store,
+        publisher=publisher,
+        config=config,
+        placement=workspaces,
+        profiles=provider_profiles,
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
+
+    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals]
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
@@ -120,6 +138,7 @@ ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "schedules": "paseo.schedules.rpc",
     "skills": "paseo.skills.rpc",
+    "terminals": "paseo.terminals.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers
 ``method_groups(ref: ServiceRef[S])`` and ``notifications()``; it is imported when its service is

@@ -177,6 +177,10 @@ class RpcServer:
 
     # ---------------------------------------------------------------- streams
 
+    def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
+        stream = self.streams.get(name)
+        return None if stream is None else (stream.access, stream.seq)
+
     def register_stream(self, name: str, access: frozenset[str]) -> Stream:
         """Declare a stream sessions may subscribe to (``access``: allowed session kinds)."""
         stream = self.streams.get(name)

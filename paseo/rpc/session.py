@@ -22,9 +22,10 @@ import itertools
 import logging
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 
 from paseo.rpc.dispatch import (
@@ -93,6 +94,10 @@ class SessionHost(Protocol):
     def session_ended(self, session: Session) -> None:
         """Forget ``session``: its connection is gone."""
 
+    def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
+        """The session kinds allowed on stream ``name`` and its current ``seq``; ``None`` when
+        no such stream is registered."""
+
 
 class _Outbound:
     __slots__ = ("request_id", "resync", "stream", "text")
@@ -138,6 +143,12 @@ class CallContext:
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         self.session.push(method, params)
+
+    def subscribe(self, streams: Sequence[str]) -> dict[str, int]:
+        return self.session.subscribe(streams)
+
+    def unsubscribe(self, streams: Sequence[str]) -> list[str]:
+        return self.session.unsubscribe(streams)
 
 
 class Session:
@@ -253,6 +264,27 @@ class Session:
         self.client_type = client_type
 
     # ----------------------------------------------------------------- outbound
+
+    def subscribe(self, streams: Sequence[str]) -> dict[str, int]:
+        """Deliver ``streams`` to this connection; each stream's current ``seq``. All or none:
+        ``not_found`` for an unknown stream, ``access_denied`` for one this kind may not read."""
+        positions: dict[str, int] = {}
+        for name in streams:
+            found = self.server.stream_position(name)
+            if found is None:
+                raise NotFound(f"no stream named {name!r}", data={"stream": name})
+            access, seq = found
+            if self.kind not in access:
+                raise AccessDenied(f"this session may not subscribe to {name!r}")
+            positions[name] = seq
+        self.subscriptions.update(positions)
+        return positions
+
+    def unsubscribe(self, streams: Sequence[str]) -> list[str]:
+        """Stop delivering ``streams``; the ones that were subscribed."""
+        removed = sorted(set(streams) & self.subscriptions)
+        self.subscriptions.difference_update(streams)
+        return removed
 
     def push(self, method: str, params: dict[str, Any]) -> None:
         """Push a notification to this connection only, numbered on its own stream."""
