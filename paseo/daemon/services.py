@@ -43,6 +43,7 @@ SERVICE_FACTORIES: tuple[str, ...] = (
     "paseo.git.service:create",
     "paseo.workspaces.service:create",
     "paseo.agents.manager:create",
+    "paseo.speech.wiring_legacy:create",
 )
 """``module:function`` paths of service factories, each ``factory(daemon) -> Service``, in start
 order. Imported only when the daemon starts, never by the CLI."""
