@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "workspace": ("Workspaces: exact directories, worktrees, pins and labels", "workspace"),
     "worktree": ("Paseo-owned Git worktrees", "worktree"),
     "label": ("The workspace label catalog", "label"),
+    "speech": ("Speech engines: list them, transcribe a file, say text", "speech"),
+    "dictate": ("Stream audio through the daemon and print its transcript", "dictate"),
 }
 
 GLOBAL_OPTIONS = """\

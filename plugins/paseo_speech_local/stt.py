@@ -37,11 +37,18 @@ class LocalSpeechToText(SpeechToText):
         return await asyncio.to_thread(self._decode, pcm)
 
     def _decode(self, pcm: bytes) -> str:
+        if not pcm:
+            return ""  # pocketsphinx rejects an empty buffer; silence has no words
         with self._lock:
             decoder = self._decoder or self._build()
-            decoder.start_utt()
-            decoder.process_raw(pcm, full_utt=True)
-            decoder.end_utt()
+            try:
+                decoder.start_utt()
+                decoder.process_raw(pcm, full_utt=True)
+                decoder.end_utt()
+            except (RuntimeError, IndexError, ValueError) as exc:
+                # A failed utterance can leave the decoder unable to start the next one.
+                self._decoder = None
+                raise Unavailable(f"pocketsphinx failed: {exc}") from None
             hypothesis = decoder.hyp()
         return str(hypothesis.hypstr).strip() if hypothesis is not None else ""
 
