@@ -64,6 +64,7 @@ class DictationStartParams(WireModel):
     )
     mimeType: str = Field(default="audio/pcm;rate=16000;channels=1", description=AUDIO_FORMATS_HELP)
     language: str | None = None
+    partials: bool = Field(default=True, description="send dictation.partial while audio arrives")
 
 
 class DictationState(WireModel):
@@ -99,6 +100,7 @@ class DictationFinal(WireModel):
     dictationId: str
     text: str
     ackedSeq: int
+    engine: str
 
 
 class DictationIdParams(WireModel):

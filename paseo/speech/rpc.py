@@ -96,6 +96,7 @@ def method_groups(ref: ServiceRef[SpeechService]) -> list[RpcMethodGroup]:
             language=params.language,
             resume=params.dictationId,
             notify=ctx.notify,
+            partials=params.partials,
         )
         return _state(dictation)
 
@@ -111,7 +112,12 @@ def method_groups(ref: ServiceRef[SpeechService]) -> list[RpcMethodGroup]:
         dictation, text = await ref.get().dictation_finish(
             params.dictationId, params.lastSeq, ctx.notify
         )
-        return DictationFinal(dictationId=dictation.id, text=text, ackedSeq=dictation.acked_seq)
+        return DictationFinal(
+            dictationId=dictation.id,
+            text=text,
+            ackedSeq=dictation.acked_seq,
+            engine=dictation.engine_name,
+        )
 
     async def cancel(ctx: RpcContext, params: DictationIdParams) -> DictationCancelResult:
         canceled = await ref.get().dictation_cancel(params.dictationId)

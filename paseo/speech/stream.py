@@ -33,10 +33,11 @@ async def dictate(
     on_partial: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Send ``chunks`` as one dictation; returns the ``dictation.finish`` answer
-    (``{dictationId, text, ackedSeq}``). ``on_partial`` hears each partial transcript."""
+    (``{dictationId, text, ackedSeq}``). ``on_partial`` hears each partial transcript; without
+    it the daemon computes none."""
     from paseo.rpc.errors import ConnectionLost
 
-    params: dict[str, Any] = {"mimeType": mime_type}
+    params: dict[str, Any] = {"mimeType": mime_type, "partials": on_partial is not None}
     if language:
         params["language"] = language
     started = await client.call("dictation.start", params)

@@ -61,7 +61,7 @@ async def _dictate(args: argparse.Namespace, source: IO[bytes]) -> dict[str, Any
             _chunks(source, first, CHUNK_BYTES),
             mime_type=mime_type,
             language=args.language,
-            on_partial=partial,
+            on_partial=None if args.no_partials else partial,
         )
 
 

@@ -115,23 +115,58 @@ def run_engines(args: argparse.Namespace) -> int:
     return 0
 
 
+INLINE_LIMIT = 1 << 20
+"""Larger audio goes as a dictation: one request must fit the daemon's 2 MiB frame limit once
+base64-encoded."""
+
+
+def _transcribe_in_chunks(args: argparse.Namespace, audio: bytes, mime_type: str) -> Any:
+    import asyncio
+    from collections.abc import AsyncIterator
+
+    from paseo.cli.context import home_layout
+    from paseo.client import PaseoClient
+    from paseo.speech.stream import CHUNK_BYTES, dictate
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(audio), CHUNK_BYTES * 8):
+            yield audio[start : start + CHUNK_BYTES * 8]
+
+    async def run() -> dict[str, Any]:
+        async with PaseoClient(
+            getattr(args, "host", None), home=home_layout(args).root, client_type="cli"
+        ) as client:
+            final = await dictate(client, chunks(), mime_type=mime_type, language=args.language)
+            return {"text": final["text"], "engine": final["engine"]}
+
+    return asyncio.run(run())
+
+
 def run_transcribe(args: argparse.Namespace) -> int:
     audio = read_input(args.file)
+    mime_type = sniff(audio[:8], args.format)
+    if len(audio) > INLINE_LIMIT and args.site == "dictation" and not args.engine:
+        result = _transcribe_in_chunks(args, audio, mime_type)
+    else:
+        result = _call(args, "speech.transcribe", _transcribe_params(args, audio, mime_type))
+    if getattr(args, "output", "table") == "table":
+        sys.stdout.write(result["text"] + "\n")
+    else:
+        emit(args, result)
+    return 0
+
+
+def _transcribe_params(args: argparse.Namespace, audio: bytes, mime_type: str) -> dict[str, Any]:
     params: dict[str, Any] = {
         "audio": base64.b64encode(audio).decode("ascii"),
-        "mimeType": sniff(audio[:8], args.format),
+        "mimeType": mime_type,
         "site": args.site,
     }
     if args.language:
         params["language"] = args.language
     if args.engine:
         params["engine"] = args.engine
-    result = _call(args, "speech.transcribe", params)
-    if getattr(args, "output", "table") == "table":
-        sys.stdout.write(result["text"] + "\n")
-    else:
-        emit(args, result)
-    return 0
+    return params
 
 
 def run_say(args: argparse.Namespace) -> int:

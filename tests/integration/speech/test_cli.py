@@ -114,3 +114,26 @@ def test_say_through_openai_writes_the_server_audio(
     (request,) = fake_audio.requests
     assert request.json["voice"] == "echo"
     assert request.json["input"] == "hello"
+
+
+def test_transcribe_sends_a_large_file_in_chunks(
+    daemon_factory: Callable[..., Any],
+    openai_config: dict[str, Any],
+    fake_audio: FakeAudioServer,
+    run_paseo: RunPaseo,
+    tmp_path: Path,
+) -> None:
+    # Over a minute of 16 kHz audio: more than one request can carry in the daemon's frames.
+    pcm = bytes(range(256)) * 8192
+    source = tmp_path / "long.pcm"
+    source.write_bytes(pcm)
+    fake_audio.transcript = "long speech"
+    daemon_factory(openai_config)
+    result = run_paseo(
+        "speech", "transcribe", str(source), "--format", "audio/pcm;rate=16000", "-o", "json",
+        check=True,
+    )
+    assert json.loads(result.stdout) == {"text": "long speech", "engine": "openai"}
+    # No partials were asked for: one upload, the whole audio.
+    (upload,) = [r.files["file"].data for r in fake_audio.requests]
+    assert upload[44:] == pcm
