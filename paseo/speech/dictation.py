@@ -111,10 +111,7 @@ class Dictation:
         while self.state == "open" and self._partial_seq < self.acked_seq:
             seq = self.acked_seq
             try:
-                audio, mime_type = self.audio()
-                text = await self._engine.transcribe(
-                    audio, mime_type=mime_type, language=self.language
-                )
+                text = await self._transcribe()
             except PaseoError as exc:
                 # Too little audio for a header, or an engine hiccup: the final pass decides.
                 log.debug("dictation %s: no partial at chunk %d: %s", self.id, seq, exc.message)
@@ -142,10 +139,7 @@ class Dictation:
 
     async def _transcribe_final(self) -> str:
         try:
-            audio, mime_type = self.audio()
-            text = await self._engine.transcribe(
-                audio, mime_type=mime_type, language=self.language
-            )
+            text = await self._transcribe()
         except PaseoError as exc:
             # finish may be retried (after fixing the engine's configuration, say).
             self.state, self._final = "open", None
@@ -159,6 +153,17 @@ class Dictation:
             "dictation.final", {"dictationId": self.id, "text": text, "ackedSeq": self.acked_seq}
         )
         return text
+
+    async def _transcribe(self) -> str:
+        audio, mime_type = self.audio()
+        try:
+            return await self._engine.transcribe(audio, mime_type=mime_type, language=self.language)
+        except PaseoError:
+            raise
+        except Exception as exc:
+            # An engine is a plugin: its bug becomes an error the client can read and retry.
+            log.exception("speech engine %s failed", self.engine_name)
+            raise Unavailable(f"the {self.engine_name} engine failed: {exc}") from exc
 
     async def _send(self, method: str, payload: dict[str, Any]) -> None:
         notify = self.notify

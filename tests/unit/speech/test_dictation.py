@@ -24,10 +24,13 @@ class DigestEngine(SpeechToText):
     a test can tell exactly which audio reached the engine."""
 
     fail = False
+    crash = False
 
     async def transcribe(self, audio: bytes, *, mime_type: str, language: str | None = None) -> str:
         if DigestEngine.fail:
             raise Unavailable("engine down")
+        if DigestEngine.crash:
+            raise RuntimeError("engine bug")
         assert mime_type == "audio/wav"
         with wave.open(io.BytesIO(audio)) as reader:
             pcm = reader.readframes(reader.getnframes())
@@ -79,7 +82,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def service(tmp_path: Path, clock: Clock) -> SpeechService:
-    DigestEngine.fail = False
+    DigestEngine.fail = DigestEngine.crash = False
     loaded = load_config(tmp_path / "config.json", env={}, home=tmp_path)
     loads: list[tuple[str, str]] = []
 
@@ -259,6 +262,21 @@ def test_a_failed_final_is_reported_and_can_be_retried(service: SpeechService) -
         error = await inbox.wait_for("dictation.error")
         assert (error["code"], error["message"]) == ("unavailable", "engine down")
         DigestEngine.fail = False
+        _, text = await service.dictation_finish(dictation_id, 1, inbox)
+        assert text == digest(PCM[0])
+
+    asyncio.run(run())
+
+
+def test_an_engine_bug_is_reported_as_unavailable(service: SpeechService) -> None:
+    async def run() -> None:
+        inbox = Inbox()
+        dictation_id = await _start(service, inbox, partials=False)
+        await service.dictation_chunk(dictation_id, 1, PCM[0], inbox)
+        DigestEngine.crash = True
+        with pytest.raises(Unavailable, match="engine bug"):
+            await service.dictation_finish(dictation_id, 1, inbox)
+        DigestEngine.crash = False
         _, text = await service.dictation_finish(dictation_id, 1, inbox)
         assert text == digest(PCM[0])
 
