@@ -6,8 +6,11 @@ Each figure is printed next to a baseline measured in the same run:
   it) against the ``local`` engine (WAV parsing and resampling included) and against
   ``speech.transcribe`` through a real daemon (base64, JSON-RPC, WebSocket included). The
   real-time factor is processing time over audio duration (below 1: faster than speech).
-* synthesis — the time until ``espeak-ng --stdout`` writes its first bytes, against the
-  ``local`` engine (which returns the whole WAV) and ``speech.synthesize`` through the daemon.
+* synthesis — the time until ``espeak-ng --stdout`` has written its header and first 4 KiB
+  of samples, against the ``local`` engine and ``speech.synthesize`` through the daemon (both
+  return the whole WAV: their first audio is all of it).
+
+Rounds interleave the paths so that load on the machine affects them alike.
 
 Run: ``.venv/bin/python bench/speech.py [--runs N]`` (needs espeak-ng on PATH).
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import os
 import shutil
 import statistics
@@ -24,8 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 TEXT = (
     "the daemon supervises coding agents on this machine and speaks to them by voice "
@@ -33,20 +38,36 @@ TEXT = (
 )
 
 
-def median_time(action: Callable[[], object], runs: int) -> float:
-    samples = []
+def interleaved(cases: dict[str, Callable[[], float]], runs: int) -> dict[str, float]:
+    """Median seconds of each case; rounds interleave the cases so machine noise hits all."""
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
+        for name, case in cases.items():
+            samples[name].append(case())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def timed(action: Callable[[], object]) -> Callable[[], float]:
+    def case() -> float:
         start = time.perf_counter()
         action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        return time.perf_counter() - start
+
+    return case
 
 
 def espeak_first_audio(espeak: str) -> float:
+    """Seconds until espeak-ng has written its WAV header and the first 4 KiB of samples."""
     start = time.perf_counter()
     process = subprocess.Popen([espeak, "--stdout", TEXT], stdout=subprocess.PIPE)
     assert process.stdout is not None
-    process.stdout.read(1)
+    wanted = 44 + 4096
+    got = 0
+    while got < wanted:
+        data = process.stdout.read(wanted - got)
+        if not data:
+            break
+        got += len(data)
     first = time.perf_counter() - start
     process.stdout.read()
     process.wait()
@@ -79,18 +100,36 @@ def main() -> int:
     stt = LocalSpeechToText({})
     tts = LocalTextToSpeech({})
     asyncio.run(stt.transcribe(wav, mime_type="audio/wav"))  # load the model once
-    rows: list[tuple[str, str, float, float]] = []
-    baseline = median_time(direct_decode, args.runs)
-    engine = median_time(lambda: asyncio.run(stt.transcribe(wav, mime_type="audio/wav")), args.runs)
-    rows.append(("transcribe", "pocketsphinx direct", baseline, baseline))
-    rows.append(("transcribe", "local engine", engine, baseline))
-
-    tts_baseline = statistics.median(espeak_first_audio(espeak) for _ in range(args.runs))
-    tts_engine = median_time(lambda: asyncio.run(tts.synthesize(TEXT)), args.runs)
-    rows.append(("first audio", "espeak-ng --stdout", tts_baseline, tts_baseline))
-    rows.append(("first audio", "local engine", tts_engine, tts_baseline))
-
-    rows += through_daemon(wav, args.runs, baseline, tts_baseline)
+    with daemon_client() as client:
+        params = {"audio": base64.b64encode(wav).decode(), "mimeType": "audio/wav"}
+        say = {"text": TEXT}
+        client.call("speech.transcribe", params)  # the engines load on first use
+        client.call("speech.synthesize", say)
+        heard = interleaved(
+            {
+                "pocketsphinx direct": timed(direct_decode),
+                "local engine": timed(
+                    lambda: asyncio.run(stt.transcribe(wav, mime_type="audio/wav"))
+                ),
+                "speech.transcribe (daemon)": timed(
+                    lambda: client.call("speech.transcribe", params)
+                ),
+            },
+            args.runs,
+        )
+        spoken = interleaved(
+            {
+                "espeak-ng --stdout": lambda: espeak_first_audio(espeak),
+                "local engine": timed(lambda: asyncio.run(tts.synthesize(TEXT))),
+                "speech.synthesize (daemon)": timed(
+                    lambda: client.call("speech.synthesize", say)
+                ),
+            },
+            args.runs,
+        )
+    stt_base, tts_base = heard["pocketsphinx direct"], spoken["espeak-ng --stdout"]
+    rows = [("transcribe", path, value, stt_base) for path, value in heard.items()]
+    rows += [("first audio", path, value, tts_base) for path, value in spoken.items()]
 
     print(f"audio: {seconds:.2f} s of espeak-ng speech ({len(TEXT.split())} words)")
     print(f"{'measure':<13}{'path':<28}{'median ms':>10}{'RTF':>8}{'ratio':>8}")
@@ -100,9 +139,9 @@ def main() -> int:
     return 0
 
 
-def through_daemon(
-    wav: bytes, runs: int, stt_base: float, tts_base: float
-) -> list[tuple[str, str, float, float]]:
+@contextlib.contextmanager
+def daemon_client() -> Iterator[Any]:
+    """A client of a real daemon on a throw-away home (stopped afterwards)."""
     from paseo.client.sync import SyncClient
 
     with tempfile.TemporaryDirectory() as root:
@@ -112,19 +151,9 @@ def through_daemon(
         subprocess.run([*paseo, "daemon", "start"], env=env, check=True, capture_output=True)
         try:
             with SyncClient(home=home) as client:
-                audio = base64.b64encode(wav).decode()
-                params = {"audio": audio, "mimeType": "audio/wav"}
-                client.call("speech.transcribe", params)  # the engine loads on first use
-                stt = median_time(lambda: client.call("speech.transcribe", params), runs)
-                say = {"text": TEXT}
-                client.call("speech.synthesize", say)
-                tts = median_time(lambda: client.call("speech.synthesize", say), runs)
+                yield client
         finally:
             subprocess.run([*paseo, "daemon", "stop"], env=env, check=False, capture_output=True)
-    return [
-        ("transcribe", "speech.transcribe (daemon)", stt, stt_base),
-        ("first audio", "speech.synthesize (daemon)", tts, tts_base),
-    ]
 
 
 if __name__ == "__main__":
