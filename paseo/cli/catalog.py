@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
     "skills": ("Paseo's orchestration skills for your agents", "skills"),
     "terminal": ("Workspace terminals: create, capture, send keys, attach", "terminal"),
+    "speech": ("Speech engines: list them, transcribe a file, say text", "speech"),
+    "dictate": ("Stream audio through the daemon and print its transcript", "dictate"),
 }
 
 GLOBAL_OPTIONS = """\

@@ -107,7 +107,13 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
 
-    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals]
+    from paseo.plugins.drivers import load_driver
+    from paseo.speech.service import SpeechService
+
+    speech = SpeechService(config, load_driver)
+    composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
+
+    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
@@ -139,6 +145,7 @@ ADAPTERS: dict[str, str] = {
     "schedules": "paseo.schedules.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
+    "speech": "paseo.speech.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers
 ``method_groups(ref: ServiceRef[S])`` and ``notifications()``; it is imported when its service is

@@ -96,11 +96,6 @@ def method_groups(ref: ServiceRef[SkillsService]) -> list[RpcMethodGroup]:
     ]
 
 
-def rpc_groups() -> list[RpcMethodGroup]:
-    """The method groups without a service (for the protocol schema)."""
-    return method_groups(ServiceRef("skills"))
-
-
 def notifications() -> dict[str, type[BaseModel]]:
     """The skills service sends no notifications."""
     return {}

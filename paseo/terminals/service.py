@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
 from paseo_hookspecs.records import WorkspaceRecord
 from paseo_hookspecs.store import ManagedProcessRepository, WorkspaceRepository
-
 from paseo_hookspecs.terminals import TerminalProfile
+
 from paseo.processes import ProcessRecords, iso_now, reap_orphans
 from paseo.services import ConfigView, Publisher
 from paseo.terminals.models import TerminalInfo

@@ -1,0 +1,124 @@
+"""The speech kernel service: transcription, synthesis and dictation on the configured engines.
+
+It depends on two ports only: a :class:`~paseo.services.ConfigView` (read at each use, so
+``paseo reload`` switches engines) and a driver loader (``(group, name) -> engine class``).
+Engines are imported the first time a site uses them. A voice-mode session would sit beside
+:class:`~paseo.speech.dictation.Dictations`: the same chunk machinery for its microphone, the
+``voiceMode`` STT/TTS sites from :class:`~paseo.speech.engines.Engines`, and an agent port
+handed in by the composition root.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paseo.speech.audio import check_format, normalize
+from paseo.speech.dictation import Dictation, Dictations, Notify
+from paseo.speech.engines import DriverLoader, Engines
+
+if TYPE_CHECKING:
+
+    from paseo.services import ConfigView
+
+
+class SpeechService:
+    """See the module docstring."""
+
+    name = "speech"
+
+    def __init__(
+        self, config: ConfigView, load: DriverLoader, dictations: Dictations | None = None
+    ) -> None:
+        self.engines = Engines(config, load)
+        self.dictations = dictations or Dictations()
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        await self.dictations.close()
+
+    # --- one-shot --------------------------------------------------------------------------
+
+    def installed(self) -> dict[str, list[dict[str, Any]]]:
+        """Installed STT and TTS drivers (entry-point metadata; nothing imported)."""
+        from paseo_hookspecs import STT_GROUP, TTS_GROUP
+
+        from paseo.plugins.discovery import entry_point_candidates
+
+        return {
+            role: [
+                {"name": c.name, "distribution": c.distribution, "builtin": c.builtin}
+                for c in entry_point_candidates(group)
+            ]
+            for role, group in (("stt", STT_GROUP), ("tts", TTS_GROUP))
+        }
+
+    async def transcribe(
+        self,
+        audio: bytes,
+        *,
+        mime_type: str,
+        language: str | None = None,
+        site: str = "dictation",
+        engine: str | None = None,
+    ) -> tuple[str, str]:
+        """``(text, engine name)`` of ``audio`` with the STT engine of ``site``."""
+        choice = self.engines.choose(site, engine)
+        data, mime = normalize(audio, mime_type)
+        language = language or choice.settings.get("language")
+        text = await self.engines.stt(choice).transcribe(data, mime_type=mime, language=language)
+        return text, choice.name
+
+    async def synthesize(
+        self, text: str, *, voice: str | None = None, engine: str | None = None
+    ) -> tuple[bytes, str, str]:
+        """``(audio, mime type, engine name)`` speaking ``text`` (``features.voiceMode.tts``)."""
+        choice = self.engines.choose("voiceMode.tts", engine)
+        audio, mime = await self.engines.tts(choice).synthesize(text, voice=voice)
+        return audio, mime, choice.name
+
+    # --- dictation -------------------------------------------------------------------------
+
+    async def dictation_start(
+        self,
+        *,
+        mime_type: str,
+        language: str | None,
+        resume: str | None,
+        notify: Notify,
+        partials: bool = True,
+    ) -> Dictation:
+        """A new dictation on ``features.dictation.stt``, or ``resume`` re-attached."""
+        if resume is not None:
+            dictation = await self.dictations.get(resume)
+        else:
+            choice = self.engines.choose("dictation")
+            check_format(mime_type)
+            dictation = await self.dictations.create(
+                mime_type=mime_type,
+                language=language or choice.settings.get("language"),
+                engine_name=choice.name,
+                engine=self.engines.stt(choice),
+                partials=partials,
+            )
+        dictation.notify = notify
+        return dictation
+
+    async def dictation_chunk(
+        self, dictation_id: str, seq: int, data: bytes, notify: Notify
+    ) -> tuple[Dictation, bool]:
+        """Store chunk ``seq``: ``(dictation, stored now)`` (``False``: a repeat)."""
+        dictation = await self.dictations.get(dictation_id)
+        dictation.notify = notify
+        return dictation, dictation.add(seq, data)
+
+    async def dictation_finish(
+        self, dictation_id: str, last_seq: int | None, notify: Notify
+    ) -> tuple[Dictation, str]:
+        dictation = await self.dictations.get(dictation_id)
+        dictation.notify = notify
+        return dictation, await dictation.finish(last_seq)
+
+    async def dictation_cancel(self, dictation_id: str) -> bool:
+        return await self.dictations.remove(dictation_id)
