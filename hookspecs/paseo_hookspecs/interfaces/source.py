@@ -20,7 +20,33 @@ class PreparedPlugin:
 
 
 class PluginSource(ABC):
-    """One kind of source (``git``, ``npm``, ``pypi``, ``directory``)."""
+    """One kind of source (``git``, ``npm``, ``pypi``, ``directory``).
+
+    Implement and register (the built-in sources in ``paseo_plugin_sources`` are written so)::
+
+        import shutil
+        from pathlib import Path
+
+        from paseo_hookspecs import hookimpl
+        from paseo_hookspecs.interfaces.source import PluginSource, PreparedPlugin
+
+        class ArchiveSource(PluginSource):
+            kind = "archive"
+
+            def matches(self, spec: str) -> bool:
+                return spec.startswith("archive:")
+
+            async def prepare(self, spec: str, destination: Path) -> PreparedPlugin:
+                shutil.unpack_archive(spec.removeprefix("archive:"), destination)
+                return PreparedPlugin(path=destination, revision=None, remote=spec)
+
+        @hookimpl
+        def paseo_register_plugin_sources(register):
+            register(ArchiveSource())
+
+    with ``[project.entry-points.paseo] archive-source = "my_package.plugin"``. A real source
+    must check archive members for paths escaping ``destination`` before extracting.
+    """
 
     kind: str
     """Unique kind name."""

@@ -7,7 +7,22 @@ from typing import Any
 
 
 class SpeechToText(ABC):
-    """Turns audio into text."""
+    """Turns audio into text.
+
+    Implement and register: subclass it (``self.settings`` is the use site's configuration as a
+    dict) and name the class in the ``paseo.speech.stt`` entry-point group::
+
+        class MyStt(SpeechToText):
+            async def transcribe(self, audio, *, mime_type, language=None):
+                return await my_recognizer(audio, mime_type, language)
+
+        # pyproject.toml
+        [project.entry-points."paseo.speech.stt"]
+        mine = "my_package:MyStt"
+
+    Engines are imported only when a use site selects them (``speech.transcribe`` with
+    ``engine: "mine"``); the built-in ``local`` and ``openai`` engines are written this way.
+    """
 
     def __init__(self, settings: Any) -> None:
         self.settings = settings
@@ -18,7 +33,8 @@ class SpeechToText(ABC):
 
 
 class TextToSpeech(ABC):
-    """Turns text into audio."""
+    """Turns text into audio. Register it like :class:`SpeechToText`, in the
+    ``paseo.speech.tts`` group: ``mine = "my_package:MyTts"``."""
 
     def __init__(self, settings: Any) -> None:
         self.settings = settings

@@ -16,7 +16,32 @@ from paseo_hookspecs.store import Repositories
 
 
 class Store(Repositories):
-    """A store driver instance bound to one ``$PASEO_HOME``."""
+    """A store driver instance bound to one ``$PASEO_HOME``.
+
+    Implement and register: subclass it, give every repository of
+    :class:`~paseo_hookspecs.store.Repositories` an object implementing its ABC, and name the
+    class in the ``paseo.store`` entry-point group (no hook: a driver is chosen by name and the
+    others are never imported)::
+
+        class MyStore(Store):
+            name = "mystore"
+
+            async def open(self) -> None:
+                self.agents = MyAgentRepository(self.home)
+                ...                        # timeline, schedules, projects, workspaces, …
+
+            async def close(self) -> None:
+                ...
+
+        # pyproject.toml
+        [project.entry-points."paseo.store"]
+        mystore = "my_package:MyStore"
+
+    then ``{"storage": {"driver": "mystore"}}`` in ``config.json``. Subclass
+    ``paseo.testing.store_conformance.StoreConformance`` in the driver's tests: the suite the
+    built-in ``json`` and ``sqlite`` drivers pass (durability, compare-and-set, pagination,
+    label transactions).
+    """
 
     name: str = ""
     """The driver name (its entry-point name)."""
