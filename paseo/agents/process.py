@@ -27,10 +27,11 @@ import logging
 import os
 import secrets
 import signal
-import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from paseo.processes import wait_group_gone
 
 log = logging.getLogger("paseo.agents.process")
 
@@ -63,32 +64,6 @@ def kill_tagged(tag: str, grace: float = 2.0) -> int:
             victim.kill()
     psutil.wait_procs(victims, timeout=grace)
     return len(victims)
-
-
-def group_members(pgid: int, *, live_only: bool = False) -> list[int]:
-    """Pids in process group ``pgid``; ``live_only`` leaves out zombies (in a container without
-    an init that reaps orphans, a dead group's zombies linger). Blocking (reads /proc)."""
-    import psutil
-
-    members = []
-    for process in psutil.process_iter():
-        with contextlib.suppress(ProcessLookupError, PermissionError, psutil.Error):
-            if os.getpgid(process.pid) == pgid and not (
-                live_only and process.status() == psutil.STATUS_ZOMBIE
-            ):
-                members.append(process.pid)
-    return members
-
-
-def wait_group_gone(pgid: int, timeout: float) -> bool:
-    """Wait until no live process is left in group ``pgid`` (a SIGKILL is not instant for a
-    process mid-syscall); ``False`` after ``timeout`` seconds. Blocking."""
-    deadline = time.monotonic() + timeout
-    while group_members(pgid, live_only=True):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 class ProcessTracker(Protocol):

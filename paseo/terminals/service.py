@@ -28,7 +28,7 @@ from paseo_hookspecs.records import WorkspaceRecord
 from paseo_hookspecs.store import ManagedProcessRepository, WorkspaceRepository
 from paseo_hookspecs.terminals import TerminalProfile
 
-from paseo.processes import ProcessRecords, iso_now, reap_orphans
+from paseo.processes import ProcessRecords, iso_now, reap_orphans, reap_recorded_session
 from paseo.services import ConfigView, Publisher
 from paseo.terminals.models import TerminalInfo
 from paseo.terminals.profiles import ProfileSource, argv_for, effective_profiles
@@ -116,7 +116,7 @@ class TerminalService:
 
     async def start(self) -> None:
         """Reap terminal sessions a crashed daemon left behind."""
-        await reap_orphans(self._store.managed_processes, PROCESS_KIND)
+        await reap_orphans(self._store.managed_processes, PROCESS_KIND, reap_recorded_session)
         self._publisher.register_stream(STREAM, STREAM_ACCESS)
 
     async def stop(self) -> None:

@@ -15,7 +15,8 @@ from paseo_hookspecs.records import ManagedProcessOwner, ManagedProcessRecord
 from paseo_store_json import JsonStore
 
 from paseo.agents.process import AgentProcessLauncher
-from paseo.agents.tracker import ManagedProcessTracker, process_identity, reconcile_orphans
+from paseo.agents.tracker import ManagedProcessTracker, reconcile_orphans
+from paseo.processes import process_identity
 
 
 def _gone(pid: int) -> bool:
