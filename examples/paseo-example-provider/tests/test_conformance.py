@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paseo.testing.fake_model import FakeModelServer
-from paseo.testing.provider_conformance import ProviderConformance
+from paseo_example_provider.provider import ExampleProvider
 from paseo_hookspecs.interfaces.agent import AgentProvider
 
-from paseo_example_provider.provider import ExampleProvider
+from paseo.testing.fake_model import FakeModelServer
+from paseo.testing.provider_conformance import ProviderConformance
 
 
 class TestExampleProvider(ProviderConformance):
