@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
@@ -63,8 +64,10 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_example_provider import agent as protocol
 
-AGENT_ARGV = [sys.executable, "-m", "paseo_example_provider.agent"]
-"""The program: this package's agent, run by the interpreter the daemon runs on."""
+AGENT_ARGV = [sys.executable, str(Path(protocol.__file__))]
+"""The program: this package's agent, run by the interpreter the daemon runs on. By file, not
+``-m``: a plugin loaded from a directory (``paseo plugins install ./dir``) is importable in the
+daemon but not on the child's ``sys.path``; the agent needs nothing but the standard library."""
 
 START_TIMEOUT = 30.0
 """Seconds the program may take to start and open the session."""
