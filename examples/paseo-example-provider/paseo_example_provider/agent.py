@@ -127,7 +127,7 @@ class Agent:
         self.api_key = environ.get("EXAMPLE_AGENT_API_KEY", "")
         default_state = Path.home() / ".local" / "state" / "paseo-example-agent"
         self.state_dir = Path(environ.get("EXAMPLE_AGENT_STATE_DIR") or default_state)
-        self.model = "example-small"
+        self.model = "gpt-4.1-mini"
         self.mode = "ask"
         self.session_id: str | None = None
         self.messages: list[dict[str, Any]] = []

@@ -34,11 +34,11 @@ from paseo_hookspecs.process import ProcessLauncher
 from paseo_example_provider.session import ExampleSession
 
 DEFAULT_MODELS = (
-    ModelInfo(id="example-small", label="Example small", default=True),
-    ModelInfo(id="example-large", label="Example large"),
+    ModelInfo(id="gpt-4.1-mini", label="GPT-4.1 mini", default=True),
+    ModelInfo(id="gpt-4.1", label="GPT-4.1"),
 )
-"""The models offered unless ``models`` in config.json says otherwise (names the endpoint
-understands; with a real endpoint, configure its own)."""
+"""The models offered unless ``models`` in config.json says otherwise: OpenAI's names (another
+endpoint has its own; list them under ``models``). The first is the agent's own default."""
 
 MODES = (
     ModeInfo(id="ask", label="Ask", description="every file write needs your permission"),
