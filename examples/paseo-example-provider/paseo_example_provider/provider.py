@@ -48,9 +48,9 @@ MODES = (
 _SUPPORTED_OVERRIDES = frozenset({"env", "models", "additionalModels", "description"})
 
 
-def _models(value: Any, where: str) -> list[ModelInfo]:
+def _models(value: Any, key: str) -> list[ModelInfo]:
     if not isinstance(value, list):
-        raise InvalidParams(f"{where} must be a list of models ({{id, label}})")
+        raise InvalidParams(f"{key} must be a list of models ({{id, label}})")
     return [
         ModelInfo(
             id=str(entry["id"]),
@@ -74,21 +74,21 @@ class ExampleProvider(AgentProvider):
         self.id = provider_id
         self.label = label
         overrides = dict(overrides or {})
-        where = f"agents.providers.{provider_id}"
         unsupported = sorted(set(overrides) - _SUPPORTED_OVERRIDES)
         if unsupported:
+            # The registry prefixes every message with where the setting is.
             raise InvalidParams(
-                f"{where}: the example provider does not support {', '.join(unsupported)} "
+                f"the example provider does not support {', '.join(unsupported)} "
                 f"(it supports {', '.join(sorted(_SUPPORTED_OVERRIDES))})"
             )
         env = overrides.get("env") or {}
         if not isinstance(env, Mapping):
-            raise InvalidParams(f"{where}.env must map variable names to strings")
+            raise InvalidParams("env must map variable names to strings")
         self._env = {str(k): str(v) for k, v in env.items()}
         models = list(DEFAULT_MODELS)
         if "models" in overrides:
-            models = _models(overrides["models"], f"{where}.models")
-        added = _models(overrides.get("additionalModels", []), f"{where}.additionalModels")
+            models = _models(overrides["models"], "models")
+        added = _models(overrides.get("additionalModels", []), "additionalModels")
         by_id = {model.id: model for model in [*models, *added]}
         self._models = list(by_id.values())
 

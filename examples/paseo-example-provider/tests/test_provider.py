@@ -99,7 +99,5 @@ def test_derived_provider_settings() -> None:
     assert asyncio.run(derived.availability()).status == "ready"
     models = asyncio.run(derived.list_models(kernel_launcher()))
     assert [(m.id, m.default) for m in models] == [("big", True), ("tiny", False)]
-    with pytest.raises(
-        InvalidParams, match=r"agents\.providers\.mine: .* does not support command"
-    ):
+    with pytest.raises(InvalidParams, match="does not support command"):
         base.derive("mine", "Mine", {"command": ["other-agent"]})
