@@ -16,7 +16,8 @@ client → agent requests
     ``session/open`` ``{sessionId?, model?, mode?, systemPrompt?}`` → ``{sessionId, resumed}``
     (error ``-32004`` when ``sessionId`` names no stored conversation);
     ``session/configure`` ``{model?, mode?}`` → ``{}``;
-    ``turn/start`` ``{text}`` → ``{}`` (the turn then runs in the background).
+    ``turn/start`` ``{text, turnId}`` → ``{}`` (the turn then runs in the background; every
+    notification of the turn below carries its ``turnId``).
 client → agent notification
     ``turn/cancel``: end the running turn now (its partial reply is kept in the history).
 agent → client notifications
@@ -113,7 +114,9 @@ def write_atomic(path: Path, text: str, mode: int) -> None:
 class Turn:
     """One prompt being answered."""
 
-    def __init__(self) -> None:
+    def __init__(self, turn_id: str) -> None:
+        self.id = turn_id
+        """The client's id for the turn, echoed in each of its notifications."""
         self.cancelled = threading.Event()
         self.over = False
         """``turn/ended`` was written (guarded by the output lock)."""
@@ -151,16 +154,15 @@ class Agent:
         """Send a notification of ``turn``, unless the turn has already ended."""
         with self._out:
             if not turn.over:
-                self._write({"method": method, "params": params})
+                self._write({"method": method, "params": {"turnId": turn.id, **params}})
 
     def end_turn(self, turn: Turn, stop_reason: str, **details: Any) -> None:
         """Write ``turn/ended`` once; later ends of the same turn are ignored."""
         with self._out:
             if not turn.over:
                 turn.over = True
-                self._write(
-                    {"method": "turn/ended", "params": {"stopReason": stop_reason, **details}}
-                )
+                params = {"turnId": turn.id, "stopReason": stop_reason, **details}
+                self._write({"method": "turn/ended", "params": params})
 
     # -- the main loop --------------------------------------------------------------------
 
@@ -248,7 +250,7 @@ class Agent:
             raise AgentError(INVALID_PARAMS, "open a session first (session/open)")
         if self.turn is not None and not self.turn.over:
             raise AgentError(BUSY, "a turn is already running")
-        self.turn = turn = Turn()
+        self.turn = turn = Turn(str(params.get("turnId", "")))
         previous = self.worker
         self.worker = threading.Thread(
             target=self._run_turn, args=(turn, text, previous), daemon=True

@@ -182,7 +182,8 @@ class ExampleSession(AgentSession):
         await self._sink(TurnStarted(provider=self._provider, turnId=str(turn.number)))
         await self._emit(UserMessageItem(text=text, messageId=message_id))
         try:
-            await self._rpc.request("turn/start", {"text": text}, timeout=REQUEST_TIMEOUT)
+            params = {"text": text, "turnId": str(turn.number)}
+            await self._rpc.request("turn/start", params, timeout=REQUEST_TIMEOUT)
         except ConnectionLost:
             return  # _on_closed ends the turn
         except (RpcError, TimeoutError) as exc:
@@ -251,8 +252,10 @@ class ExampleSession(AgentSession):
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         turn = self._turns.current
-        if turn is None or turn.finished:
-            return  # a late message of a turn that has already ended
+        if turn is None or turn.finished or params.get("turnId") != str(turn.number):
+            # A late message of a turn that has already ended (say, one the session ended
+            # itself when the program was slow to honour an interrupt).
+            return
         if method == "message/delta":
             text, message_id = str(params.get("text", "")), str(params.get("messageId", ""))
             item: TimelineItem = (
