@@ -55,13 +55,9 @@ MAX_ROUNDS = 8
 REQUEST_TIMEOUT = 300.0
 """Seconds the endpoint may stay silent before the turn fails."""
 
-NOT_FOUND, BUSY, NOT_CONFIGURED, INVALID_PARAMS, METHOD_NOT_FOUND = (
-    -32004,
-    -32002,
-    -32003,
-    -32602,
-    -32601,
-)
+# JSON-RPC error codes: the standard ones, and three of this protocol's own.
+METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32601, -32602, -32603
+BUSY, NOT_CONFIGURED, NOT_FOUND = -32002, -32003, -32004
 
 WRITE_TOOL = {
     "type": "function",
@@ -174,8 +170,10 @@ class Agent:
                 continue
             if not isinstance(message, dict):
                 continue
+            params = message.get("params")
+            params = params if isinstance(params, dict) else {}
             if "method" in message and "id" in message:
-                self._answer(message["id"], message["method"], message.get("params") or {})
+                self._answer(message["id"], message["method"], params)
             elif "method" in message:
                 if message["method"] == "turn/cancel":
                     self.cancel()
@@ -199,6 +197,9 @@ class Agent:
             self.send({"id": request_id, "result": handler(params)})
         except AgentError as exc:
             self.send({"id": request_id, "error": {"code": exc.code, "message": str(exc)}})
+        except Exception as exc:  # noqa: BLE001 - a bad request must not end the program
+            error = {"code": INTERNAL_ERROR, "message": f"{method} failed: {exc!r}"}
+            self.send({"id": request_id, "error": error})
 
     def _resolve(self, message: dict[str, Any]) -> None:
         waiting = self._answers.pop(message["id"], None)
@@ -231,7 +232,10 @@ class Agent:
             raise AgentError(NOT_FOUND, f"no stored conversation {wanted}") from None
         except (OSError, ValueError) as exc:
             raise AgentError(NOT_FOUND, f"conversation {wanted} is unreadable: {exc}") from None
-        self.session_id, self.messages = wanted, stored["messages"]
+        messages = stored.get("messages") if isinstance(stored, dict) else None
+        if not isinstance(messages, list):
+            raise AgentError(NOT_FOUND, f"conversation {wanted} is unreadable: no messages")
+        self.session_id, self.messages = wanted, messages
         return {"sessionId": wanted, "resumed": True}
 
     def configure(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -66,6 +66,19 @@ def test_unknown_conversation_is_not_found_and_unknown_mode_refused(tmp_path: Pa
     _run(body, tmp_path)
 
 
+def test_corrupt_conversation_file_is_not_found(tmp_path: Path) -> None:
+    async def body(suite: ProviderConformance, h: ConformanceHarness) -> None:
+        state = h.root / "state"
+        state.mkdir()
+        (state / "0badf11e.json").write_text("{not json")
+        with pytest.raises(NotFound, match="conversation 0badf11e is unreadable"):
+            await h.resume(
+                PersistenceHandle(provider="example", sessionId="0badf11e"), h.new_config()
+            )
+
+    _run(body, tmp_path)
+
+
 def test_unreachable_endpoint_fails_the_turn_saying_what_to_check(tmp_path: Path) -> None:
     async def body(suite: ProviderConformance, h: ConformanceHarness) -> None:
         config = h.new_config()
