@@ -3,7 +3,8 @@
 The file is loaded again with the *launch* environment, so environment overrides stay
 authoritative. The effective values before and after are compared path by path; changed paths
 that are safe to change live (:data:`RUNTIME_SAFE`) are applied at once, every other changed
-path is reported as needing a restart. A config.json that does not validate changes nothing.
+path is reported as needing a restart. A config.json that does not validate as start-up would
+validate it changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paseo.config import ResolvedConfig, load_config
+from paseo.config import ResolvedConfig, load_for_startup
 
 if TYPE_CHECKING:
     from paseo.daemon.runtime import Daemon
@@ -144,10 +145,11 @@ def apply_log_levels(resolved: ResolvedConfig) -> None:
 async def reload_config(daemon: Daemon) -> ReloadOutcome:
     """Re-read config.json once and apply what can be applied live.
 
-    Raises :class:`paseo.config.ConfigError` (nothing applied) when the file is invalid.
+    Raises :class:`paseo.config.ConfigError` (nothing applied) when the file is invalid or
+    would stop the next start (an unknown store driver, bad plugin settings).
     """
     loaded = await asyncio.to_thread(
-        load_config, daemon.layout.config, daemon.options.env, home=daemon.layout.root
+        load_for_startup, daemon.layout.config, daemon.options.env, home=daemon.layout.root
     )
     before = daemon.config.resolved
     changes = _changes(before.to_json(), loaded.resolved.to_json())

@@ -235,14 +235,14 @@ def run_stop(args: argparse.Namespace) -> int:
 def _check_startable(args: argparse.Namespace) -> None:
     """Refuse before stopping anything when the daemon could not start again: config.json is
     checked the way start-up checks it, with this environment (restart passes it on)."""
-    from paseo.config import ConfigError, load_config
+    from paseo.config import ConfigError, load_for_startup
 
     layout = home_layout(args)
     env = dict(os.environ)
     if args.listen:
         env["PASEO_LISTEN"] = args.listen
     try:
-        load_config(layout.config, env=env, home=layout.root)
+        load_for_startup(layout.config, env=env, home=layout.root)
     except ConfigError as exc:
         raise CliError(
             f"not restarting: the daemon could not start with this configuration "
