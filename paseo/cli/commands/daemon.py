@@ -118,7 +118,12 @@ def run_start(args: argparse.Namespace) -> int:
     from paseo.cli import exit_without_teardown
     from paseo.daemon.control import StartFailed, local_state, start_detached
 
-    state = local_state(layout)
+    try:
+        state = local_state(layout)
+    except OSError as exc:  # a home that cannot exist (under a file, under /proc)
+        from paseo.daemon.bootstrap import describe_failure
+
+        raise CliError(describe_failure(exc, layout.root)) from None
     if state.running:
         raise CliError(f"the daemon is already running (pid {state.pid}) on {layout.root}")
     try:
