@@ -35,7 +35,7 @@ def _nested(depth: int) -> dict[str, Any]:
         {"plugins": {"websocket": {"settings": {"noSuchLimit": 1}}}},
         {"plugins": {"websocket": {"settings": {"maxConnections": "many"}}}},
         {"storage": {"driver": "mongo"}},
-        {"plugins": _nested(600)},
+        {"plugins": {"acme": {"settings": _nested(600)}}},
     ],
     ids=["zero-connections", "unknown-key", "string-for-number", "mongo", "600-deep"],
 )
@@ -149,15 +149,20 @@ def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
 def test_a_full_disk_is_refused_in_one_line(small_tmpfs: Path, run_paseo: RunPaseo) -> None:
     home = small_tmpfs / "home"
     home.mkdir()
-    fd = os.open(small_tmpfs / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        with pytest.raises(OSError, match="No space left"):
-            while True:
-                os.write(fd, b"\0" * 4096)
-    finally:
-        os.close(fd)
+    with pytest.raises(OSError, match="No space left"):
+        _fill(small_tmpfs / "filler")
     for result in _start_both_ways(run_paseo, home):
         _assert_refused(result, "No space left on device", "free some disk space")
+
+
+def _fill(path: Path) -> None:
+    """Write to ``path`` until the file system is full (raises its ``OSError``)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    finally:
+        os.close(fd)
 
 
 def test_a_read_only_home_is_refused_in_one_line(small_tmpfs: Path, run_paseo: RunPaseo) -> None:

@@ -66,7 +66,7 @@ def test_patch_refuses_an_uninstalled_store_driver(config_file: Path) -> None:
 def test_a_deep_patch_is_refused_before_anything_walks_it(config_file: Path, depth: int) -> None:
     before = config_file.read_bytes()
     with pytest.raises(ConfigError) as info:
-        patch_file(config_file, {"plugins": _nested(depth)})
+        patch_file(config_file, {"plugins": {"acme": {"settings": _nested(depth)}}})
     assert f"nested deeper than {MAX_DEPTH} levels" in str(info.value)
     assert config_file.read_bytes() == before
 
