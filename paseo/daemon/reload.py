@@ -60,8 +60,9 @@ _MISSING = object()
 
 
 def _flatten(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
-    # Lists are leaves: a list-valued setting is always replaced whole.
-    if isinstance(value, Mapping) and value:
+    # Lists are leaves: a list-valued setting is always replaced whole. An empty document
+    # (no file) has no leaves at all.
+    if isinstance(value, Mapping) and (value or not prefix):
         for key, child in value.items():
             _flatten(child, (*prefix, str(key)), out)
     else:
@@ -84,6 +85,23 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[Path, 
 def changed_paths(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """Leaf paths (dotted) whose value differs between two JSON documents."""
     return [".".join(path) for path in _changes(before, after)]
+
+
+def reported_paths(
+    old_document: Mapping[str, Any], new_document: Mapping[str, Any], effective: Mapping[Path, Any]
+) -> list[str]:
+    """The changed leaf paths of the file itself whose effective value changed too.
+
+    The effective view holds every field with its default: an added provider entry changes a
+    dozen of its paths there. Users wrote two; those are the ones worth a line each.
+    """
+
+    def related(path: Path) -> bool:
+        return any(
+            path[: len(other)] == other or other[: len(path)] == path for other in effective
+        )
+
+    return [".".join(path) for path in _changes(old_document, new_document) if related(path)]
 
 
 def _keep_startup_values(
@@ -153,7 +171,7 @@ async def reload_config(daemon: Daemon) -> ReloadOutcome:
     )
     before = daemon.config.resolved
     changes = _changes(before.to_json(), loaded.resolved.to_json())
-    changed = [".".join(path) for path in changes]
+    changed = reported_paths(daemon.config.document, loaded.document, changes)
     applied = [path for path in changed if is_runtime_safe(path)]
     restart = [path for path in changed if not is_runtime_safe(path)]
     after = _keep_startup_values(
