@@ -35,7 +35,13 @@ from paseo.agents.tracker import iso_now
 log = logging.getLogger("paseo.agents.registry")
 
 PROBE_TIMEOUT = 15.0
-"""Bound on one provider's availability probe or model listing."""
+"""Bound on one provider's availability probe."""
+
+LISTING_TIMEOUT = 90.0
+"""Bound on one provider's model or mode listing. Listing may start the agent's program (an
+ACP probe session allows itself 60 s): this bound is above every built-in provider's own, so
+the provider's timeout and its message come first and this one only stops a provider that
+never answers."""
 
 REFRESH_INTERVAL = 300.0
 """Seconds between background availability probes."""

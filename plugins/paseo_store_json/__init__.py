@@ -35,8 +35,8 @@ collection rewrites it without the invalid entries, and by then a durable copy e
 agent files claiming one id, the one at its canonical path (else the newer) is kept and the
 other quarantined. When ``projects.json`` itself goes to quarantine, each workspace whose
 project record went with it gets a project rebuilt from its workspaces (written at once), so
-intact workspaces stay listed instead of hiding as orphans. See :mod:`paseo_store_json._labels` for the label compound commit and the
-freeze.
+intact workspaces stay listed instead of hiding as orphans. See :mod:`paseo_store_json._labels`
+for the label compound commit and the freeze.
 """
 
 from __future__ import annotations
