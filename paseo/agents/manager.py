@@ -57,6 +57,7 @@ class _Rooms:
             service.plugins.providers,
             service.provider_overrides,
             {provider_id: p.config_entry() for provider_id, p in declared.items()},
+            default=lambda: service.config.resolved.agents.defaultProvider,
         )
         self.sessions = SessionKeeper(
             service.roster, self.registry, self.tracker, self.launcher, service.config

@@ -296,6 +296,7 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
             selection=selection or AllSkills.model_construct(mode="all")
         ),
         providers=dict((agents.providers if agents else None) or {}),
+        defaultProvider=agents.defaultProvider if agents else None,
         metadataGeneration=ResolvedMetadataGeneration.model_construct(
             providers=tuple((metadata.providers if metadata else None) or ())
         ),

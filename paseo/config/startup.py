@@ -72,10 +72,21 @@ def startup_problems(
             if record.error is not None
         )
     problems.extend(section_problems(manager, entries))
-    providers = config.agents.providers if config.agents is not None else None
+    providers = (config.agents.providers if config.agents is not None else None) or {}
     if providers:
         problems.extend(
             provider_problems(providers, manager.providers(), manager.declared_providers())
+        )
+    default = config.agents.defaultProvider if config.agents is not None else None
+    known = {*manager.providers(), *manager.declared_providers(), *providers}
+    if default is not None and default not in known:
+        problems.append(
+            ConfigProblem(
+                "agents.defaultProvider",
+                f"no provider {default!r} is installed or defined "
+                f"(providers: {', '.join(sorted(known)) or 'none'})",
+                "warning",
+            )
         )
     return problems
 

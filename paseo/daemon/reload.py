@@ -38,6 +38,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.terminalProfiles",
     "daemon.agentProfiles",
     "app.baseUrl",
+    "agents.defaultProvider",
 )
 """Config paths (and everything under them) a reload applies live. Services read these from
 their :class:`paseo.services.ConfigView` each time they need them; the RPC server's trust

@@ -144,3 +144,14 @@ def test_validate_names_environment_overrides_it_cannot_use(config_file: Path) -
         ("$PASEO_GIT_MAX_PROCESS_CONCURRENCY", "error")
     ]
     assert "whole number" in problems[0].message
+
+
+def test_default_provider_is_in_the_resolved_view_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"agents": {"defaultProvider": "claude"}}))
+    assert load_config(path, {}).resolved.agents.defaultProvider == "claude"
+    assert validate_file(path, {}) == []
+    path.write_text(json.dumps({"agents": {"defaultProvider": "nobody"}}))
+    assert [(p.path, p.severity) for p in validate_file(path, {})] == [
+        ("agents.defaultProvider", "warning")
+    ]
