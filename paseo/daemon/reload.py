@@ -91,7 +91,9 @@ def changed_paths(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[s
 def reported_paths(
     old_document: Mapping[str, Any], new_document: Mapping[str, Any], effective: Mapping[Path, Any]
 ) -> list[str]:
-    """The changed leaf paths of the file itself whose effective value changed too.
+    """The leaf paths of the file that changed since ``old_document`` (the one the daemon
+    started with) whose effective value changed too (``effective``: the in-force view against
+    the new one, so a restart-only change stays reported until the restart).
 
     The effective view holds every field with its default: an added provider entry changes a
     dozen of its paths there. Users wrote two; those are the ones worth a line each.
@@ -172,7 +174,7 @@ async def reload_config(daemon: Daemon) -> ReloadOutcome:
     )
     before = daemon.config.resolved
     changes = _changes(before.to_json(), loaded.resolved.to_json())
-    changed = reported_paths(daemon.config.document, loaded.document, changes)
+    changed = reported_paths(daemon.launch_document, loaded.document, changes)
     applied = [path for path in changed if is_runtime_safe(path)]
     restart = [path for path in changed if not is_runtime_safe(path)]
     after = _keep_startup_values(

@@ -53,6 +53,8 @@ class Daemon:
         self.layout = layout
         self.options = options
         self.config = config
+        self.launch_document = config.document
+        """config.json as this process started with it: a reload reports what changed since."""
         self.started_monotonic = time.monotonic()
         self.stop_requested: asyncio.Event | None = None
         self.plugins: PaseoPluginManager | None = None

@@ -29,7 +29,8 @@ def test_adding_providers_reports_one_line_per_path_in_the_file(
 
     env = {"PASEO_HOME": str(daemon.home)}
     run_paseo("config", "set", "agents.providers.custom0.label", "Renamed", env=env, check=True)
+    # Still one line per path in the file: every change pending since start, once.
     reload = run_paseo("reload", env=env, check=True)
     assert reload.stdout.splitlines() == [
-        "restart required: agents.providers.custom0.label (run `paseo daemon restart`)"
+        f"restart required: {path} (run `paseo daemon restart`)" for path in expected
     ]
