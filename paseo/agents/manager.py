@@ -26,7 +26,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams
+from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
@@ -57,6 +57,7 @@ class _Rooms:
             service.plugins.providers,
             service.provider_overrides,
             {provider_id: p.config_entry() for provider_id, p in declared.items()},
+            default=lambda: service.config.resolved.agents.defaultProvider,
         )
         self.sessions = SessionKeeper(
             service.roster, self.registry, self.tracker, self.launcher, service.config
@@ -280,7 +281,10 @@ class AgentService:
                     await session.set_feature(str(feature), value)
             elif option == "modeId":
                 provider = self.registry.usable(agent.record.provider)
-                modes = await provider.list_modes(self.launcher)
+                try:
+                    modes = await provider.list_modes(self.launcher)
+                except Unavailable:
+                    modes = []  # cannot check now: the next session start will
                 if modes and value not in {m.id for m in modes}:
                     raise InvalidParams(
                         f"provider {agent.record.provider!r} has no mode {value!r} "

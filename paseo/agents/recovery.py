@@ -2,8 +2,10 @@
 
 At boot every stored agent is adopted; one the previous daemon left live has no process now:
 it becomes ``closed``, and a run it had in flight is recorded as canceled so the timeline says
-how it ended. The message ids already sent (for de-duplication) and the newest reply are read
-back from the timeline on first use. Stored entries are read as the wire shape they are.
+how it ended. Attention ``permission`` is cleared: the request died with the process (see
+:func:`drop_dead_permission`). The message ids already sent (for de-duplication) and the
+newest reply are read back from the timeline on first use. Stored entries are read as the
+wire shape they are.
 """
 
 from __future__ import annotations
@@ -46,6 +48,17 @@ async def adopt_stored(roster: AgentRoster) -> None:
     for agent in list(roster.agents.values()):
         if agent.record.lastStatus in LIVE_STATUSES:
             await recover_closed(roster, agent)
+        if agent.record.attentionReason == "permission":
+            await drop_dead_permission(roster, agent)
+
+
+async def drop_dead_permission(roster: AgentRoster, agent: LiveAgent) -> None:
+    """A permission request lives with the agent's process: after a restart nothing can answer
+    it, and ``permit ls`` (the live requests) cannot list it. Attention ``permission`` is
+    cleared, so ``ls`` and ``permit ls`` agree; the next prompt asks again if still needed."""
+    await roster.save(
+        agent, {"requiresAttention": False, "attentionReason": None, "attentionTimestamp": None}
+    )
 
 
 async def recover_closed(roster: AgentRoster, agent: LiveAgent) -> None:

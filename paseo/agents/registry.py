@@ -35,7 +35,13 @@ from paseo.agents.tracker import iso_now
 log = logging.getLogger("paseo.agents.registry")
 
 PROBE_TIMEOUT = 15.0
-"""Bound on one provider's availability probe or model listing."""
+"""Bound on one provider's availability probe."""
+
+LISTING_TIMEOUT = 90.0
+"""Bound on one provider's model or mode listing. Listing may start the agent's program (an
+ACP probe session allows itself 60 s): this bound is above every built-in provider's own, so
+the provider's timeout and its message come first and this one only stops a provider that
+never answers."""
 
 REFRESH_INTERVAL = 300.0
 """Seconds between background availability probes."""
@@ -69,6 +75,7 @@ class ProviderRegistry:
         plugin_providers: Mapping[str, AgentProvider] | Callable[[], Mapping[str, AgentProvider]],
         overrides: Callable[[], Mapping[str, Mapping[str, Any]]],
         declared: Mapping[str, Mapping[str, Any]] | None = None,
+        default: Callable[[], str | None] = lambda: None,
     ) -> None:
         # A callable is resolved on first use: provider modules are then imported by the
         # background availability refresh (or the first agent request), not on the daemon's
@@ -76,6 +83,7 @@ class ProviderRegistry:
         self._plugin_source = plugin_providers
         self._plugin_cache: dict[str, AgentProvider] | None = None
         self._config = overrides
+        self._default = default
         self._declared_source = dict(declared or {})
         self._derived: dict[str, tuple[str, AgentProvider | None, str | None]] = {}
         self._snapshot: dict[str, Snapshot] = {}
@@ -224,8 +232,26 @@ class ProviderRegistry:
         return self._snapshot.get(provider_id) or Snapshot(Availability(status="loading"), None)
 
     def default_provider(self) -> str | None:
-        """The first enabled provider whose last probe said ``ready``."""
-        for entry in self.entries():
+        """The provider for an agent that names none.
+
+        ``agents.defaultProvider`` when config.json sets it (even while it is not ready: the
+        user chose it, and creating the agent then says why it cannot start). Otherwise the
+        first enabled, ready provider by ``order``, plugin providers before custom
+        (``extends``) ones, then by id: adding a custom provider never changes the default
+        unless it asks to with ``order``.
+        """
+        chosen = self._default()
+        if chosen:
+            return chosen
+        ranked = sorted(
+            self.entries(),
+            key=lambda e: (
+                math.inf if e.order is None else float(e.order),
+                e.extends is not None,
+                e.id,
+            ),
+        )
+        for entry in ranked:
             ready = self.availability(entry.id).availability.status == "ready"
             if entry.enabled and entry.provider is not None and ready:
                 return entry.id

@@ -9,7 +9,8 @@ notification models from :func:`notifications`).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
@@ -52,8 +53,10 @@ from paseo.agents.models import (
     ThinkingView,
     TimelineCursor,
 )
-from paseo.agents.registry import PROBE_TIMEOUT
+from paseo.agents.registry import LISTING_TIMEOUT
 from paseo.services import ServiceRef
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
@@ -167,7 +170,7 @@ class _Handlers:
         service = self._ref.get()
         agent = service.get(params.agentId)
         provider = service.registry.usable(agent.record.provider)
-        listed = await asyncio.wait_for(provider.list_modes(service.launcher), PROBE_TIMEOUT)
+        listed = await _listing(agent.record.provider, provider.list_modes(service.launcher))
         current = agent.record.config.modeId if agent.record.config else None
         return AgentModesResult(
             agentId=agent.id,
@@ -261,16 +264,10 @@ class _Handlers:
         service = self._ref.get()
         provider = service.registry.usable(params.providerId)
         launcher = service.launcher
-        try:
-            models, listed_modes = await asyncio.wait_for(
-                asyncio.gather(provider.list_models(launcher), provider.list_modes(launcher)),
-                PROBE_TIMEOUT,
-            )
-        except TimeoutError:
-            raise Unavailable(
-                f"provider {params.providerId!r} did not list its models within "
-                f"{PROBE_TIMEOUT:.0f}s; see `paseo provider ls`"
-            ) from None
+        models, listed_modes = await _listing(
+            params.providerId,
+            asyncio.gather(provider.list_models(launcher), provider.list_modes(launcher)),
+        )
         return ProviderModelsResult(
             providerId=params.providerId,
             models=[
@@ -289,6 +286,18 @@ class _Handlers:
                 for m in listed_modes
             ],
         )
+
+
+async def _listing(provider_id: str, listing: Awaitable[T]) -> T:
+    """``listing`` bounded by :data:`LISTING_TIMEOUT`; a provider that does not answer is
+    ``Unavailable``, not an internal error."""
+    try:
+        return await asyncio.wait_for(listing, LISTING_TIMEOUT)
+    except TimeoutError:
+        raise Unavailable(
+            f"provider {provider_id!r} did not list its models and modes within "
+            f"{LISTING_TIMEOUT:.0f}s; see `paseo provider ls`"
+        ) from None
 
 
 def _method(name: str, handler: Any, params: Any, result: Any, summary: str) -> RpcMethod:

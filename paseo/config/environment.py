@@ -1,7 +1,8 @@
 """Launch environment overrides: ``PASEO_*`` variables read into the effective configuration.
 
 Values that do not parse are ignored, as if unset, so a typo in a launch script falls back to
-the file instead of stopping the daemon. Every variable that decided a setting is recorded, so
+the file instead of stopping the daemon; each one is remembered in :attr:`EnvOverrides.rejected`
+so ``paseo config validate`` can name it. Every variable that decided a setting is recorded, so
 ``ResolvedConfig.envOverrides`` can say which config paths came from the environment.
 """
 
@@ -20,6 +21,8 @@ class EnvOverrides:
     def __init__(self, env: Mapping[str, str]) -> None:
         self._env = env
         self.applied: dict[str, str] = {}
+        self.rejected: dict[str, str] = {}
+        """Variable -> what it should hold, for each set variable that did not parse."""
 
     def raw(self, name: str) -> str | None:
         """The trimmed value of ``name``; ``None`` when unset or blank."""
@@ -41,19 +44,28 @@ class EnvOverrides:
                 return value
         return None
 
+    def reject(self, name: str, expected: str) -> None:
+        """Note that variable ``name`` is set but ignored because it is not ``expected``."""
+        self.rejected[name] = expected
+
     def boolean(self, path: str, name: str) -> bool | None:
         value = self.raw(name)
         parsed = parse_bool(value)
         if parsed is not None:
             self.record(path, name)
+        elif value is not None:
+            self.reject(name, "true or false (1/0, yes/no, on/off)")
         return parsed
 
     def positive_int(self, path: str, *names: str) -> int | None:
         for name in names:
-            parsed = parse_positive_int(self.raw(name))
+            value = self.raw(name)
+            parsed = parse_positive_int(value)
             if parsed is not None:
                 self.record(path, name)
                 return parsed
+            if value is not None:
+                self.reject(name, "a whole number above zero")
         return None
 
     def choice(self, path: str, choices: tuple[str, ...], *names: str) -> str | None:
@@ -62,6 +74,8 @@ class EnvOverrides:
             if value is not None and value.lower() in choices:
                 self.record(path, name)
                 return value.lower()
+            if value is not None:
+                self.reject(name, "one of " + ", ".join(choices))
         return None
 
     def string_list(self, path: str, *names: str) -> Literal[True] | list[str] | None:

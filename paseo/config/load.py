@@ -17,7 +17,9 @@ data and keeping them would store something this version cannot describe.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -37,8 +39,8 @@ from paseo.config.jsonpath import (
 from paseo.config.legacy import migrate, normalize_speech_sites
 from paseo.config.models import PaseoConfig, PathedValueError
 from paseo.config.problems import ConfigError, ConfigProblem
-from paseo.config.raw import read_document, read_raw
-from paseo.config.resolution import resolve
+from paseo.config.raw import document_limit_problem, raw_limit_problem, read_document, read_raw
+from paseo.config.resolution import env_problems, resolve
 from paseo.config.resolved import ResolvedConfig
 from paseo.config.sites import SPEECH_SITES
 from paseo.fs import atomic_write_json
@@ -146,21 +148,55 @@ def load_config(
     )
 
 
-def validate_file(path: Path) -> list[ConfigProblem]:
-    """Every problem with ``path``: errors, plus warnings for migrated and unknown keys.
+def load_for_startup(
+    path: Path, env: Mapping[str, str] | None = None, *, home: Path | None = None
+) -> LoadedConfig:
+    """:func:`load_config`, then every check start-up makes once plugins are loaded (see
+    :func:`paseo.config.startup.startup_problems`).
 
-    A missing file has no problems (defaults apply).
+    Raises :class:`ConfigError` when the daemon could not start with this file; warnings
+    (an unknown ``extends``) are added to :attr:`LoadedConfig.warnings`.
     """
+    from paseo.config.startup import startup_problems
+
+    loaded = load_config(path, env, home=home)
+    problems = startup_problems(loaded.config, loaded.resolved, _environ(env))
+    errors = [problem for problem in problems if problem.severity == "error"]
+    if errors:
+        raise ConfigError(path, problems)
+    return dataclasses.replace(loaded, warnings=(*loaded.warnings, *problems))
+
+
+def validate_file(path: Path, env: Mapping[str, str] | None = None) -> list[ConfigProblem]:
+    """Every problem with ``path`` as start-up would find them with ``env``: errors, plus
+    warnings for migrated and unknown keys; environment variables that cannot be used are
+    errors naming the variable.
+
+    A missing file has no problems of its own (defaults apply).
+    """
+    from paseo.config.startup import startup_problems
+
+    environ = _environ(env)
     try:
         raw = read_raw(path)
     except ConfigError as error:
         return list(error.problems)
     migrated, warnings = migrate(raw or {})
     try:
-        _, _, dropped = _validate(path, migrated, refuse_unknown=False)
+        config, _, dropped = _validate(path, migrated, refuse_unknown=False)
     except ConfigError as error:
         return [*warnings, *error.problems]
-    return [*warnings, *dropped]
+    resolved = resolve(config, environ, home=path.parent)
+    return [
+        *warnings,
+        *dropped,
+        *env_problems(config, environ, home=path.parent),
+        *startup_problems(config, resolved, environ),
+    ]
+
+
+def _environ(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
 
 
 # --- validation ---------------------------------------------------------------------------------
@@ -289,16 +325,26 @@ def update_file(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) 
     """Apply ``change`` to the migrated raw document of ``path``, validate, write atomically.
 
     ``change`` gets a private copy and returns the new document. Nothing is written when the
-    result is invalid or holds unknown keys.
+    result is invalid, holds unknown keys, or would stop the next daemon start (see
+    :func:`paseo.config.startup.startup_problems`; its warnings are returned).
     """
+    from paseo.config.startup import startup_problems
+
     migrated, warnings = read_document(path)
     document = change(migrated)
     if not isinstance(document, dict):
         raise ConfigError(path, [ConfigProblem("(root)", "expected a JSON object")])
+    limit = document_limit_problem(document)
+    if limit is not None:
+        raise ConfigError(path, [limit])
     # A site written without a provider is a local one, and provider names are canonical;
     # keys the chosen provider ignores are an error here, not silently dropped.
     normalize_speech_sites(document, [], discard_foreign=False)
     config, document, _ = _validate(path, document, refuse_unknown=True)
+    problems = startup_problems(config, resolve(config, home=path.parent), os.environ)
+    if any(problem.severity == "error" for problem in problems):
+        raise ConfigError(path, problems)
+    warnings = (*warnings, *problems)
     atomic_write_json(path, document, mode=CONFIG_FILE_MODE)
     return WriteResult(path=path, document=document, config=config, warnings=warnings)
 
@@ -316,6 +362,9 @@ def set_path(path: Path, key: str, value: Any, *, literal: bool = False) -> Writ
     if not segments:
         raise ConfigError(path, [ConfigProblem("(root)", "a path is required")])
     if isinstance(value, str) and not literal:
+        limit = raw_limit_problem(value.encode("utf-8", "surrogatepass"))
+        if limit is not None:
+            raise ConfigError(path, [ConfigProblem(key, limit.message)])
         value = parse_value(value)
 
     def change(document: dict[str, Any]) -> dict[str, Any]:
@@ -338,6 +387,10 @@ def set_path(path: Path, key: str, value: Any, *, literal: bool = False) -> Writ
 
 def patch_file(path: Path, changes: Mapping[str, Any]) -> WriteResult:
     """Deep-merge ``changes`` into ``path`` (see :func:`patch`), validate and write."""
+    # Merging recurses once per level: refuse a patch too deep before walking it.
+    limit = document_limit_problem(dict(changes))
+    if limit is not None:
+        raise ConfigError(path, [limit])
     return update_file(path, lambda document: patch(document, changes))
 
 

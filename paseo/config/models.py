@@ -261,6 +261,9 @@ class MetadataGenerationConfig(_Model):
 class AgentsConfig(_Model):
     skills: SkillsConfig | None = None
     providers: dict[ProviderId, ProviderOverride] | None = None
+    defaultProvider: ProviderId | None = None
+    """The provider an agent gets when none is named. Absent: the first ready provider by
+    ``order``, plugin providers before custom (``extends``) ones, then by id."""
     metadataGeneration: MetadataGenerationConfig | None = None
 
     @field_validator("providers")

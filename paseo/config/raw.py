@@ -6,11 +6,24 @@ Kept free of pydantic so commands that only show the file (``paseo config get``)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from paseo.config.legacy import migrate
 from paseo.config.problems import ConfigError, ConfigProblem
+
+MAX_BYTES = 1 << 20
+"""Largest ``config.json`` accepted (1 MiB): a real one is a few KiB; anything near this was
+written by accident or by an attacker, and every start would pay for parsing it."""
+MAX_DEPTH = 64
+"""Deepest nesting of objects and arrays accepted. The schema needs fewer than ten levels; the
+limit keeps every recursive walk (the JSON parser, validation, merging) far from Python's
+recursion limit, so a deep document is refused with a message, never a ``RecursionError``."""
+
+# A JSON string (escapes included): its brackets do not nest anything.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
 
 
 def read_raw(path: Path) -> dict[str, Any] | None:
@@ -23,6 +36,9 @@ def read_raw(path: Path) -> dict[str, Any] | None:
         raise ConfigError(
             path, [ConfigProblem("(root)", f"cannot read: {error.strerror or error}")]
         ) from error
+    limit = raw_limit_problem(data)
+    if limit is not None:
+        raise ConfigError(path, [limit])
     try:
         parsed = json.loads(data)
     except json.JSONDecodeError as error:
@@ -39,3 +55,52 @@ def read_document(path: Path) -> tuple[dict[str, Any], tuple[ConfigProblem, ...]
     """The migrated raw document (``{}`` when missing) and migration warnings; not validated."""
     migrated, warnings = migrate(read_raw(path) or {})
     return migrated, tuple(warnings)
+
+
+def raw_limit_problem(data: bytes) -> ConfigProblem | None:
+    """Why the bytes of a config document are too large or too deep to parse, if they are.
+
+    Runs before the parser, which recurses once per nesting level: counting brackets outside
+    strings is a flat scan.
+    """
+    if len(data) > MAX_BYTES:
+        return ConfigProblem(
+            "(root)", f"larger than {MAX_BYTES >> 20} MiB ({len(data)} bytes); shrink the file"
+        )
+    depth = 0
+    for match in _BRACKET.finditer(_STRING.sub(b"", data)):
+        if match[0] in b"[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _too_deep()
+        else:
+            depth -= 1
+    return None
+
+
+def document_limit_problem(document: Any) -> ConfigProblem | None:
+    """:func:`raw_limit_problem` for a document already in memory (a patch, a changed file)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > MAX_DEPTH:
+                    return _too_deep()
+                stack.append((child, depth + 1))
+    # Depth is bounded now, so serialising (recursive) is safe.
+    size = len(json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        return ConfigProblem(
+            "(root)", f"the result would be larger than {MAX_BYTES >> 20} MiB ({size} bytes)"
+        )
+    return None
+
+
+def _too_deep() -> ConfigProblem:
+    return ConfigProblem(
+        "(root)", f"nested deeper than {MAX_DEPTH} levels; no Paseo setting needs that"
+    )

@@ -30,6 +30,7 @@ from paseo.config.models import (
     TtsSite,
     TurnDetectionSite,
 )
+from paseo.config.problems import ConfigProblem
 from paseo.config.resolved import (
     DEFAULT_APP_BASE_URL,
     DEFAULT_GIT_MAX_PROCESS_CONCURRENCY,
@@ -91,7 +92,26 @@ def resolve(
 
     ``env`` defaults to ``os.environ``; pass ``{}`` to resolve the file alone.
     """
+    return _resolve(config, EnvOverrides(os.environ if env is None else env), home)
+
+
+def env_problems(
+    config: PaseoConfig, env: Mapping[str, str] | None = None, *, home: Path
+) -> list[ConfigProblem]:
+    """Errors naming each launch variable in ``env`` that is set but cannot be used.
+
+    The daemon ignores such a variable (falling back to the file); ``paseo config validate``
+    reports it so the typo does not go unnoticed.
+    """
     overrides = EnvOverrides(os.environ if env is None else env)
+    _resolve(config, overrides, home)
+    return [
+        ConfigProblem(f"${name}", f"ignored: expected {expected}")
+        for name, expected in sorted(overrides.rejected.items())
+    ]
+
+
+def _resolve(config: PaseoConfig, overrides: EnvOverrides, home: Path) -> ResolvedConfig:
     resolved = ResolvedConfig.model_construct(
         daemon=_resolve_daemon(config, overrides),
         app=ResolvedApp.model_construct(
@@ -129,6 +149,8 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         port = parse_port(env.raw("PORT"))
         if port is not None:
             env.record("daemon.listen", "PORT")
+        elif env.raw("PORT") is not None:
+            env.reject("PORT", "a port number (1-65535)")
         listen = f"{DEFAULT_LISTEN_HOST}:{port or DEFAULT_PORT}"
 
     # Hostname sources add up rather than replace each other; `true` from any source wins.
@@ -274,6 +296,7 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
             selection=selection or AllSkills.model_construct(mode="all")
         ),
         providers=dict((agents.providers if agents else None) or {}),
+        defaultProvider=agents.defaultProvider if agents else None,
         metadataGeneration=ResolvedMetadataGeneration.model_construct(
             providers=tuple((metadata.providers if metadata else None) or ())
         ),

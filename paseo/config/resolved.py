@@ -132,6 +132,7 @@ class ResolvedMetadataGeneration(_Frozen):
 class ResolvedAgents(_Frozen):
     skills: ResolvedSkills
     providers: dict[str, ProviderOverride]
+    defaultProvider: str | None = None
     metadataGeneration: ResolvedMetadataGeneration
 
 

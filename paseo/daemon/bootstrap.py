@@ -12,11 +12,13 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import logging
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from paseo import __version__
@@ -35,31 +37,85 @@ def _install_event_loop_policy() -> None:
 
 
 def run_daemon(options: DaemonOptions, *, stderr: TextIO | None = None) -> int:
-    """Run the daemon in this process until SIGINT/SIGTERM; returns the exit code."""
+    """Run the daemon in this process until SIGINT/SIGTERM; returns the exit code.
+
+    Every failure ends in one ``paseo: error:`` line on ``stderr`` saying what to do; the
+    traceback of an unexpected one goes to the daemon log when logging has started.
+    """
     err = stderr or sys.stderr
+    # A full disk makes log writes fail too: logging must not print its own tracebacks.
+    logging.raiseExceptions = False
+    try:
+        return _run(options, err)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence; the detail is in the log
+        _log_to_file(exc)
+        err.write(f"paseo: error: {describe_failure(exc, options.home)}\n")
+        return 1
+
+
+def _log_to_file(exc: Exception) -> None:
+    """The traceback of ``exc`` in the log file only: a foreground console shows no traceback."""
+    record = log.makeRecord(
+        log.name,
+        logging.ERROR,
+        __file__,
+        0,
+        "the daemon stopped on an unexpected error",
+        (),
+        (type(exc), exc, exc.__traceback__),
+    )
+    for handler in logging.getLogger("paseo").handlers:
+        if isinstance(handler, logging.FileHandler):
+            handler.handle(record)
+
+
+def describe_failure(exc: BaseException, home: Path) -> str:
+    """One line saying why the daemon could not run on ``home`` and what to do about it."""
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        advice = _ADVICE.get(exc.errno or 0, "fix it, or choose another home with --home")
+        return f"cannot use the Paseo home {home}: {reason}{where}; {advice}"
+    return f"the daemon stopped on an unexpected {type(exc).__name__}: {exc}"
+
+
+_ADVICE = {
+    errno.ENOSPC: "free some disk space, then start again",
+    errno.EDQUOT: "free some space within your quota, then start again",
+    errno.EROFS: "the file system is read-only; choose a writable home with --home",
+    errno.EACCES: "check its permissions, or choose another home with --home",
+    errno.EPERM: "check its permissions, or choose another home with --home",
+    errno.ENOTDIR: "a part of that path is a file; choose another home with --home",
+    errno.ENOENT: "the home cannot be created there; choose another home with --home",
+}
+
+
+def _run(options: DaemonOptions, err: TextIO) -> int:
     # Start-up creates a few hundred classes and many long-lived objects and frees almost
     # nothing: cyclic collection only costs time until the daemon is ready (see _serve).
     gc.disable()
-    layout = HomeLayout(options.home)
-    layout.create_root()
-    lock = HomeLock(layout.lock, layout.pid)
     try:
-        lock.acquire()
-    except HomeBusy as exc:
-        err.write(f"paseo: error: {exc}\n")
-        return 1
-    try:
-        from paseo.daemon.runtime import Daemon
-
+        layout = HomeLayout(options.home)
+        layout.create_root()
+        lock = HomeLock(layout.lock, layout.pid)
         try:
-            daemon = Daemon.prepare(layout, options)
-            _install_event_loop_policy()
-            return asyncio.run(_serve(daemon))
-        except StartupError as exc:
+            lock.acquire()
+        except HomeBusy as exc:
             err.write(f"paseo: error: {exc}\n")
             return 1
+        try:
+            from paseo.daemon.runtime import Daemon
+
+            try:
+                daemon = Daemon.prepare(layout, options)
+                _install_event_loop_policy()
+                return asyncio.run(_serve(daemon))
+            except StartupError as exc:
+                err.write(f"paseo: error: {exc}\n")
+                return 1
+        finally:
+            lock.release()
     finally:
-        lock.release()
         gc.enable()
 
 

@@ -3,7 +3,8 @@
 The file is loaded again with the *launch* environment, so environment overrides stay
 authoritative. The effective values before and after are compared path by path; changed paths
 that are safe to change live (:data:`RUNTIME_SAFE`) are applied at once, every other changed
-path is reported as needing a restart. A config.json that does not validate changes nothing.
+path is reported as needing a restart. A config.json that does not validate as start-up would
+validate it changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paseo.config import ResolvedConfig, load_config
+from paseo.config import ResolvedConfig, load_for_startup
 
 if TYPE_CHECKING:
     from paseo.daemon.runtime import Daemon
@@ -37,6 +38,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.terminalProfiles",
     "daemon.agentProfiles",
     "app.baseUrl",
+    "agents.defaultProvider",
 )
 """Config paths (and everything under them) a reload applies live. Services read these from
 their :class:`paseo.services.ConfigView` each time they need them; the RPC server's trust
@@ -59,8 +61,9 @@ _MISSING = object()
 
 
 def _flatten(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
-    # Lists are leaves: a list-valued setting is always replaced whole.
-    if isinstance(value, Mapping) and value:
+    # Lists are leaves: a list-valued setting is always replaced whole. An empty document
+    # (no file) has no leaves at all.
+    if isinstance(value, Mapping) and (value or not prefix):
         for key, child in value.items():
             _flatten(child, (*prefix, str(key)), out)
     else:
@@ -83,6 +86,25 @@ def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[Path, 
 def changed_paths(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """Leaf paths (dotted) whose value differs between two JSON documents."""
     return [".".join(path) for path in _changes(before, after)]
+
+
+def reported_paths(
+    old_document: Mapping[str, Any], new_document: Mapping[str, Any], effective: Mapping[Path, Any]
+) -> list[str]:
+    """The leaf paths of the file that changed since ``old_document`` (the one the daemon
+    started with) whose effective value changed too (``effective``: the in-force view against
+    the new one, so a restart-only change stays reported until the restart).
+
+    The effective view holds every field with its default: an added provider entry changes a
+    dozen of its paths there. Users wrote two; those are the ones worth a line each.
+    """
+
+    def related(path: Path) -> bool:
+        return any(
+            path[: len(other)] == other or other[: len(path)] == path for other in effective
+        )
+
+    return [".".join(path) for path in _changes(old_document, new_document) if related(path)]
 
 
 def _keep_startup_values(
@@ -144,14 +166,15 @@ def apply_log_levels(resolved: ResolvedConfig) -> None:
 async def reload_config(daemon: Daemon) -> ReloadOutcome:
     """Re-read config.json once and apply what can be applied live.
 
-    Raises :class:`paseo.config.ConfigError` (nothing applied) when the file is invalid.
+    Raises :class:`paseo.config.ConfigError` (nothing applied) when the file is invalid or
+    would stop the next start (an unknown store driver, bad plugin settings).
     """
     loaded = await asyncio.to_thread(
-        load_config, daemon.layout.config, daemon.options.env, home=daemon.layout.root
+        load_for_startup, daemon.layout.config, daemon.options.env, home=daemon.layout.root
     )
     before = daemon.config.resolved
     changes = _changes(before.to_json(), loaded.resolved.to_json())
-    changed = [".".join(path) for path in changes]
+    changed = reported_paths(daemon.launch_document, loaded.document, changes)
     applied = [path for path in changed if is_runtime_safe(path)]
     restart = [path for path in changed if not is_runtime_safe(path)]
     after = _keep_startup_values(

@@ -53,6 +53,8 @@ class Daemon:
         self.layout = layout
         self.options = options
         self.config = config
+        self.launch_document = config.document
+        """config.json as this process started with it: a reload reports what changed since."""
         self.started_monotonic = time.monotonic()
         self.stop_requested: asyncio.Event | None = None
         self.plugins: PaseoPluginManager | None = None
@@ -147,6 +149,7 @@ class Daemon:
         except PluginLoadError as exc:
             raise StartupError(str(exc)) from exc
         self.plugins = manager
+        self._check_config(manager)
         await self._open_store()
         composition = compose(self)
         for service in composition.services:
@@ -167,6 +170,20 @@ class Daemon:
             self.layout.pid,
             socket.gethostname(),
         )
+
+    def _check_config(self, manager: PaseoPluginManager) -> None:
+        """Refuse to start on what only the loaded plugins can judge (their settings, the store
+        driver); the same check guards every config write, so a file they accepted passes."""
+        from paseo.config import ConfigError
+        from paseo.config.startup import startup_problems
+
+        problems = startup_problems(
+            self.config.config, self.config.resolved, self.options.env, manager=manager
+        )
+        if any(problem.severity == "error" for problem in problems):
+            raise StartupError(str(ConfigError(self.layout.config, problems)))
+        for problem in problems:
+            log.warning("config.json: %s", problem)
 
     async def _start_rpc(self, composition: Composition) -> None:
         """Serve the wire protocol on every registered transport; record where in paseo.pid.

@@ -102,6 +102,11 @@ class PaseoPluginManager:
         self.records.extend(driver_records(scan))
 
     def _load_directory(self, plugin_id: str, path: Path) -> None:
+        if not self.policy.allows(plugin_id, builtin=False):
+            # A disabled plugin is never read: its directory may be gone, and a daemon must
+            # not fail (strict mode) over a plugin the user switched off.
+            self.records.append(self._directory_record(plugin_id, path))
+            return
         try:
             candidates = directory_candidates(plugin_id, path, HOOK_GROUP)
         except DirectoryPluginError as exc:
@@ -176,7 +181,12 @@ class PaseoPluginManager:
             raise PluginLoadError(f"plugin {record.name!r}: {message}")
 
     def _directory_failure(self, plugin_id: str, path: Path, exc: Exception) -> None:
-        record = PluginRecord(
+        record = self._directory_record(plugin_id, path)
+        self.records.append(record)
+        self._fail(record, exc)
+
+    def _directory_record(self, plugin_id: str, path: Path) -> PluginRecord:
+        return PluginRecord(
             name=plugin_id,
             version=None,
             distribution=None,
@@ -185,8 +195,6 @@ class PaseoPluginManager:
             enabled=self.policy.allows(plugin_id, builtin=False),
             path=str(path),
         )
-        self.records.append(record)
-        self._fail(record, exc)
 
     def _load_candidate(self, candidate: Candidate, *, policy_name: str | None = None) -> None:
         record = PluginRecord(

@@ -178,9 +178,15 @@ class AcpProvider(AgentProvider):
             config = SessionConfig(agentId=f"probe-{self.id}", cwd=workdir)
             try:
                 session = await self._start(config, _discard, launcher, None, PROBE_TIMEOUT)
-            except Exception as exc:  # noqa: BLE001 - listing degrades to "nothing known"
+            except Exception as exc:
+                # A failed probe is an error for whoever asked (`provider models` must not
+                # print an empty table as if the agent offered nothing); not cached, so the
+                # next listing tries again.
                 log.warning("probing ACP provider %s failed: %s", self.id, exc)
-                return None
+                raise Unavailable(
+                    f"could not list what ACP provider {self.id!r} offers: its probe session "
+                    f"failed ({exc}); check agents.providers.{self.id}.command"
+                ) from exc
             else:
                 await session.close()
                 self._probed = session.options

@@ -65,7 +65,7 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_claude import mapping
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
-from paseo_claude.stream import StreamTranslator
+from paseo_claude.stream import StreamTranslator, api_retry_item
 
 log = logging.getLogger("paseo_claude.session")
 
@@ -530,6 +530,7 @@ class ClaudeSession(AgentSession):
                 self._mode = message["permissionMode"]
         elif subtype == "api_retry":
             self._retries.append(message)
+            await self._emit(self._timeline(api_retry_item(message)))
         elif subtype == "compact_boundary":
             await self._emit(self._timeline(CompactionItem()))
 

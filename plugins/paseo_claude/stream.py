@@ -14,6 +14,7 @@ from typing import Any
 
 from paseo_hookspecs.events import (
     AssistantMessageItem,
+    ErrorItem,
     ReasoningItem,
     TimelineItem,
     ToolCallItem,
@@ -162,3 +163,22 @@ class StreamTranslator:
         """Forget which messages streamed (the next turn starts afresh)."""
         self._streamed.clear()
         self._fallback_blocks.clear()
+
+
+def api_retry_item(message: Mapping[str, Any]) -> ErrorItem:
+    """A ``system``/``api_retry`` message as a timeline item: while Claude Code retries a
+    failing model API (minutes, for an HTTP 500), ``logs``, ``attach`` and ``run`` show each
+    attempt instead of staying silent."""
+    status = message.get("error_status")
+    error = message.get("error")
+    attempt, limit = message.get("attempt"), message.get("max_retries")
+    delay = message.get("retry_delay_ms")
+    what = f"HTTP {status}" if isinstance(status, int) else "no answer"
+    if isinstance(error, str) and error:
+        what += f" ({error})"
+    text = f"model API error: {what}; retrying"
+    if isinstance(attempt, int):
+        text += f" (attempt {attempt}" + (f" of {limit}" if isinstance(limit, int) else "") + ")"
+    if isinstance(delay, int | float):
+        text += f" in {delay / 1000:.1f}s"
+    return ErrorItem(message=text)

@@ -33,8 +33,10 @@ valid but some entries are not (or repeat an id), the valid entries load and the
 untouched for now, but the original is first *copied* to quarantine: the next write of that
 collection rewrites it without the invalid entries, and by then a durable copy exists. Of two
 agent files claiming one id, the one at its canonical path (else the newer) is kept and the
-other quarantined. See :mod:`paseo_store_json._labels` for the label compound commit and the
-freeze.
+other quarantined. When ``projects.json`` itself goes to quarantine, each workspace whose
+project record went with it gets a project rebuilt from its workspaces (written at once), so
+intact workspaces stay listed instead of hiding as orphans. See :mod:`paseo_store_json._labels`
+for the label compound commit and the freeze.
 """
 
 from __future__ import annotations

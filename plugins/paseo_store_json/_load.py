@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -93,6 +94,7 @@ def load_home(home: Path, ops: FileOps) -> Loaded:
         with _collector_paused():
             _load_record_files(home, loaded)
         _load_collections(home, loaded)
+        _recover_projects(home, loaded, ops)
         _cut_torn_timelines(home)
     except OSError as exc:
         raise StorageError(f"could not open the json store at {home}: {exc}") from exc
@@ -453,6 +455,53 @@ def _load_array(
     reason = f"{len(problems)} invalid entries dropped at the next write: " + "; ".join(problems)
     loaded.quarantined.append(quarantine(home, path, reason, copy=True))
     return valid
+
+
+def _recover_projects(home: Path, loaded: Loaded, ops: FileOps) -> None:
+    """Give workspaces whose project record was lost to quarantine a recovered project.
+
+    Without it the intact workspaces would be hidden as orphans (and removed when touched).
+    Each recovered project is rebuilt from its workspaces: the shortest root among them, Git
+    when any of them is a checkout, active while any of them is. The registry is written at
+    once, so the workspaces stay listed across restarts; the original file stays in quarantine
+    to be restored by hand.
+    """
+    projects_file = str(home / PROJECTS_FILE)
+    if not any(item.original == projects_file for item in loaded.quarantined):
+        return
+    known = {project.projectId for project in loaded.projects}
+    orphans: dict[str, list[WorkspaceRecord]] = {}
+    for workspace in loaded.workspaces:
+        if workspace.projectId not in known:
+            orphans.setdefault(workspace.projectId, []).append(workspace)
+    if not orphans:
+        return
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    for project_id, workspaces in orphans.items():
+        roots = [w.mainRepoRoot or w.worktreeRoot or w.cwd for w in workspaces]
+        root = min(roots, key=lambda path: (len(path), path))
+        active = [w for w in workspaces if w.archivedAt is None]
+        archived = [w.archivedAt for w in workspaces if w.archivedAt is not None]
+        project = ProjectRecord(
+            projectId=project_id,
+            rootPath=root,
+            kind="git" if any(w.kind != "directory" for w in workspaces) else "non_git",
+            displayName=os.path.basename(root.rstrip("/")) or root,
+            createdAt=min(w.createdAt for w in workspaces),
+            updatedAt=now,
+            archivedAt=None if active else max(archived),
+        )
+        loaded.projects.append(project)
+        log.warning(
+            "recovered project %s (%s) from %d workspace(s): %s was quarantined",
+            project_id,
+            root,
+            len(workspaces),
+            projects_file,
+        )
+    ops.write_bytes(
+        home / PROJECTS_FILE, encode_json([dump_record(row) for row in loaded.projects])
+    )
 
 
 def _load_plugin_sources(home: Path, loaded: Loaded) -> dict[str, Any]:

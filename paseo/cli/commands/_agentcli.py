@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from paseo.cli.errors import EXIT_USAGE, CliError
 
+LISTING_WAIT = 120.0
+"""Seconds to wait for ``agent.modes`` / ``provider.models``: the daemon bounds a listing at
+90 s (``paseo.agents.registry.LISTING_TIMEOUT``), so its answer, even a timeout error, arrives
+first."""
+
 if TYPE_CHECKING:
     from paseo.client.sync import SyncClient
 

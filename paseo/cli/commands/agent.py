@@ -7,7 +7,7 @@ import argparse
 import importlib
 import sys
 
-from paseo.cli.commands._agentcli import add_host, connect, parse_labels
+from paseo.cli.commands._agentcli import LISTING_WAIT, add_host, connect, parse_labels
 from paseo.cli.output import emit
 
 ALIASES = (
@@ -61,7 +61,7 @@ def run_mode(args: argparse.Namespace) -> int:
             agent = client.call("agent.mode.set", {"agentId": args.agent, "modeId": args.mode})
             _show(args, agent["agent"], f"mode {args.mode} set on")
             return 0
-        modes = client.call("agent.modes", {"agentId": args.agent})
+        modes = client.call("agent.modes", {"agentId": args.agent}, timeout=LISTING_WAIT)
     if args.list or args.output != "table":
         rows = [{**m, "current": m["id"] == modes["current"]} for m in modes["modes"]]
         emit(args, rows, columns=(("id", "ID"), ("label", "LABEL"), ("current", "CURRENT")))

@@ -164,10 +164,8 @@ def _run_validate(args: argparse.Namespace) -> int:
     file = Path(args.file) if args.file else _layout(args).config
     if args.file and not file.is_file():
         raise CliError(f"{file}: no such file", exit_code=EXIT_FAILURE)
-    problems = validate_file(file)
+    problems = validate_file(file, os.environ)
     errors = [problem for problem in problems if problem.severity == "error"]
-    if not errors:
-        problems = [*problems, *_provider_warnings(file, args)]
     rows = [problem.to_json() for problem in problems]
     if getattr(args, "output", "table") in ("json", "yaml"):
         emit(
@@ -189,26 +187,6 @@ def _run_validate(args: argparse.Namespace) -> int:
             summary = "no config file; defaults apply"
         sys.stdout.write(f"{file}: {summary}\n")
     return EXIT_FAILURE if errors else 0
-
-
-def _provider_warnings(file: Path, args: argparse.Namespace) -> list[ConfigProblem]:
-    """``agents.providers`` entries the installed providers contradict (an unknown ``extends``).
-
-    Warnings, not errors: which providers exist depends on the plugins installed now, not on
-    the file. Plugins are loaded only when the file has provider entries to check.
-    """
-    from paseo.config import load_config
-    from paseo.config.providers import provider_problems
-
-    agents = load_config(file, {}).config.agents
-    if agents is None or not agents.providers:
-        return []
-    from paseo.cli.context import plugin_manager
-
-    manager = plugin_manager(getattr(args, "home", None))
-    return provider_problems(
-        agents.providers, manager.providers(), manager.declared_providers()
-    )
 
 
 def _scalar_text(value: Any) -> str:

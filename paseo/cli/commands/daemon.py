@@ -118,7 +118,12 @@ def run_start(args: argparse.Namespace) -> int:
     from paseo.cli import exit_without_teardown
     from paseo.daemon.control import StartFailed, local_state, start_detached
 
-    state = local_state(layout)
+    try:
+        state = local_state(layout)
+    except OSError as exc:  # a home that cannot exist (under a file, under /proc)
+        from paseo.daemon.bootstrap import describe_failure
+
+        raise CliError(describe_failure(exc, layout.root)) from None
     if state.running:
         raise CliError(f"the daemon is already running (pid {state.pid}) on {layout.root}")
     try:
@@ -235,14 +240,14 @@ def run_stop(args: argparse.Namespace) -> int:
 def _check_startable(args: argparse.Namespace) -> None:
     """Refuse before stopping anything when the daemon could not start again: config.json is
     checked the way start-up checks it, with this environment (restart passes it on)."""
-    from paseo.config import ConfigError, load_config
+    from paseo.config import ConfigError, load_for_startup
 
     layout = home_layout(args)
     env = dict(os.environ)
     if args.listen:
         env["PASEO_LISTEN"] = args.listen
     try:
-        load_config(layout.config, env=env, home=layout.root)
+        load_for_startup(layout.config, env=env, home=layout.root)
     except ConfigError as exc:
         raise CliError(
             f"not restarting: the daemon could not start with this configuration "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from paseo.cli.commands._agentcli import add_host, connect
+from paseo.cli.commands._agentcli import LISTING_WAIT, add_host, connect
 from paseo.cli.output import Columns, emit
 
 PROVIDER_COLUMNS = (
@@ -52,7 +52,9 @@ def run_ls(args: argparse.Namespace) -> int:
 
 def run_models(args: argparse.Namespace) -> int:
     with connect(args) as client:
-        result = client.call("provider.models", {"providerId": args.provider})
+        result = client.call(
+            "provider.models", {"providerId": args.provider}, timeout=LISTING_WAIT
+        )
     if args.modes:
         emit(args, result["modes"], columns=(("id", "ID"), ("label", "LABEL")))
         return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING, Any
 
 from paseo.cli.commands._agentcli import (
     EXIT_CODES_HELP,
@@ -16,6 +17,9 @@ from paseo.cli.commands._agentcli import (
     wait_agent,
 )
 from paseo.cli.output import emit
+
+if TYPE_CHECKING:
+    from paseo.client import SyncClient
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -62,5 +66,24 @@ def run(args: argparse.Namespace) -> int:
                     f"{agent['cwd']}); follow it with `paseo attach {agent['id'][:8]}`\n"
                 )
             return 0
+        if args.output == "table" and not args.quiet:
+            _report_errors_live(client, agent["id"])
         result = wait_agent(client, agent["id"], args.wait_timeout)
     return report_outcome(args, result, reply=True)
+
+
+def _report_errors_live(client: SyncClient, agent_id: str) -> None:
+    """Print the agent's error items on stderr as they happen: a model API failing for minutes
+    (Claude Code retrying an HTTP 500) must not look like a silent hang."""
+
+    def on_event(_method: str, params: dict[str, Any]) -> None:
+        if params.get("agentId") != agent_id:
+            return
+        event = (params.get("entry") or {}).get("event") or {}
+        item = event.get("item") if event.get("type") == "timeline" else None
+        if isinstance(item, dict) and item.get("type") == "error":
+            sys.stderr.write(f"paseo: agent {agent_id[:8]}: {item.get('message')}\n")
+            sys.stderr.flush()
+
+    client.on("agent.event", on_event)
+    client.subscribe([f"agent:{agent_id}"])

@@ -372,3 +372,13 @@ def test_claude_agent_acp_replay_is_not_emitted_again(tmp_path: Path) -> None:
             assert proxy.attempts == []
 
     run(scenario())
+
+
+def test_a_failed_probe_is_an_error_not_an_empty_list() -> None:
+    provider = AcpProvider().derive(
+        "quitter", "Quitter", {"command": [sys.executable, "-c", "import sys; sys.exit(3)"]}
+    )
+    with pytest.raises(Unavailable, match="probe session failed"):
+        run(provider.list_models(LAUNCHER))
+    with pytest.raises(Unavailable, match=r"agents\.providers\.quitter\.command"):
+        run(provider.list_modes(LAUNCHER))

@@ -46,6 +46,29 @@ def test_http_error_fails_the_turn_with_advice(claude: Claude) -> None:
     run(body())
 
 
+@pytest.mark.e2e
+def test_api_retries_are_shown_live_as_timeline_items(claude: Claude) -> None:
+    async def body() -> None:
+        try:
+            config = claude.config()
+            config.env["CLAUDE_CODE_MAX_RETRIES"] = "2"
+            agent = await claude.start(config)
+            events = await agent.turn("[[error:500:the fake model broke]]")
+            retries = [
+                e.item.message
+                for e in events
+                if e.type == "timeline" and e.item.type == "error"
+            ]
+            assert len(retries) == 2, retries
+            assert all("model API error: HTTP 500" in text for text in retries)
+            assert "retrying (attempt 1 of 2)" in retries[0]
+            assert isinstance(events[-1], TurnFailed)
+        finally:
+            await claude.close_all()
+
+    run(body())
+
+
 async def _discard(event: AgentEvent) -> None:
     return None
 

@@ -253,3 +253,29 @@ def test_restart_adds_nothing_to_a_finished_turn_whatever_the_record_says(
         assert client.call("agent.get", {"agentId": agent})["agent"]["lastStatus"] == "closed"
         assert _tail_types(client, agent, 3) == before
         assert "turn_canceled" not in before
+
+
+def test_after_a_stop_with_a_pending_permission_ls_and_permit_ls_agree(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, run_paseo
+) -> None:
+    live = agent_daemon_factory()
+    env = {"PASEO_HOME": str(live.home)}
+    with SyncClient(home=live.home) as client:
+        agent = client.call(
+            "agent.create",
+            {"provider": "scripted", "cwd": str(workdir), "initialPrompt": "[[write:a.txt:x]]"},
+        )["agent"]
+        waited = client.call("agent.wait", {"agentId": agent["id"], "timeout": 20}, timeout=30)
+        assert waited["outcome"] == "permission"
+    listed = json.loads(run_paseo("ls", "-o", "json", env=env, check=True).stdout)
+    assert [row["attentionReason"] for row in listed] == ["permission"]
+    stop_daemon(live.home)
+
+    restarted = agent_daemon_factory()
+    assert restarted.home == live.home
+    rows = json.loads(run_paseo("ls", "-o", "json", env=env, check=True).stdout)
+    permits = json.loads(run_paseo("permit", "ls", "-o", "json", env=env, check=True).stdout)
+    assert permits == []
+    assert [(row["id"], row["requiresAttention"], row["attentionReason"]) for row in rows] == [
+        (agent["id"], False, None)
+    ]

@@ -73,3 +73,87 @@ def test_an_unreadable_keypair_is_kept_in_quarantine_before_a_new_one_is_made(
     )
     assert removed.returncode == 0, removed.stderr
     assert not kept[0].exists()
+
+
+def _git_repo(path: Path) -> Path:
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True, timeout=30)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(path),
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "init",
+        ],
+        check=True,
+        timeout=30,
+    )
+    return path
+
+
+def _ls(
+    run_paseo: Callable[..., subprocess.CompletedProcess[str]],
+    env: dict[str, str],
+    what: str,
+    key: str,
+) -> dict[str, str]:
+    rows = json.loads(run_paseo(what, "ls", "-o", "json", env=env, check=True).stdout)
+    return {row[key]: row["rootPath" if what == "project" else "cwd"] for row in rows}
+
+
+def test_workspaces_stay_listed_when_their_projects_file_is_quarantined(
+    paseo_home: Path, tmp_path: Path, run_paseo
+) -> None:
+    repo = _git_repo(tmp_path / "repo")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    started, env = _start_detached(run_paseo, paseo_home)
+    assert started.returncode == 0, started.stderr
+    try:
+        for path in (repo, plain):
+            run_paseo("workspace", "open", str(path), env=env, check=True)
+        projects = _ls(run_paseo, env, "project", "projectId")
+        workspaces = _ls(run_paseo, env, "workspace", "workspaceId")
+    finally:
+        run_paseo("daemon", "stop", env=env, timeout=60, check=True)
+    assert (
+        sorted(projects.values()) == sorted(workspaces.values()) == sorted([str(repo), str(plain)])
+    )
+    (paseo_home / "projects" / "projects.json").write_text('{"not": "an array"}\n')
+
+    started, env = _start_detached(run_paseo, paseo_home)
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "quarantine" in started.stderr
+        assert _ls(run_paseo, env, "workspace", "workspaceId") == workspaces
+        assert _ls(run_paseo, env, "project", "projectId") == projects
+        # The next write keeps every record: a new project joins the recovered ones.
+        third = tmp_path / "third"
+        third.mkdir()
+        run_paseo("workspace", "open", str(third), env=env, check=True)
+    finally:
+        run_paseo("daemon", "stop", env=env, timeout=60, check=True)
+
+    started, env = _start_detached(run_paseo, paseo_home)
+    try:
+        assert started.returncode == 0, started.stderr
+        assert set(_ls(run_paseo, env, "workspace", "workspaceId").values()) == {
+            str(repo),
+            str(plain),
+            str(third),
+        }
+        assert set(_ls(run_paseo, env, "project", "projectId")) >= set(projects)
+        kept = json.loads(
+            run_paseo("store", "quarantine", "ls", "-o", "json", env=env, check=True).stdout
+        )
+        assert [Path(row["path"]).read_text() for row in kept] == ['{"not": "an array"}\n']
+    finally:
+        run_paseo("daemon", "stop", env=env, timeout=60)

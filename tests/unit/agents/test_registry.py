@@ -145,3 +145,29 @@ def test_availability_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
     assert status["off"][0] == "unavailable"
     assert "disabled" in str(status["off"][1])
     assert registry.default_provider() == "ok"
+
+
+def test_adding_a_custom_provider_does_not_change_the_default() -> None:
+    config: dict[str, dict[str, Any]] = {}
+    registry = _registry(config, zed=Provider("zed"))
+    asyncio.run(registry.refresh())
+    assert registry.default_provider() == "zed"
+    # A custom provider sorting before the plugin's id by name does not take over...
+    config["aaa"] = {"extends": "zed", "label": "A custom one"}
+    asyncio.run(registry.refresh())
+    assert registry.entry("aaa").provider is not None
+    assert registry.default_provider() == "zed"
+    # ...unless it asks to with `order`.
+    config["aaa"]["order"] = 0
+    assert registry.default_provider() == "aaa"
+
+
+def test_an_explicit_default_provider_wins() -> None:
+    chosen: list[str | None] = ["base"]
+    registry = ProviderRegistry(
+        {"base": Provider("base"), "alpha": Provider("alpha")}, dict, default=lambda: chosen[0]
+    )
+    asyncio.run(registry.refresh())
+    assert registry.default_provider() == "base"
+    chosen[0] = None
+    assert registry.default_provider() == "alpha"
