@@ -174,3 +174,42 @@ def test_disabled_tools_leave_the_catalog(
     listed, refused = asyncio.run(_session(_url(live, agent["agent"]["id"]), scenario))
     assert listed == ALL_TOOLS - set(disabled)
     assert refused["code"] == "not_found"
+
+
+def _wait(client: Any, agent_id: str) -> dict[str, Any]:
+    result: dict[str, Any] = client.call(
+        "agent.wait", {"agentId": agent_id, "timeout": 60}, timeout=70
+    )
+    return result
+
+
+def test_an_agent_creates_and_waits_for_a_child_through_the_injected_server(
+    client: Any, create_agent: Callable[..., dict[str, Any]], workdir: Path
+) -> None:
+    request = {"provider": "scripted", "initialPrompt": "hi from the parent", "title": "kid"}
+    parent = create_agent(initialPrompt=f"[[mcp:create_agent {json.dumps(request)}]]")
+    reply = _wait(client, parent["id"])["lastMessage"]
+    assert reply.startswith("mcp: "), reply
+    created = json.loads(reply.removeprefix("mcp: "))
+    assert created["wait"]["lastMessage"] == "echo: hi from the parent"
+    child = client.call("agent.get", {"agentId": created["agent"]["id"]})["agent"]
+    assert child["labels"]["paseo.parent-agent-id"] == parent["id"]
+    assert child["cwd"] == str(workdir)
+    # The token reached the session only: the stored records carry no MCP server.
+    stored = client.call("agent.get", {"agentId": parent["id"]})["agent"]
+    assert "paseo" not in ((stored.get("config") or {}).get("mcpServers") or {})
+    assert "token" not in json.dumps(stored)
+
+
+def test_inject_into_agents_false_injects_nothing(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config({"daemon": {"mcp": {"injectIntoAgents": False}}}))
+    prompt = '[[mcp:list_agents {"includeArchived": false}]]'
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call(
+            "agent.create", {"provider": "scripted", "cwd": str(workdir), "initialPrompt": prompt}
+        )["agent"]
+        assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
