@@ -1,11 +1,25 @@
-"""The MCP plugin's hooks: mount the server when the daemon offers an MCP host."""
+"""The MCP plugin's hooks: mount the server when the daemon offers an MCP host.
+
+The SDK (and what it pulls in: starlette, an HTTP client, JSON Schema, telemetry) is imported
+on the first MCP request, in a thread, not at start-up: importing it before the daemon is ready
+doubled start-to-ready (``bench/daemon.py``) for a server most runs call late or never.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from typing import TYPE_CHECKING
 
 from paseo_hookspecs import hookimpl
-from paseo_hookspecs.mcp_host import MCP_PATH, McpHostSource
+from paseo_hookspecs.mcp_host import (
+    MCP_PATH,
+    AsgiReceive,
+    AsgiScope,
+    AsgiSend,
+    McpHost,
+    McpHostSource,
+)
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
@@ -13,19 +27,43 @@ if TYPE_CHECKING:
     from paseo_mcp.server import McpApp
 
 
+class LazyMcpApp:
+    """The mounted ASGI app: builds the SDK server on its first request."""
+
+    def __init__(self, host: McpHost, version: str) -> None:
+        self._host = host
+        self._version = version
+        self._app: McpApp | None = None
+        self._lock = asyncio.Lock()
+
+    async def __call__(self, scope: AsgiScope, receive: AsgiReceive, send: AsgiSend) -> None:
+        app = self._app or await self._load()
+        await app(scope, receive, send)
+
+    async def _load(self) -> McpApp:
+        async with self._lock:
+            if self._app is None:
+                module = await asyncio.to_thread(importlib.import_module, "paseo_mcp.server")
+                app: McpApp = module.McpApp(self._host, self._version)
+                app.start()
+                self._app = app
+            return self._app
+
+    def request_stop(self) -> None:
+        if self._app is not None:
+            self._app.request_stop()
+
+
 class McpPlugin:
     def __init__(self) -> None:
-        self._app: McpApp | None = None
+        self._app: LazyMcpApp | None = None
 
     @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
-        # No host: `daemon.mcp.enabled` is false, `--no-mcp`, or the daemon has no TCP listener.
+        # No host: `daemon.mcp.enabled` is false.
         if not isinstance(context, McpHostSource) or context.mcp_host is None:
             return
-        from paseo_mcp.server import McpApp
-
-        self._app = McpApp(context.mcp_host, context.version)
-        self._app.start()
+        self._app = LazyMcpApp(context.mcp_host, context.version)
         context.mcp_host.mount_http(MCP_PATH, self._app)
 
     @hookimpl

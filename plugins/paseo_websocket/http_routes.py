@@ -14,13 +14,16 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.mcp_host import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
-from uvicorn.config import Config
-from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.server import ServerState
 from websockets.asyncio.server import ServerConnection
+
+if TYPE_CHECKING:
+    # Imported on the first diverted connection, never on the daemon's path to ready.
+    from uvicorn.config import Config
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.server import ServerState
 
 log = logging.getLogger("paseo.websocket.http")
 
@@ -80,10 +83,16 @@ class HttpRoutes:
 
     def __init__(self, lookup: Lookup) -> None:
         self.lookup = lookup
-        self.state = ServerState()
+        self.state: ServerState | None = None
         self._configs: dict[int, Config] = {}
 
     def protocol_for(self, app: AsgiApp) -> H11Protocol:
+        from uvicorn.config import Config
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+        from uvicorn.server import ServerState
+
+        if self.state is None:
+            self.state = ServerState()
         config = self._configs.get(id(app))
         if config is None:
             config = Config(
@@ -142,6 +151,6 @@ class HttpRoutes:
 
     def shutdown(self) -> None:
         """Ask every diverted connection to finish its answer and close."""
-        for protocol in list(self.state.connections):
+        for protocol in list(self.state.connections if self.state is not None else ()):
             with contextlib.suppress(Exception):
                 protocol.shutdown()
