@@ -47,6 +47,10 @@ CALLER_SCOPE_KEY = "paseo.caller"
 PARENT_LABEL = "paseo.parent-agent-id"
 """The label every agent created through MCP carries: the id of the agent that created it."""
 
+NOTIFY_LABEL = "paseo.notify-on-finish"
+"""``true`` on a child created with ``notifyOnFinish``: its parent is sent a ``<paseo-system>``
+prompt when it finishes, errors or needs a permission."""
+
 
 @dataclass(frozen=True)
 class ToolPolicy:
@@ -83,6 +87,11 @@ class McpHost(Protocol):
         as JSON-ready data. Raises :class:`~paseo_hookspecs.errors.PaseoError` (the method's
         own, or ``access_denied`` when the caller rules forbid the target)."""
 
+    async def agent_attention(self, agent_id: str, reason: str) -> None:
+        """Forwarded ``paseo_attention``: the host queues (durably) and delivers the parent's
+        notice of a ``notifyOnFinish`` child, and delivers notices waiting for a parent that
+        just became free."""
+
 
 @runtime_checkable
 class McpHostSource(Protocol):
@@ -104,6 +113,7 @@ class HttpMountHost(Protocol):
 __all__ = [
     "CALLER_SCOPE_KEY",
     "MCP_PATH",
+    "NOTIFY_LABEL",
     "PARENT_LABEL",
     "AsgiApp",
     "AsgiReceive",

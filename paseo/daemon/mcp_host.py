@@ -21,6 +21,7 @@ import hmac
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
@@ -39,6 +40,7 @@ from paseo_hookspecs.mcp_host import (
 from paseo_hookspecs.transport import PeerFacts
 from pydantic import BaseModel, ValidationError
 
+from paseo.daemon.mcp_notify import FinishNotices
 from paseo.rpc.address import parse_address
 
 if TYPE_CHECKING:
@@ -160,6 +162,7 @@ class KernelMcpHost:
         credential: str,
         rpc: Callable[[], RpcServer | None],
         listen_addresses: Callable[[], list[str]],
+        notices_path: Path,
     ) -> None:
         self._context = context
         self._config = config
@@ -169,6 +172,25 @@ class KernelMcpHost:
         self._mounts: dict[str, AsgiApp] = {}
         self._policies: dict[str, ToolPolicy] = {}
         self._agents: AgentService | None = None
+        self.notices = FinishNotices(notices_path, lambda: self.agents)
+
+    # ---------------------------------------------------------------- service
+
+    name = "mcp"
+
+    async def start(self) -> None:
+        """Deliver the notices a previous run left queued (the agents are recovered)."""
+        await self.notices.load()
+
+    async def stop(self) -> None:
+        return None
+
+    async def agent_attention(self, agent_id: str, reason: str) -> None:
+        try:
+            await self.notices.attention(agent_id, reason)
+        except Exception:
+            # A tap must not fail the plugin's task; the notice stays queued when it was saved.
+            log.exception("agent %s: queueing or delivering a parent notice failed", agent_id)
 
     def bind_agents(self, agents: AgentService) -> None:
         self._agents = agents

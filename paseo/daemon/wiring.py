@@ -92,6 +92,8 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("skills", skills))
 
     services: list[Service] = [git, workspaces, agents, schedules, skills]
+    if mcp is not None:
+        services.insert(3, mcp)  # after the agents it notifies
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
@@ -110,6 +112,7 @@ def _mcp_host(daemon: Daemon) -> KernelMcpHost | None:
         credential=daemon.local_credential,
         rpc=lambda: daemon.rpc,
         listen_addresses=lambda: daemon.listen_addresses,
+        notices_path=daemon.home / "mcp" / "notices.json",
     )
     return daemon.mcp_host
 

@@ -67,6 +67,17 @@ daemon control), and with the caller's identity:
 Errors come back as MCP tool errors (`isError: true`) whose text is
 `{"error": {"code": "<stable code>", "message": "…"}}`, the codes of docs/protocol.md.
 
+## notifyOnFinish
+
+A child created with `notifyOnFinish: true` carries the label `paseo.notify-on-finish: true`.
+When it finishes, errors or needs a permission, its parent is sent a prompt
+`<paseo-system>Agent <title> (<id>) finished its turn. …</paseo-system>`. A prompt sent to a
+running agent would replace its turn, so the notice is queued in
+`$PASEO_HOME/mcp/notices.json` (atomic writes, 0600) and delivered when the parent is idle:
+after its own turn ends, or when the daemon starts again. A notice leaves the queue only once
+the parent's prompt was accepted, so a restart loses none (one may be delivered twice if the
+daemon dies between the two).
+
 ## Injection and policy
 
 When the daemon listens on TCP and `daemon.mcp.injectIntoAgents` is not false, every new,

@@ -57,20 +57,35 @@ class LazyMcpApp:
 class McpPlugin:
     def __init__(self) -> None:
         self._app: LazyMcpApp | None = None
+        self._host: McpHost | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
         # No host: `daemon.mcp.enabled` is false.
         if not isinstance(context, McpHostSource) or context.mcp_host is None:
             return
+        self._host = context.mcp_host
         self._app = LazyMcpApp(context.mcp_host, context.version)
         context.mcp_host.mount_http(MCP_PATH, self._app)
 
     @hookimpl
     def paseo_shutdown(self, context: DaemonContext) -> None:
-        app, self._app = self._app, None
+        app, self._app, self._host = self._app, None, None
         if app is not None:
             app.request_stop()
+        # Queued notices are durable: an unfinished delivery happens on the next start.
+        for task in list(self._tasks):
+            task.cancel()
+
+    @hookimpl
+    def paseo_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
+        # Called synchronously on the daemon's loop: the host's work runs in a task.
+        if self._host is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._host.agent_attention(agent_id, reason))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
 
 plugin = McpPlugin()

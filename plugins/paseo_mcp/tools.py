@@ -11,17 +11,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from paseo_hookspecs.mcp_host import McpCaller, McpHost
+from paseo_hookspecs.mcp_host import NOTIFY_LABEL, McpCaller, McpHost
 from pydantic import BaseModel, ConfigDict, Field
 
 WAIT_LIMIT = 30.0
 """Seconds one ``wait_for_agent`` call (or a foreground ``create_agent``) waits at most: an
 agent's tool call must come back while its own turn is still alive; call again to keep
 waiting."""
-
-NOTIFY_LABEL = "paseo.notify-on-finish"
-"""The label asking the daemon to tell the parent when this child finishes, errors or needs
-a permission."""
 
 
 class ToolInput(BaseModel):

@@ -213,3 +213,36 @@ def test_inject_into_agents_false_injects_nothing(
             "agent.create", {"provider": "scripted", "cwd": str(workdir), "initialPrompt": prompt}
         )["agent"]
         assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
+
+
+def test_notify_on_finish_prompts_the_parent_after_its_own_turn(
+    client: Any, create_agent: Callable[..., dict[str, Any]]
+) -> None:
+    request = {
+        "provider": "scripted",
+        "initialPrompt": "child work",
+        "title": "worker",
+        "background": True,
+        "notifyOnFinish": True,
+    }
+    parent = create_agent(initialPrompt=f"[[mcp:create_agent {json.dumps(request)}]]")
+    first = _wait(client, parent["id"])["lastMessage"]
+    child_id = json.loads(first.removeprefix("mcp: "))["agent"]["id"]
+
+    def system_prompts() -> list[str]:
+        entries = client.call("agent.timeline", {"agentId": parent["id"], "limit": 100})
+        events = [json.dumps(e["event"]) for e in entries["entries"]]
+        # The prompt itself (a user message), not the scripted agent's echo of it.
+        return [e for e in events if "<paseo-system>" in e and "echo:" not in e]
+
+    # Bounded: the notice follows the child's end and the parent's first turn.
+    for _ in range(200):
+        if system_prompts():
+            break
+        _wait(client, parent["id"])
+    (text,) = system_prompts()
+    assert child_id in text
+    assert "finished its turn" in text
+    # Delivered once: the parent's answering turn ends without a second notice.
+    assert "echo: <paseo-system>" in _wait(client, parent["id"])["lastMessage"]
+    assert len(system_prompts()) == 1
