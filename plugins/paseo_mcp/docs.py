@@ -25,9 +25,10 @@ official `mcp` Python SDK (streamable HTTP, stateless, JSON answers).
 trust model. Every request is screened exactly as a WebSocket upgrade is (an allowed `Host`, at
 most one and an allowed `Origin`, trusted proxies for `X-Forwarded-For`), then must carry a
 valid per-agent capability token (`?token=…`, or `Authorization: Bearer …`); otherwise it is
-refused with 403 or 401 and a body that says nothing more. `daemon.mcp.enabled: false` turns
-the endpoint off (nothing is mounted, nothing injected). A daemon listening only on a unix
-socket serves no MCP (agent programs speak MCP over HTTP).
+refused with 403 or 401 and a body that says nothing more. `daemon.mcp.enabled: false` (or
+`paseo daemon start --no-mcp`, which sets `PASEO_MCP=false`) turns the endpoint off
+(nothing is mounted, nothing injected). A daemon listening only on a unix socket serves no
+MCP (agent programs speak MCP over HTTP).
 
 ### Serving: why an adapter on the raw connection
 

@@ -246,3 +246,25 @@ def test_notify_on_finish_prompts_the_parent_after_its_own_turn(
     # Delivered once: the parent's answering turn ends without a second notice.
     assert "echo: <paseo-system>" in _wait(client, parent["id"])["lastMessage"]
     assert len(system_prompts()) == 1
+
+
+def test_no_mcp_serves_nothing_and_injects_nothing(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(env={"PASEO_MCP": "false"})
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call(
+            "agent.create",
+            {
+                "provider": "scripted",
+                "cwd": str(workdir),
+                "initialPrompt": "[[mcp:list_agents {}]]",
+            },
+        )["agent"]
+        assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    # Without a mount the request reaches the WebSocket server, which reads only GET.
+    with httpx2.Client(timeout=10) as http, pytest.raises(httpx2.RemoteProtocolError):
+        http.post(_url(live, agent["id"]), json=body)
