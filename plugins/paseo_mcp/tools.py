@@ -176,7 +176,8 @@ async def _create_agent(host: McpHost, caller: McpCaller, args: CreateAgentInput
         return created
     agent_id = created["agent"]["id"]
     waited = await host.call(caller, "agent.wait", {"agentId": agent_id, "timeout": WAIT_LIMIT})
-    return {"agent": created["agent"], "wait": waited}
+    # The outcome first: what a model reads of a long result is its beginning.
+    return {"agentId": agent_id, "wait": waited, "agent": created["agent"]}
 
 
 async def _activity(host: McpHost, caller: McpCaller, args: ActivityInput) -> Any:
