@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from e2e.daemon.harness import TURN_TIMEOUT, RealDaemon, poll, provider_settings, timeline
+
 from paseo.testing.fake_model import FakeModelServer
 
 
