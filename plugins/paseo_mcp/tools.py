@@ -91,7 +91,7 @@ class CreateScheduleInput(ToolInput):
     name: str | None = Field(default=None, max_length=200)
     cadence: dict[str, Any] = Field(
         description='`{"type": "cron", "expression": "0 9 * * 1-5", "timezone": "UTC"}` or '
-        '`{"type": "every", "seconds": 3600}`'
+        '`{"type": "every", "everyMs": 3600000}` (legacy)'
     )
     target: dict[str, Any] = Field(
         description='`{"type": "agent", "agentId": "…"}` or `{"type": "new-agent", '

@@ -268,3 +268,65 @@ def test_no_mcp_serves_nothing_and_injects_nothing(
     # Without a mount the request reaches the WebSocket server, which reads only GET.
     with httpx2.Client(timeout=10) as http, pytest.raises(httpx2.RemoteProtocolError):
         http.post(_url(live, agent["id"]), json=body)
+
+
+def test_every_tool_answers_with_data_or_a_stable_code(
+    agent_daemon: LiveDaemon, create_agent: Callable[..., dict[str, Any]], workdir: Path
+) -> None:
+    parent = create_agent(title="caller")
+
+    async def scenario(s: ClientSession) -> dict[str, tuple[bool, Any]]:
+        answers: dict[str, tuple[bool, Any]] = {}
+
+        async def call(tool: str, arguments: dict[str, Any]) -> Any:
+            result = await s.call_tool(tool, arguments)
+            body = json.loads(result.content[0].text)
+            answers[tool] = (result.is_error, body["error"]["code"] if result.is_error else body)
+            return body
+
+        child = (await call("create_agent", {"provider": "scripted", "background": True}))["agent"][
+            "id"
+        ]
+        ref = {"agentId": child}
+        await call("wait_for_agent", ref)
+        await call("send_agent_prompt", {**ref, "prompt": "[[slow:30]] busy"})
+        await call("cancel_agent", ref)
+        await call("get_agent_status", ref)
+        await call("list_agents", {})
+        await call("get_agent_activity", {**ref, "limit": 5})
+        await call("update_agent", {**ref, "title": "renamed"})
+        await call("set_agent_mode", {**ref, "modeId": "plan"})
+        await call("list_pending_permissions", {})
+        await call("respond_to_permission", {**ref, "requestId": "none", "behavior": "deny"})
+        schedule = await call(
+            "create_schedule",
+            {
+                "prompt": "tick",
+                "cadence": {"type": "cron", "expression": "0 9 * * 1"},
+                "target": {"type": "agent", "agentId": child},
+            },
+        )
+        sref = {"scheduleId": schedule["schedule"]["id"]}
+        await call("list_schedules", {})
+        await call("inspect_schedule", sref)
+        await call("pause_schedule", sref)
+        await call("resume_schedule", sref)
+        await call("delete_schedule", sref)
+        await call("list_worktrees", {})
+        await call("create_worktree", {})  # the caller's directory is no git repository
+        await call("archive_worktree", {"workspaceId": "wks_missing"})
+        await call("list_providers", {})
+        await call("list_models", {"provider": "scripted"})
+        await call("kill_agent", ref)
+        await call("archive_agent", ref)
+        return answers
+
+    answers = asyncio.run(_session(_url(agent_daemon, parent["id"]), scenario))
+    assert set(answers) == ALL_TOOLS
+    refused = {tool: code for tool, (error, code) in answers.items() if error}
+    assert refused.keys() <= {"respond_to_permission", "create_worktree", "archive_worktree"}, (
+        refused
+    )
+    assert refused["respond_to_permission"] == "not_found"
+    assert refused["archive_worktree"] == "not_found"
+    assert answers["set_agent_mode"][1]["agent"]["config"]["modeId"] == "plan"
