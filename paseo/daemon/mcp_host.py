@@ -248,13 +248,14 @@ class KernelMcpHost:
     # ---------------------------------------------------------------- HTTP
 
     def mount_http(self, path: str, app: AsgiApp) -> None:
-        self._mounts[path.rstrip("/")] = app
+        # Guarded once: the transport keeps one HTTP config per app it is handed.
+        self._mounts[path.rstrip("/")] = self._guarded(app)
 
     def http_app(self, path: str) -> AsgiApp | None:
         """The guarded app for ``path`` (see :class:`paseo_hookspecs.mcp_host.HttpMountHost`)."""
         for prefix, app in self._mounts.items():
             if path == prefix or path.startswith(prefix + "/"):
-                return self._guarded(app)
+                return app
         return None
 
     def _guarded(self, app: AsgiApp) -> AsgiApp:
