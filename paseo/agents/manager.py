@@ -33,7 +33,7 @@ from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 
 from paseo.agents import creation, permissions, recovery
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
-from paseo.agents.ports import AgentPlugins, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
@@ -60,7 +60,12 @@ class _Rooms:
             default=lambda: service.config.resolved.agents.defaultProvider,
         )
         self.sessions = SessionKeeper(
-            service.roster, self.registry, self.tracker, self.launcher, service.config
+            service.roster,
+            self.registry,
+            self.tracker,
+            self.launcher,
+            service.config,
+            tools=service.session_tools,
         )
         self.runner = PromptRunner(service.roster, self.sessions, self.tracker)
 
@@ -78,8 +83,10 @@ class AgentService:
         config: ConfigView,
         plugins: AgentPlugins,
         placement: WorkspacePlacement,
+        session_tools: SessionTools | None = None,
     ) -> None:
         self.store = store
+        self.session_tools = session_tools
         self.config = config
         self.plugins = plugins
         self._placement = placement

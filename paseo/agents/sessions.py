@@ -20,6 +20,7 @@ from paseo_hookspecs.interfaces.agent import PersistenceHandle as SessionHandle
 from paseo_hookspecs.records import AgentRecord, SerializableConfig, dump_record
 
 from paseo.agents.live import AgentStartError, LiveAgent, runtime_changes, start_timeout
+from paseo.agents.ports import SessionTools
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
@@ -42,7 +43,10 @@ class SessionKeeper:
         tracker: ManagedProcessTracker,
         launcher: AgentProcessLauncher,
         config: ConfigView,
+        *,
+        tools: SessionTools | None = None,
     ) -> None:
+        self._tools = tools
         self._roster = roster
         self._registry = registry
         self._tracker = tracker
@@ -132,7 +136,11 @@ class SessionKeeper:
             thinkingOptionId=config.thinkingOptionId,
             featureValues=dict(config.featureValues or {}),
             systemPrompt=system,
-            mcpServers=dict(config.mcpServers or {}),
+            # The daemon's own servers win: `mcpServers.paseo` is the injected one.
+            mcpServers={
+                **(config.mcpServers or {}),
+                **(self._tools.mcp_servers(record) if self._tools else {}),
+            },
             env={"PASEO_AGENT_ID": record.id},
             extra=dict(config.providerOptions or {}),
         )

@@ -198,7 +198,9 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         hostnames=hostnames,
         trustedProxies=trusted,
         mcp=ResolvedMcp.model_construct(
-            enabled=_first_bool(mcp.enabled if mcp else None, True),
+            enabled=_first_bool(
+                env.boolean("daemon.mcp.enabled", "PASEO_MCP"), mcp.enabled if mcp else None, True
+            ),
             injectIntoAgents=_first_bool(mcp.injectIntoAgents if mcp else None, True),
         ),
         git=ResolvedGit.model_construct(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.store import Store
 
     from paseo.config import LoadedConfig, ResolvedConfig
+    from paseo.daemon.mcp_host import KernelMcpHost
     from paseo.daemon.services import Composition, Service
     from paseo.plugins import PaseoPluginManager
     from paseo.rpc.models import StatusResult
@@ -67,6 +68,9 @@ class Daemon:
         self.live_config = LiveConfig(self)
         self.config_lock = asyncio.Lock()
         """Serialises config.patch and config.reload."""
+        self.mcp_host: KernelMcpHost | None = None
+        """The MCP plugin's host (:class:`paseo_hookspecs.mcp_host.McpHostSource`), set by the
+        composition root when ``daemon.mcp.enabled``."""
 
     # -------------------------------------------------------- DaemonContext
 

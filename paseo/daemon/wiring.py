@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from paseo.agents.manager import AgentService
+    from paseo.daemon.mcp_host import KernelMcpHost
     from paseo.daemon.runtime import Daemon
     from paseo.daemon.services import Service
     from paseo.workspaces.adapter import WorkspacesRef
@@ -70,7 +71,10 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
-    agents = _agents(daemon, publisher=publisher, placement=workspaces)
+    mcp = _mcp_host(daemon)
+    agents = _agents(daemon, publisher=publisher, placement=workspaces, tools=mcp)
+    if mcp is not None:
+        mcp.bind_agents(agents)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
 
     from paseo.schedules.agents_port import AgentServicePort
@@ -85,9 +89,7 @@ def compose(daemon: Daemon) -> Composition:
 
     # `~` is the daemon's HOME, as the agents it launches see it.
     env = daemon.options.env
-    skills = SkillsService(
-        config=config, home_dir=Path(env.get("HOME") or os.path.expanduser("~"))
-    )
+    skills = SkillsService(config=config, home_dir=Path(env.get("HOME") or os.path.expanduser("~")))
     composition.groups.extend((KERNEL, group) for group in _adapter("skills", skills))
 
     from paseo.terminals.service import TerminalService
@@ -114,14 +116,37 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
 
     services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
+    if mcp is not None:
+        services.insert(3, mcp)  # after the agents it notifies
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
     return composition
 
 
+def _mcp_host(daemon: Daemon) -> KernelMcpHost | None:
+    """The MCP plugin's host (docs/mcp.md), unless ``daemon.mcp.enabled`` is false."""
+    if not daemon.live_config.resolved.daemon.mcp.enabled:
+        return None
+    from paseo.daemon.mcp_host import KernelMcpHost
+
+    daemon.mcp_host = KernelMcpHost(
+        context=daemon,
+        config=daemon.live_config,
+        credential=daemon.local_credential,
+        rpc=lambda: daemon.rpc,
+        listen_addresses=lambda: daemon.listen_addresses,
+        notices_path=daemon.home / "mcp" / "notices.json",
+    )
+    return daemon.mcp_host
+
+
 def _agents(
-    daemon: Daemon, *, publisher: ForwardingPublisher, placement: WorkspacesService
+    daemon: Daemon,
+    *,
+    publisher: ForwardingPublisher,
+    placement: WorkspacesService,
+    tools: KernelMcpHost | None,
 ) -> AgentService:
     """The agent manager from its ports."""
     from paseo.agents.manager import AgentService
@@ -135,6 +160,7 @@ def _agents(
         config=daemon.live_config,
         plugins=plugins,
         placement=placement,
+        session_tools=tools,
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.mcp_host import AsgiApp, HttpMountHost, McpHostSource
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,
@@ -111,6 +112,12 @@ class RpcServer:
 
     def config_section(self, plugin_id: str) -> Any:
         return self.context.config_section(plugin_id)
+
+    def http_app(self, path: str) -> AsgiApp | None:
+        """See :class:`paseo_hookspecs.mcp_host.HttpMountHost`: the daemon's MCP host mounts
+        them (and guards them with :meth:`admit` and its tokens)."""
+        host = self.context.mcp_host if isinstance(self.context, McpHostSource) else None
+        return host.http_app(path) if isinstance(host, HttpMountHost) else None
 
     async def admit(
         self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False

@@ -29,6 +29,7 @@ from typing import Any
 
 from paseo_hookspecs.address import Address, parse_address
 from paseo_hookspecs.interfaces.transport import Transport
+from paseo_hookspecs.mcp_host import HttpMountHost
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,
@@ -42,6 +43,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from paseo_websocket.http_routes import HttpRoutes
 from paseo_websocket.settings import WebSocketSettings
 
 log = logging.getLogger("paseo.websocket")
@@ -137,6 +139,7 @@ class WebSocketTransport(Transport):
             weakref.WeakKeyDictionary()
         )
         self._active = 0
+        self._http: HttpRoutes | None = None
 
     @property
     def host(self) -> TransportHost:
@@ -178,6 +181,10 @@ class WebSocketTransport(Transport):
             self._server = await self._serve_unix(address.path, options)
             self._address = address
             return [address.ws_url()]
+        if isinstance(host, HttpMountHost):
+            # Mounted HTTP apps (MCP) share the TCP port and its trust model (http_routes.py).
+            self._http = HttpRoutes(host.http_app)
+            options["create_connection"] = self._http.connection_class()
         try:
             self._server = await serve(self._handle, address.host, address.port, **options)
         except OSError as exc:
@@ -207,6 +214,8 @@ class WebSocketTransport(Transport):
             return
         self._server = None
         server.close(close_connections=False)
+        if self._http is not None:
+            self._http.shutdown()
         try:
             await asyncio.wait_for(server.wait_closed(), STOP_GRACE)
         except TimeoutError:

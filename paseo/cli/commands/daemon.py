@@ -45,6 +45,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "port); default daemon.listen, else 127.0.0.1:6767",
     )
     start.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help="serve no MCP server for agents (/mcp/agents) and inject none (docs/mcp.md)",
+    )
+    start.add_argument(
         "--timeout",
         type=float,
         default=30.0,
@@ -111,6 +116,8 @@ def run_start(args: argparse.Namespace) -> int:
         except AddressError as exc:
             raise CliError(f"--listen: {exc}", exit_code=2) from None
         os.environ["PASEO_LISTEN"] = args.listen
+    if args.no_mcp:
+        os.environ["PASEO_MCP"] = "false"
     if args.foreground:
         from paseo.daemon import DaemonOptions, run_daemon
 

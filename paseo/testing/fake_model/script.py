@@ -42,11 +42,17 @@ to the first "]]" (so it cannot contain "]]"). In reply, think and write content
   [[slow:N]]             stream the answer in N chunks, 0.2 s apart (interrupt tests)
   [[slow:N:SECONDS]]     ... SECONDS apart
 
+A line of the prompt reading
+  CALL_TOOL: NAME :: JSON      answers with a call of the offered tool NAME (exactly, or an MCP
+                               tool the program namespaced, e.g. Claude's mcp__paseo__NAME) with
+                               the JSON object (to the end of the line) as its arguments
+
 With long/slow the answer is the reply TEXT split into N pieces, or "chunk 1 chunk 2 … chunk N".
 reply combines with shell/write (text block, then the tool call). After a tool result the answer
 is "tool said: <result>" whatever the prompt said.
 """
 
+_CALL_TOOL = re.compile(r"^\s*CALL_TOOL:\s*(\S+)\s*::\s*(.*?)\s*$", re.MULTILINE)
 _DIRECTIVE = re.compile(r"\[\[\s*([A-Za-z_-]+)\s*(?::(.*?))?\]\]", re.DOTALL)
 _ESCAPES = re.compile(r"\\(n|t|\\)")
 _ESCAPE_VALUES = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -273,6 +279,26 @@ def _write_call(tools: Sequence[ToolSpec], argument: str) -> ToolCall | None:
     return _shell_call(tools, command)
 
 
+def _named_call(tools: Sequence[ToolSpec], prompt: str) -> tuple[ToolCall | None, str | None]:
+    """The ``CALL_TOOL:`` line's call, or the text saying why there is none."""
+    match = _CALL_TOOL.search(prompt)
+    if match is None:
+        return None, None
+    name, raw = match.group(1), match.group(2)
+    try:
+        arguments = json.loads(raw or "{}")
+    except ValueError:
+        return None, f"fake model: CALL_TOOL {name}: the arguments are not JSON: {raw}"
+    if not isinstance(arguments, dict):
+        return None, f"fake model: CALL_TOOL {name}: the arguments must be a JSON object"
+    for tool in tools:
+        # Programs namespace MCP tools: Claude Code `mcp__<server>__<tool>`, others
+        # `<server>.<tool>`.
+        if tool.name == name or tool.name.endswith((f"__{name}", f".{name}", f"/{name}")):
+            return ToolCall(tool.name, arguments), None
+    return None, _no_tool_text(name, tools)
+
+
 def _no_tool_text(kind: str, tools: Sequence[ToolSpec]) -> str:
     names = ", ".join(tool.name for tool in tools) or "none"
     return f"fake model: no {kind} tool offered (tools: {names})"
@@ -340,9 +366,8 @@ def _plan(conversation: Conversation) -> Reply:
         )
 
     thinking = decode_escapes(first["think"] or "") if "think" in first else None
-    tool_call: ToolCall | None = None
-    tool_text: str | None = None
-    for directive in directives:
+    tool_call, tool_text = _named_call(conversation.tools, conversation.prompt)
+    for directive in directives if tool_call is None and tool_text is None else ():
         if directive.name == "shell":
             tool_call = _shell_call(conversation.tools, directive.argument or "true")
             tool_text = None if tool_call else _no_tool_text("shell", conversation.tools)

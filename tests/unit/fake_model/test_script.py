@@ -177,3 +177,26 @@ def test_structured_output_follows_the_schema() -> None:
         "kind": "a",
         "nested": {"ok": False},
     }
+
+
+MCP_CREATE = ToolSpec("mcp__paseo__create_agent", {"properties": {"provider": {"type": "string"}}})
+
+
+def test_call_tool_names_a_tool_and_its_arguments() -> None:
+    prompt = 'please\nCALL_TOOL: create_agent :: {"provider": "claude", "labels": {"a": "b"}}\n'
+    reply = plan_reply(convo(prompt, BASH, MCP_CREATE))
+    assert reply.tool_call is not None
+    assert reply.tool_call.name == "mcp__paseo__create_agent"
+    assert reply.tool_call.arguments == {"provider": "claude", "labels": {"a": "b"}}
+    exact = plan_reply(convo("CALL_TOOL: Bash :: {}", BASH, MCP_CREATE)).tool_call
+    assert exact is not None
+    assert exact.name == "Bash"
+
+
+def test_call_tool_says_why_it_cannot_call() -> None:
+    missing = plan_reply(convo("CALL_TOOL: kill_agent :: {}", BASH))
+    assert missing.tool_call is None
+    assert "no kill_agent tool offered" in missing.text
+    broken = plan_reply(convo("CALL_TOOL: create_agent :: {nope", MCP_CREATE))
+    assert broken.tool_call is None
+    assert "not JSON" in broken.text

@@ -238,9 +238,13 @@ class ScriptedProvider(AgentProvider):
         argv += ["--model", model]
         if resume:
             argv += ["--resume", resume]
+        env = dict(config.env)
+        paseo = config.mcpServers.get("paseo")
+        if isinstance(paseo, dict) and isinstance(paseo.get("url"), str):
+            env["PASEO_SCRIPTED_MCP_URL"] = paseo["url"]
         try:
             process = await launcher.launch(
-                argv, cwd=config.cwd, env=config.env, provider=self.id, agent_id=config.agentId
+                argv, cwd=config.cwd, env=env, provider=self.id, agent_id=config.agentId
             )
         except FileNotFoundError:
             raise Unavailable(

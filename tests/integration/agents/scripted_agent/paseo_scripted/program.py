@@ -17,6 +17,9 @@ Prompt directives (the rest of the text is echoed as ``echo: <text>``):
 ``[[pid]]``              reply ``pid=<own pid>``
 ``[[sleeper]]``          start a child ``sleep`` in the process group; reply ``sleeper=<pid>``
 ``[[history]]``          reply with every prompt of this session joined by `` | ``
+``[[mcp:TOOL {json}]]``  call TOOL on the injected Paseo MCP server (``PASEO_SCRIPTED_MCP_URL``,
+                         from ``mcpServers.paseo``) as an MCP client would; reply
+                         ``mcp: <the tool's text>`` (``mcp: none`` when nothing was injected)
 
 ``--model reject`` fails every turn as a model the agent does not support would.
 """
@@ -33,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -159,6 +163,9 @@ class Agent:
         if "[[history]]" in text:
             self.reply(" | ".join(self.history))
             return
+        if match := re.search(r"\[\[mcp:(\w+) (\{.*\})\]\]", text, re.S):
+            self.reply(f"mcp: {_mcp_call(match.group(1), json.loads(match.group(2)))}")
+            return
         self.reply(f"echo: {text}")
 
     def _write(self, name: str, content: str) -> None:
@@ -187,6 +194,43 @@ class Agent:
         Path(path).write_text(str(answer.get("content") or content))
         send({"type": "tool", "callId": call_id, "status": "completed", "path": path})
         self.reply(f"wrote {name}")
+
+
+def _mcp_call(tool: str, arguments: dict[str, Any]) -> str:
+    """One streamable-HTTP MCP exchange per message (initialize, then tools/call), as an
+    agent program's MCP client makes them."""
+    url = os.environ.get("PASEO_SCRIPTED_MCP_URL")
+    if not url:
+        return "none"
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+
+    def post(message: dict[str, Any]) -> dict[str, Any]:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answer: dict[str, Any] = json.loads(response.read() or b"{}")
+            return answer
+
+    init = post(
+        {
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "scripted", "version": "1"},
+            },
+        }
+    )
+    headers["MCP-Protocol-Version"] = init["result"]["protocolVersion"]
+    called = post(
+        {"id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    )
+    text: str = called["result"]["content"][0]["text"]
+    return text
 
 
 def main() -> int:

@@ -1,0 +1,379 @@
+"""The kernel's :class:`paseo_hookspecs.mcp_host.McpHost`: capability tokens, the HTTP mount
+behind the daemon's trust model, and the caller rules (docs/mcp.md).
+
+* **Tokens.** An agent's token is ``<agentId>.<HMAC-SHA256(key, agentId)>`` with a key derived
+  from the local credential, so it cannot be guessed, changes whenever the credential rotates
+  (every daemon start) and needs no storage. Tokens reach only the agent's own session config
+  (never its stored record) and are never logged.
+* **Requests** to a mounted path are screened exactly as ``/ws`` is (``Host``, ``Origin``,
+  proxies: :meth:`paseo.rpc.server.RpcServer.admit`), then refused with 401 unless they carry
+  a valid token (``?token=`` or ``Authorization: Bearer``) of an agent that exists.
+* **Calls** run the wire protocol's own methods (their validation, their stable error codes)
+  as a local session would, limited to :data:`METHODS`, with the caller rules: a child gets
+  :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and (same provider)
+  its mode; a caller reaches itself and the agents it created, nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, quote
+
+from paseo_hookspecs.errors import AccessDenied, InvalidParams, NotFound, PaseoError
+from paseo_hookspecs.mcp_host import (
+    CALLER_SCOPE_KEY,
+    MCP_PATH,
+    PARENT_LABEL,
+    AsgiApp,
+    AsgiReceive,
+    AsgiScope,
+    AsgiSend,
+    McpCaller,
+    ToolPolicy,
+)
+from paseo_hookspecs.transport import PeerFacts
+from pydantic import BaseModel, ValidationError
+
+from paseo.daemon.mcp_notify import FinishNotices
+from paseo.rpc.address import parse_address
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.records import AgentRecord
+
+    from paseo.agents.manager import AgentService
+    from paseo.rpc.server import RpcServer
+    from paseo.services import ConfigView
+
+log = logging.getLogger("paseo.mcp")
+
+METHODS = frozenset(
+    {
+        "agent.create",
+        "agent.wait",
+        "agent.send",
+        "agent.get",
+        "agent.list",
+        "agent.timeline",
+        "agent.interrupt",
+        "agent.archive",
+        "agent.stop",
+        "agent.update",
+        "agent.mode.set",
+        "agent.permissions.list",
+        "agent.permissions.respond",
+        "schedule.create",
+        "schedule.list",
+        "schedule.inspect",
+        "schedule.pause",
+        "schedule.resume",
+        "schedule.delete",
+        "worktree.list",
+        "worktree.create",
+        "worktree.archive",
+        "provider.list",
+        "provider.models",
+    }
+)
+"""What an agent may run through MCP: never config, auth, plugins or daemon control."""
+
+
+class CapabilityTokens:
+    """Per-agent tokens derived from the local credential (see the module docstring)."""
+
+    def __init__(self, credential: str) -> None:
+        self._key = hashlib.sha256(b"paseo-mcp-token\0" + credential.encode()).digest()
+
+    def _mac(self, agent_id: str) -> str:
+        return hmac.new(self._key, agent_id.encode(), hashlib.sha256).hexdigest()
+
+    def issue(self, agent_id: str) -> str:
+        return f"{agent_id}.{self._mac(agent_id)}"
+
+    def verify(self, token: str) -> str | None:
+        """The agent id ``token`` was issued for, ``None`` when it is not valid."""
+        agent_id, _, mac = token.rpartition(".")
+        if agent_id and hmac.compare_digest(mac, self._mac(agent_id)):
+            return agent_id
+        return None
+
+
+class _Context:
+    """The :class:`paseo_hookspecs.context.RpcContext` of one MCP call: a local session."""
+
+    def __init__(self, daemon: DaemonContext, caller: McpCaller) -> None:
+        self.daemon = daemon
+        self.session_kind = "local"
+        self.client_id = f"mcp:{caller.agent_id}"
+
+    async def notify(self, method: str, params: dict[str, Any]) -> None:
+        return None  # an MCP exchange has no notification channel
+
+    def subscribe(self, streams: Sequence[str]) -> dict[str, int]:
+        raise InvalidParams("an MCP tool call has no connection to deliver a stream to")
+
+    def unsubscribe(self, streams: Sequence[str]) -> list[str]:
+        return []
+
+
+def _json(result: Any) -> Any:
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json", by_alias=True)
+    return result
+
+
+def _header(scope: AsgiScope, name: bytes) -> list[str]:
+    return [value.decode("latin-1") for key, value in scope.get("headers", ()) if key == name]
+
+
+def _token(scope: AsgiScope) -> str | None:
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    values: list[str] = query.get("token", [])
+    if len(values) == 1 and values[0]:
+        return values[0]
+    auth = _header(scope, b"authorization")
+    if len(auth) == 1 and auth[0].lower().startswith("bearer "):
+        return auth[0][7:].strip() or None
+    return None
+
+
+async def _refuse(send: AsgiSend, status: int, text: str) -> None:
+    body = (text + "\n").encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class KernelMcpHost:
+    """See the module docstring. ``rpc`` is the server once it exists (trust decisions and the
+    method table); ``agents`` is bound by the composition root after the agent service is
+    built (the service asks this host for the servers to inject)."""
+
+    def __init__(
+        self,
+        *,
+        context: DaemonContext,
+        config: ConfigView,
+        credential: str,
+        rpc: Callable[[], RpcServer | None],
+        listen_addresses: Callable[[], list[str]],
+        notices_path: Path,
+    ) -> None:
+        self._context = context
+        self._config = config
+        self._tokens = CapabilityTokens(credential)
+        self._rpc = rpc
+        self._listen_addresses = listen_addresses
+        self._mounts: dict[str, AsgiApp] = {}
+        self._policies: dict[str, ToolPolicy] = {}
+        self._agents: AgentService | None = None
+        self.notices = FinishNotices(notices_path, lambda: self.agents)
+
+    # ---------------------------------------------------------------- service
+
+    name = "mcp"
+
+    async def start(self) -> None:
+        """Deliver the notices a previous run left queued (the agents are recovered)."""
+        await self.notices.load()
+
+    async def stop(self) -> None:
+        return None
+
+    async def agent_attention(self, agent_id: str, reason: str) -> None:
+        try:
+            await self.notices.attention(agent_id, reason)
+        except Exception:
+            # A tap must not fail the plugin's task; the notice stays queued when it was saved.
+            log.exception("agent %s: queueing or delivering a parent notice failed", agent_id)
+
+    def bind_agents(self, agents: AgentService) -> None:
+        self._agents = agents
+
+    @property
+    def agents(self) -> AgentService:
+        if self._agents is None:
+            raise RuntimeError("the MCP host has no agent service")
+        return self._agents
+
+    # ---------------------------------------------------------------- policy, injection
+
+    def policy(self, provider: str) -> ToolPolicy:
+        """``agents.providers.<provider>.paseoTools``; absent means every tool."""
+        entry = self._config.resolved.agents.providers.get(provider)
+        tools = entry.paseoTools if entry is not None else None
+        if tools is None:
+            return ToolPolicy()
+        return ToolPolicy(
+            enabled=tools.enabled is not False,
+            disabled_tools=frozenset(tools.disabledTools or ()),
+        )
+
+    def _base_url(self) -> str | None:
+        """``http://host:port`` of the first TCP listen address, ``None`` without one."""
+        for listen in [*self._listen_addresses(), self._config.resolved.daemon.listen]:
+            try:
+                address = parse_address(listen)
+            except ValueError:
+                continue
+            if address.path is None and address.port:
+                host = address.host or "127.0.0.1"
+                if host in ("0.0.0.0", "::", ""):  # noqa: S104 - reaching a wildcard listener
+                    host = "127.0.0.1"
+                return f"http://{'[' + host + ']' if ':' in host else host}:{address.port}"
+        return None
+
+    def mcp_servers(self, record: AgentRecord) -> dict[str, Any]:
+        """``mcpServers`` to add to a session being created, resumed or reloaded: the Paseo
+        server with this agent's token, or nothing (no TCP listener, injection off, the
+        provider's policy disables the catalog). The policy is fixed here for the session."""
+        policy = self.policy(record.provider)
+        self._policies[record.id] = policy
+        mcp = self._config.resolved.daemon.mcp
+        base = self._base_url()
+        if not mcp.enabled or not mcp.injectIntoAgents or not policy.enabled or base is None:
+            return {}
+        token = quote(self._tokens.issue(record.id), safe="")
+        return {"paseo": {"type": "http", "url": f"{base}{MCP_PATH}?token={token}"}}
+
+    def token_for(self, agent_id: str) -> str:
+        """The capability token of ``agent_id`` (what its injected URL carries)."""
+        return self._tokens.issue(agent_id)
+
+    # ---------------------------------------------------------------- HTTP
+
+    def mount_http(self, path: str, app: AsgiApp) -> None:
+        # Guarded once: the transport keeps one HTTP config per app it is handed.
+        self._mounts[path.rstrip("/")] = self._guarded(app)
+
+    def http_app(self, path: str) -> AsgiApp | None:
+        """The guarded app for ``path`` (see :class:`paseo_hookspecs.mcp_host.HttpMountHost`)."""
+        for prefix, app in self._mounts.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                return app
+        return None
+
+    def _guarded(self, app: AsgiApp) -> AsgiApp:
+        async def guarded(scope: AsgiScope, receive: AsgiReceive, send: AsgiSend) -> None:
+            rpc = self._rpc()
+            if scope.get("type") != "http" or rpc is None:
+                await _refuse(send, 404, "Not Found")
+                return
+            client = scope.get("client")
+            forwarded = _header(scope, b"x-forwarded-for")
+            facts = PeerFacts(
+                transport="tcp",
+                unix_socket=False,
+                peer=str(client[0]) if client else None,
+                hosts=tuple(_header(scope, b"host")),
+                origins=tuple(_header(scope, b"origin")),
+                forwarded_for=",".join(forwarded) if forwarded else None,
+            )
+            admission = await rpc.admit(facts, "public")
+            if not admission.admitted or (facts.origins and admission.cors_origin is None):
+                status = admission.status if not admission.admitted else 403
+                await _refuse(send, status, "Forbidden" if status == 403 else "Refused")
+                return
+            caller = self._identify(_token(scope))
+            if caller is None:
+                await _refuse(send, 401, "Unauthorized")
+                return
+            scope[CALLER_SCOPE_KEY] = caller
+            await app(scope, receive, send)
+
+        return guarded
+
+    def _identify(self, token: str | None) -> McpCaller | None:
+        agent_id = self._tokens.verify(token) if token else None
+        if agent_id is None:
+            return None
+        live = self.agents.agents.get(agent_id)
+        if live is None or live.deleted:
+            return None
+        record = live.record
+        policy = self._policies.get(agent_id) or self.policy(record.provider)
+        return McpCaller(agent_id=agent_id, provider=record.provider, cwd=record.cwd, policy=policy)
+
+    # ---------------------------------------------------------------- calls
+
+    async def call(self, caller: McpCaller, method: str, params: dict[str, Any]) -> Any:
+        rpc = self._rpc()
+        entry = rpc.methods.get(method) if rpc is not None else None
+        if entry is None or method not in METHODS:
+            raise NotFound(f"{method} is not available to agents")
+        params = self._apply_rules(caller, method, dict(params))
+        model = entry.method.params
+        try:
+            validated = model.model_validate(params) if model is not None else None
+        except ValidationError as exc:
+            problems = [
+                {"path": ".".join(str(p) for p in e["loc"]), "message": e["msg"]}
+                for e in exc.errors(include_url=False, include_input=False)
+            ]
+            raise InvalidParams(f"invalid params for {method}", data={"errors": problems}) from None
+        result = _json(await entry.method.handler(_Context(self._context, caller), validated))
+        if method == "agent.permissions.list":
+            result["requests"] = [
+                item
+                for item in result.get("requests", [])
+                if self._reachable(caller, item["agentId"])
+            ]
+        return result
+
+    def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
+        live = self.agents.agents.get(agent_id)
+        if live is None:
+            return False
+        return (
+            agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id
+        )
+
+    def _target(self, caller: McpCaller, reference: str) -> str:
+        """The id of the agent ``reference`` names, when the caller may reach it."""
+        try:
+            agent_id = self.agents.get(reference).id
+        except PaseoError:
+            raise NotFound(f"no agent {reference!r}") from None
+        if not self._reachable(caller, agent_id):
+            raise AccessDenied(f"agent {agent_id} was not created by you ({caller.agent_id})")
+        return agent_id
+
+    def _apply_rules(
+        self, caller: McpCaller, method: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        if method == "agent.create":
+            labels = dict(params.get("labels") or {})
+            labels[PARENT_LABEL] = caller.agent_id
+            params["labels"] = labels
+            params["cwd"] = caller.cwd
+            parent = self.agents.agents.get(caller.agent_id)
+            provider = str(params.get("provider") or "").split("/", 1)[0]
+            mode = parent.record.config.modeId if parent and parent.record.config else None
+            # Modes are provider-specific: a child of the same provider inherits the mode.
+            if mode and provider == caller.provider and "modeId" not in params:
+                params["modeId"] = mode
+        elif method == "agent.list":
+            labels = dict(params.get("labels") or {})
+            labels[PARENT_LABEL] = caller.agent_id
+            params["labels"] = labels
+        elif isinstance(params.get("agentId"), str):
+            params["agentId"] = self._target(caller, params["agentId"])
+        if method == "schedule.create":
+            target = params.get("target")
+            if isinstance(target, dict) and isinstance(target.get("agentId"), str):
+                target["agentId"] = self._target(caller, target["agentId"])
+        return params
+
+    def __repr__(self) -> str:  # never the key
+        return f"KernelMcpHost(mounts={json.dumps(sorted(self._mounts))})"

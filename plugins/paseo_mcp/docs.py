@@ -1,0 +1,127 @@
+"""Generate docs/mcp.md: the prose below, then every tool with its input schema.
+
+Run ``python -m paseo_mcp.docs docs/mcp.md``; a test fails when the file is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from paseo_mcp.tools import TOOLS, input_schema
+
+PROSE = """\
+# The MCP server for agents
+
+Agents supervised by Paseo drive Paseo themselves through an MCP server the daemon injects into
+every agent it launches: one agent starts, steers and waits for sub-agents, schedules prompts
+and makes worktrees. It is the built-in `mcp` plugin (`plugins/paseo_mcp`), built on the
+official `mcp` Python SDK (streamable HTTP, stateless, JSON answers).
+
+## Endpoint
+
+`/mcp/agents` on the daemon's TCP listen address, beside `/ws` and `/api/*`: one port, one
+trust model. Every request is screened exactly as a WebSocket upgrade is (an allowed `Host`, at
+most one and an allowed `Origin`, trusted proxies for `X-Forwarded-For`), then must carry a
+valid per-agent capability token (`?token=…`, or `Authorization: Bearer …`); otherwise it is
+refused with 403 or 401 and a body that says nothing more. `daemon.mcp.enabled: false` (or
+`paseo daemon start --no-mcp`, which sets `PASEO_MCP=false`) turns the endpoint off
+(nothing is mounted, nothing injected). A daemon listening only on a unix socket serves no
+MCP (agent programs speak MCP over HTTP).
+
+### Serving: why an adapter on the raw connection
+
+The WebSocket transport is the `websockets` asyncio server, whose HTTP reader accepts only
+`GET` upgrade requests; streamable-HTTP MCP needs `POST` bodies and streamed answers. Rather
+than moving every connection onto an ASGI server (a rewrite of the transport, a second
+WebSocket stack under `/ws`, and a slower start), the transport looks at the request line of
+each new TCP connection: when the daemon has an app mounted for its path, the raw connection,
+with the bytes already read, is handed to uvicorn's HTTP/1.1 protocol (h11) serving that ASGI
+app; every other connection continues as before, untouched. A diverted connection answers with
+`Connection: close`, so a kept-alive connection never carries a later request for `/ws` or
+`/api/*` into the mounted app. The cost to WebSocket clients is one `find` on the first packet
+of each connection (`bench/daemon.py`: round trip and start-to-ready figures in the report of
+the change that added this).
+
+## Capability tokens
+
+An agent's token is `<agentId>.<HMAC-SHA256(key, agentId)>`, the key derived from the local
+credential: not guessable, rotated whenever the credential rotates (every daemon start), and
+stored nowhere. The token reaches only the agent's own session configuration (never its stored
+record) and is never logged. An agent resumed after a restart gets a fresh URL.
+
+## Caller rules
+
+Every tool runs the wire protocol's own method (its validation, its stable error codes) as a
+local session would, limited to the methods the tools below use (never config, auth, plugins or
+daemon control), and with the caller's identity:
+
+* a child created with `create_agent` gets the label `paseo.parent-agent-id: <caller id>`,
+  works in the caller's directory (agents get no `cwd`, mode or worktree inputs, as in the
+  TypeScript Paseo) and, when it runs on the caller's provider, inherits the caller's mode
+  (modes are provider-specific, so a child on another provider starts in its default mode);
+* a caller reaches itself and the agents it created, nothing else: any other agent is
+  `access_denied`, `list_agents` lists its children, `list_pending_permissions` shows only
+  theirs. There is no setting yet that widens this.
+
+Errors come back as MCP tool errors (`isError: true`) whose text is
+`{"error": {"code": "<stable code>", "message": "…"}}`, the codes of docs/protocol.md.
+
+## notifyOnFinish
+
+A child created with `notifyOnFinish: true` carries the label `paseo.notify-on-finish: true`.
+When it finishes, errors or needs a permission, its parent is sent a prompt
+`<paseo-system>Agent <title> (<id>) finished its turn. …</paseo-system>`. A prompt sent to a
+running agent would replace its turn, so the notice is queued in
+`$PASEO_HOME/mcp/notices.json` (atomic writes, 0600) and delivered when the parent is idle:
+after its own turn ends, or when the daemon starts again. A notice leaves the queue only once
+the parent's prompt was accepted, so a restart loses none (one may be delivered twice if the
+daemon dies between the two).
+
+## Injection and policy
+
+When the daemon listens on TCP and `daemon.mcp.injectIntoAgents` is not false, every new,
+resumed or reloaded session gets `mcpServers.paseo = {"type": "http", "url":
+"http://<listen>/mcp/agents?token=<token>"}`, passed the way each provider's program takes it:
+Claude Code `--mcp-config`, Codex thread config (`mcp_servers`), ACP `mcpServers` in
+`session/new` / `session/load`.
+
+`agents.providers.<id>.paseoTools` filters the catalog per provider: `enabled: false` offers no
+Paseo tools (and injects nothing), `disabledTools` lists exact tool names to omit from
+`tools/list` (and refuses them in `tools/call`). Absent means everything. The policy is
+resolved when a session is created, resumed, imported or reloaded.
+
+**The policy is a catalog filter, not a security boundary.** An agent that has a shell can
+read its own token from its process configuration (Claude Code gets it on its command line)
+and reach the daemon in other ways; the
+policy decides what an agent is offered, not what it can do.
+
+`agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
+and ACP agents have no equivalent a client can set, so it does not apply to them.
+
+## Tools
+
+Terminal tools (`list_terminals`, `create_terminal`, `kill_terminal`, `capture_terminal`,
+`send_terminal_keys`) come with the terminals service; they are not in this catalog yet.
+"""
+
+
+def render() -> str:
+    parts = [PROSE]
+    for tool in TOOLS:
+        schema = json.dumps(input_schema(tool), indent=2, sort_keys=True)
+        parts.append(f"\n### `{tool.name}`\n\n{tool.description}\n\n```json\n{schema}\n```\n")
+    return "".join(parts)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        sys.stderr.write("usage: python -m paseo_mcp.docs docs/mcp.md\n")
+        return 2
+    Path(argv[0]).write_text(render(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

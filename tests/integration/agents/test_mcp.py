@@ -1,0 +1,332 @@
+"""The MCP server for agents on a real daemon, driven by the official ``mcp`` SDK client.
+
+The caller is a scripted agent; its token is derived the way the daemon derives it (from the
+local credential), exactly what its injected ``mcpServers.paseo`` URL carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from helpers.daemon_rpc import LiveDaemon
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from paseo_mcp.tools import TOOLS
+
+from paseo.daemon.mcp_host import CapabilityTokens
+
+from .conftest import scripted_config
+
+ALL_TOOLS = {tool.name for tool in TOOLS}
+
+
+def _url(live: LiveDaemon, agent_id: str) -> str:
+    token = CapabilityTokens(live.credential).issue(agent_id)
+    return f"{live.http}/mcp/agents?token={token}"
+
+
+async def _session(url: str, action: Callable[[ClientSession], Any]) -> Any:
+    async with asyncio.timeout(60):
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return await action(s)
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    return data
+
+
+def _error(result: Any) -> dict[str, Any]:
+    assert result.is_error, result.content
+    error: dict[str, Any] = json.loads(result.content[0].text)["error"]
+    return error
+
+
+def test_an_agent_lists_and_calls_its_tools(
+    agent_daemon: LiveDaemon, create_agent: Callable[..., dict[str, Any]], workdir: Path
+) -> None:
+    parent = create_agent(title="parent")
+    other = create_agent(title="stranger")
+
+    async def scenario(s: ClientSession) -> dict[str, Any]:
+        listed = {tool.name for tool in (await s.list_tools()).tools}
+        created = _data(
+            await s.call_tool(
+                "create_agent",
+                {"provider": "scripted", "initialPrompt": "hello child", "title": "child"},
+            )
+        )
+        child = created["agent"]
+        waited = _data(await s.call_tool("wait_for_agent", {"agentId": child["id"]}))
+        mine = _data(await s.call_tool("list_agents", {}))
+        status = _data(await s.call_tool("get_agent_status", {"agentId": child["id"]}))
+        sent = _data(
+            await s.call_tool("send_agent_prompt", {"agentId": child["id"], "prompt": "again"})
+        )
+        again = _data(await s.call_tool("wait_for_agent", {"agentId": child["id"]}))
+        activity = _data(await s.call_tool("get_agent_activity", {"agentId": child["id"]}))
+        updated = _data(
+            await s.call_tool(
+                "update_agent", {"agentId": child["id"], "labels": {"role": "helper"}}
+            )
+        )
+        foreign = _error(await s.call_tool("get_agent_status", {"agentId": other["id"]}))
+        invalid = _error(await s.call_tool("wait_for_agent", {"agentId": "x", "timeout": 99}))
+        providers = _data(await s.call_tool("list_providers", {}))
+        models = _data(await s.call_tool("list_models", {"provider": "scripted"}))
+        pending = _data(await s.call_tool("list_pending_permissions", {}))
+        schedules = _data(await s.call_tool("list_schedules", {}))
+        killed = _data(await s.call_tool("kill_agent", {"agentId": child["id"]}))
+        archived = _data(await s.call_tool("archive_agent", {"agentId": child["id"]}))
+        return {
+            "listed": listed,
+            "child": child,
+            "created": created,
+            "waited": waited,
+            "mine": mine,
+            "status": status,
+            "sent": sent,
+            "again": again,
+            "activity": activity,
+            "updated": updated,
+            "foreign": foreign,
+            "invalid": invalid,
+            "providers": providers,
+            "models": models,
+            "pending": pending,
+            "schedules": schedules,
+            "killed": killed,
+            "archived": archived,
+        }
+
+    got = asyncio.run(_session(_url(agent_daemon, parent["id"]), scenario))
+    assert got["listed"] == ALL_TOOLS
+    child = got["child"]
+    assert child["labels"]["paseo.parent-agent-id"] == parent["id"]
+    assert child["cwd"] == str(workdir)
+    assert got["created"]["wait"]["lastMessage"] == "echo: hello child"
+    assert got["waited"]["lastMessage"] == "echo: hello child"
+    assert [a["id"] for a in got["mine"]["agents"]] == [child["id"]]
+    assert got["status"]["agent"]["id"] == child["id"]
+    assert got["sent"]["accepted"] is True
+    assert got["again"]["lastMessage"] == "echo: again"
+    assert got["activity"]["entries"]
+    assert got["updated"]["agent"]["labels"]["role"] == "helper"
+    assert got["foreign"]["code"] == "access_denied"
+    assert got["invalid"]["code"] == "invalid_params"
+    assert "scripted" in {p["id"] for p in got["providers"]["providers"]}
+    assert got["models"]["providerId"] == "scripted"
+    assert got["pending"]["requests"] == []
+    assert got["schedules"]["schedules"] == []
+    assert got["killed"]["agent"]["id"] == child["id"]
+    assert got["archived"]["agent"]["archivedAt"]
+
+
+def test_requests_without_a_valid_token_are_refused(
+    agent_daemon: LiveDaemon, create_agent: Callable[..., dict[str, Any]]
+) -> None:
+    agent = create_agent()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    base = f"{agent_daemon.http}/mcp/agents"
+    forged = CapabilityTokens("not-the-credential").issue(agent["id"])
+    with httpx2.Client(timeout=10) as http:
+        for url in (base, f"{base}?token={forged}", f"{base}?token={agent['id']}.00"):
+            assert http.post(url, json=body, headers=headers).status_code == 401
+        unknown = CapabilityTokens(agent_daemon.credential).issue("agt_missing")
+        assert http.post(f"{base}?token={unknown}", json=body, headers=headers).status_code == 401
+        # Same screening as /ws: a foreign Host is refused before the token is looked at.
+        good = _url(agent_daemon, agent["id"])
+        foreign = {**headers, "Host": "evil.example"}
+        assert http.post(good, json=body, headers=foreign).status_code == 403
+        # The WebSocket routes are untouched.
+        assert http.get(f"{agent_daemon.http}/api/health").json()["ok"] is True
+
+
+@pytest.mark.parametrize("disabled", [["kill_agent", "create_schedule"]])
+def test_disabled_tools_leave_the_catalog(
+    agent_daemon_factory: Callable[..., LiveDaemon],
+    workdir: Path,
+    disabled: list[str],
+) -> None:
+    config = scripted_config(
+        {"agents": {"providers": {"scripted": {"paseoTools": {"disabledTools": disabled}}}}}
+    )
+    live = agent_daemon_factory(config)
+    from paseo.client import SyncClient
+
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call("agent.create", {"provider": "scripted", "cwd": str(workdir)})
+
+    async def scenario(s: ClientSession) -> tuple[set[str], dict[str, Any]]:
+        listed = {tool.name for tool in (await s.list_tools()).tools}
+        refused = _error(await s.call_tool("kill_agent", {"agentId": agent["agent"]["id"]}))
+        return listed, refused
+
+    listed, refused = asyncio.run(_session(_url(live, agent["agent"]["id"]), scenario))
+    assert listed == ALL_TOOLS - set(disabled)
+    assert refused["code"] == "not_found"
+
+
+def _wait(client: Any, agent_id: str) -> dict[str, Any]:
+    result: dict[str, Any] = client.call(
+        "agent.wait", {"agentId": agent_id, "timeout": 60}, timeout=70
+    )
+    return result
+
+
+def test_an_agent_creates_and_waits_for_a_child_through_the_injected_server(
+    client: Any, create_agent: Callable[..., dict[str, Any]], workdir: Path
+) -> None:
+    request = {"provider": "scripted", "initialPrompt": "hi from the parent", "title": "kid"}
+    parent = create_agent(initialPrompt=f"[[mcp:create_agent {json.dumps(request)}]]")
+    reply = _wait(client, parent["id"])["lastMessage"]
+    assert reply.startswith("mcp: "), reply
+    created = json.loads(reply.removeprefix("mcp: "))
+    assert created["wait"]["lastMessage"] == "echo: hi from the parent"
+    child = client.call("agent.get", {"agentId": created["agent"]["id"]})["agent"]
+    assert child["labels"]["paseo.parent-agent-id"] == parent["id"]
+    assert child["cwd"] == str(workdir)
+    # The token reached the session only: the stored records carry no MCP server.
+    stored = client.call("agent.get", {"agentId": parent["id"]})["agent"]
+    assert "paseo" not in ((stored.get("config") or {}).get("mcpServers") or {})
+    assert "token" not in json.dumps(stored)
+
+
+def test_inject_into_agents_false_injects_nothing(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config({"daemon": {"mcp": {"injectIntoAgents": False}}}))
+    prompt = '[[mcp:list_agents {"includeArchived": false}]]'
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call(
+            "agent.create", {"provider": "scripted", "cwd": str(workdir), "initialPrompt": prompt}
+        )["agent"]
+        assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
+
+
+def test_notify_on_finish_prompts_the_parent_after_its_own_turn(
+    client: Any, create_agent: Callable[..., dict[str, Any]]
+) -> None:
+    request = {
+        "provider": "scripted",
+        "initialPrompt": "child work",
+        "title": "worker",
+        "background": True,
+        "notifyOnFinish": True,
+    }
+    parent = create_agent(initialPrompt=f"[[mcp:create_agent {json.dumps(request)}]]")
+    first = _wait(client, parent["id"])["lastMessage"]
+    child_id = json.loads(first.removeprefix("mcp: "))["agent"]["id"]
+
+    def system_prompts() -> list[str]:
+        entries = client.call("agent.timeline", {"agentId": parent["id"], "limit": 100})
+        events = [json.dumps(e["event"]) for e in entries["entries"]]
+        # The prompt itself (a user message), not the scripted agent's echo of it.
+        return [e for e in events if "<paseo-system>" in e and "echo:" not in e]
+
+    # Bounded: the notice follows the child's end and the parent's first turn.
+    for _ in range(200):
+        if system_prompts():
+            break
+        _wait(client, parent["id"])
+    (text,) = system_prompts()
+    assert child_id in text
+    assert "finished its turn" in text
+    # Delivered once: the parent's answering turn ends without a second notice.
+    assert "echo: <paseo-system>" in _wait(client, parent["id"])["lastMessage"]
+    assert len(system_prompts()) == 1
+
+
+def test_no_mcp_serves_nothing_and_injects_nothing(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(env={"PASEO_MCP": "false"})
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call(
+            "agent.create",
+            {
+                "provider": "scripted",
+                "cwd": str(workdir),
+                "initialPrompt": "[[mcp:list_agents {}]]",
+            },
+        )["agent"]
+        assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    # Without a mount the request reaches the WebSocket server, which reads only GET.
+    with httpx2.Client(timeout=10) as http, pytest.raises(httpx2.RemoteProtocolError):
+        http.post(_url(live, agent["id"]), json=body)
+
+
+def test_every_tool_answers_with_data_or_a_stable_code(
+    agent_daemon: LiveDaemon, create_agent: Callable[..., dict[str, Any]], workdir: Path
+) -> None:
+    parent = create_agent(title="caller")
+
+    async def scenario(s: ClientSession) -> dict[str, tuple[bool, Any]]:
+        answers: dict[str, tuple[bool, Any]] = {}
+
+        async def call(tool: str, arguments: dict[str, Any]) -> Any:
+            result = await s.call_tool(tool, arguments)
+            body = json.loads(result.content[0].text)
+            answers[tool] = (result.is_error, body["error"]["code"] if result.is_error else body)
+            return body
+
+        child = (await call("create_agent", {"provider": "scripted", "background": True}))["agent"][
+            "id"
+        ]
+        ref = {"agentId": child}
+        await call("wait_for_agent", ref)
+        await call("send_agent_prompt", {**ref, "prompt": "[[slow:30]] busy"})
+        await call("cancel_agent", ref)
+        await call("get_agent_status", ref)
+        await call("list_agents", {})
+        await call("get_agent_activity", {**ref, "limit": 5})
+        await call("update_agent", {**ref, "title": "renamed"})
+        await call("set_agent_mode", {**ref, "modeId": "plan"})
+        await call("list_pending_permissions", {})
+        await call("respond_to_permission", {**ref, "requestId": "none", "behavior": "deny"})
+        schedule = await call(
+            "create_schedule",
+            {
+                "prompt": "tick",
+                "cadence": {"type": "cron", "expression": "0 9 * * 1"},
+                "target": {"type": "agent", "agentId": child},
+            },
+        )
+        sref = {"scheduleId": schedule["schedule"]["id"]}
+        await call("list_schedules", {})
+        await call("inspect_schedule", sref)
+        await call("pause_schedule", sref)
+        await call("resume_schedule", sref)
+        await call("delete_schedule", sref)
+        await call("list_worktrees", {})
+        await call("create_worktree", {})  # the caller's directory is no git repository
+        await call("archive_worktree", {"workspaceId": "wks_missing"})
+        await call("list_providers", {})
+        await call("list_models", {"provider": "scripted"})
+        await call("kill_agent", ref)
+        await call("archive_agent", ref)
+        return answers
+
+    answers = asyncio.run(_session(_url(agent_daemon, parent["id"]), scenario))
+    assert set(answers) == ALL_TOOLS
+    refused = {tool: code for tool, (error, code) in answers.items() if error}
+    assert refused.keys() <= {"respond_to_permission", "create_worktree", "archive_worktree"}, (
+        refused
+    )
+    assert refused["respond_to_permission"] == "not_found"
+    assert refused["archive_worktree"] == "not_found"
+    assert answers["set_agent_mode"][1]["agent"]["config"]["modeId"] == "plan"
