@@ -12,6 +12,8 @@ promises instead (one server for all sessions; gone once the last session closes
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,23 @@ class TestOpenCodeConformance(ProviderConformance):
         await second.session.close()
         assert await asyncio.to_thread(serve_processes, h.root) == []
         await second.session.close()  # idempotent
+
+    @conformance_test
+    async def test_a_dead_server_is_restarted(self, h: ConformanceHarness) -> None:
+        """The shared server killed between turns: the next prompt starts a new one, and the
+        conversation (OpenCode's stored session) carries on."""
+        agent = await h.start()
+        assert (await agent.turn(self.prompt_text("before-kill")))[-1].type == "turn_completed"
+        [old] = await asyncio.to_thread(serve_processes, h.root)
+        process = psutil.Process(old)
+        os.killpg(old, signal.SIGKILL)
+        await asyncio.to_thread(psutil.wait_procs, [process], 15)
+        events = await agent.turn(self.prompt_text("after-restart"))
+        assert events[-1].type == "turn_completed", events[-1]
+        assert "after-restart" in assistant_text(events)
+        assert [r for r in h.requests_with("after-restart") if "before-kill" in r.body.decode()]
+        [new] = await asyncio.to_thread(serve_processes, h.root)
+        assert new != old
 
     @conformance_test
     async def test_modes_and_models(self, h: ConformanceHarness) -> None:
