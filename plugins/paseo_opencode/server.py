@@ -61,13 +61,21 @@ class SharedServer:
                 await self._stop()
 
     async def client(
-        self, launcher: ProcessLauncher, env: Mapping[str, str], cwd: str
+        self,
+        launcher: ProcessLauncher,
+        env: Mapping[str, str],
+        cwd: str,
+        *,
+        stale: OpenCodeClient | None = None,
     ) -> OpenCodeClient:
-        """The running server's client, starting (or restarting) it when needed."""
+        """The running server's client, starting (or restarting) it when needed. ``stale`` is
+        a client that could not connect: its server is gone even if its exit is not yet
+        reaped, so it is replaced."""
         async with self._lock:
-            process = self._process
-            if process is not None and process.returncode is None and self._client is not None:
-                return self._client
+            process, current = self._process, self._client
+            alive = process is not None and process.returncode is None
+            if alive and current is not None and current is not stale:
+                return current
             await self._stop()
             return await self._start(launcher, env, cwd)
 

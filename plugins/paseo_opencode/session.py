@@ -97,6 +97,9 @@ class OpenCodeSession(AgentSession):
         self._listener: asyncio.Task[None] | None = None
         self._generation = -1
         self._subscribed = asyncio.Event()
+        self._accepted: Turn | None = None
+        """The turn OpenCode accepted (a stream that ends before acceptance is the prompt's
+        business: it restarts the server)."""
         self._closed = False
         server.acquire()
 
@@ -157,8 +160,8 @@ class OpenCodeSession(AgentSession):
     def _q(self) -> dict[str, str]:
         return {"directory": self._cwd}
 
-    async def _client(self) -> OpenCodeClient:
-        client = await self._server.client(self._launcher, self._env, self._cwd)
+    async def _client(self, stale: OpenCodeClient | None = None) -> OpenCodeClient:
+        client = await self._server.client(self._launcher, self._env, self._cwd, stale=stale)
         if self._generation != self._server.generation and self._session_id is not None:
             await self._subscribe(client)
         return client
@@ -191,7 +194,7 @@ class OpenCodeSession(AgentSession):
 
     async def _server_lost(self) -> None:
         turn = self._turns.current
-        if turn is not None and not turn.finished:
+        if turn is not None and not turn.finished and turn is self._accepted:
             process = self._server.process
             await self._finish(
                 turn,
@@ -248,11 +251,16 @@ class OpenCodeSession(AgentSession):
             body["model"] = {"providerID": provider, "modelID": model}
         if self._variant:
             body["variant"] = self._variant
+        path = f"/session/{self._session_id}/prompt_async"
         try:
             client = await self._client()
-            await client.call(
-                "POST", f"/session/{self._session_id}/prompt_async", query=self._q(), body=body
-            )
+            try:
+                await client.call("POST", path, query=self._q(), body=body)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                # The server died (its exit perhaps not reaped yet): start another, once.
+                client = await self._client(stale=client)
+                await client.call("POST", path, query=self._q(), body=body)
+            self._accepted = turn
         except (HttpError, OSError, TimeoutError, Unavailable) as exc:
             await self._finish(
                 turn,

@@ -107,9 +107,7 @@ class TestOpenCodeConformance(ProviderConformance):
         agent = await h.start()
         assert (await agent.turn(self.prompt_text("before-kill")))[-1].type == "turn_completed"
         [old] = await asyncio.to_thread(serve_processes, h.root)
-        process = psutil.Process(old)
         os.killpg(old, signal.SIGKILL)
-        await asyncio.to_thread(psutil.wait_procs, [process], 15)
         events = await agent.turn(self.prompt_text("after-restart"))
         assert events[-1].type == "turn_completed", events[-1]
         assert "after-restart" in assistant_text(events)
