@@ -19,7 +19,8 @@ measured in the same run, against the scripted fake model server (loopback only)
 
 Needs the pinned programs (``cd tests/agents && npm ci``) and the ``test`` extra.
 Run: ``.venv/bin/python bench/agents_real.py`` (``--turns``, ``--model-time``, ``--chunks``,
-``--subscribers``, ``--idle``, ``--no-codex``).
+``--subscribers``, ``--idle``, ``--no-codex``, ``--programs claude,codex,pi,opencode``). Pi and
+OpenCode's direct baselines are in ``bench/direct_programs.py``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ import psutil
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
 
+from direct_programs import DirectOpenCode, DirectPi  # noqa: E402
+from e2e.opencode.env import opencode_env  # noqa: E402
+from e2e.pi.env import pi_env  # noqa: E402
 from helpers import acp_test_agent  # noqa: E402
 from helpers.agents_env import (  # noqa: E402
     BIN_DIR,
@@ -268,7 +273,7 @@ async def turn_overhead(
     daemon: Daemon,
     *,
     provider: str,
-    direct: DirectClaude | DirectCodex,
+    direct: DirectClaude | DirectCodex | DirectPi | DirectOpenCode,
     cwd: Path,
     turns: int,
     prompt: str,
@@ -437,6 +442,11 @@ def main() -> int:
     parser.add_argument("--subscribers", type=int, default=10)
     parser.add_argument("--idle", type=int, default=20)
     parser.add_argument("--no-codex", action="store_true", help="measure Claude Code only")
+    parser.add_argument(
+        "--programs",
+        default="claude,codex,pi,opencode",
+        help="comma-separated programs whose turn overhead is measured",
+    )
     args = parser.parse_args()
     if args.turns < 1 or args.idle < 1 or args.subscribers < 1:
         parser.error("--turns, --idle and --subscribers must be at least 1")
@@ -457,9 +467,13 @@ def main() -> int:
             fake_url, root / "claude", proxy_env=proxy.proxy_env(), max_retries=0
         )
         codex_environment = codex_env(fake_url, root / "codex", proxy_env=proxy.proxy_env())
+        pi_environment = {**pi_env(fake_url, root / "pi"), **proxy.proxy_env()}
+        opencode_environment = {**opencode_env(fake_url, root / "opencode"), **proxy.proxy_env()}
         providers: dict[str, Any] = {
             "claude": {"command": [str(BIN_DIR / "claude")], "env": claude_env},
             "codex": {"command": [str(BIN_DIR / "codex")], "env": codex_environment},
+            "pi": {"command": [str(BIN_DIR / "pi")], "env": pi_environment},
+            "opencode": {"command": [str(BIN_DIR / "opencode")], "env": opencode_environment},
             "py-acp": {
                 "extends": "acp",
                 "label": "Python ACP",
@@ -472,11 +486,19 @@ def main() -> int:
         rows: list[tuple[str, str, float, float]] = []
         try:
             before, after, programs = asyncio.run(idle_memory(daemon, cwd, args.idle))
+            wanted = set(args.programs.split(","))
+            if args.no_codex:
+                wanted.discard("codex")
             programs_to_run: list[tuple[str, Any, dict[str, str]]] = [
-                ("claude", DirectClaude, claude_env)
+                entry
+                for entry in (
+                    ("claude", DirectClaude, claude_env),
+                    ("codex", DirectCodex, codex_environment),
+                    ("pi", DirectPi, pi_environment),
+                    ("opencode", DirectOpenCode, opencode_environment),
+                )
+                if entry[0] in wanted
             ]
-            if not args.no_codex:
-                programs_to_run.append(("codex", DirectCodex, codex_environment))
             for provider, kind, env in programs_to_run:
                 direct = kind(env, cwd, root / f"{provider}-direct.err")
                 try:
@@ -513,13 +535,13 @@ def main() -> int:
             daemon.stop()
         attempts = proxy.attempts
     print("turn overhead (medians, interleaved; direct = the same program over its own pipes)")
-    print(f"{'program':<8} {'turn':<28} {'direct':>10} {'daemon':>10} {'ratio':>7}")
+    print(f"{'program':<9} {'turn':<28} {'direct':>10} {'daemon':>10} {'ratio':>7}")
     worst = 0.0
     for provider, label, direct_s, daemon_s in rows:
         ratio = daemon_s / direct_s
         worst = max(worst, ratio)
         print(
-            f"{provider:<8} {label:<28} {direct_s * 1000:>8.0f}ms {daemon_s * 1000:>8.0f}ms "
+            f"{provider:<9} {label:<28} {direct_s * 1000:>8.0f}ms {daemon_s * 1000:>8.0f}ms "
             f"{ratio:>6.2f}x  (+{(daemon_s - direct_s) * 1000:.0f} ms)"
         )
     print(

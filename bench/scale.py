@@ -70,9 +70,23 @@ def to_sqlite(home: Path) -> float:
     """Move the home onto the sqlite driver with the product's own migration; seconds taken."""
     start = time.perf_counter()
     result = subprocess.run(
-        [PASEO, "--home", str(home), "store", "migrate", "--from", "json", "--to", "sqlite",
-         "--switch", "-q"],
-        capture_output=True, text=True, timeout=3600, check=False,
+        [
+            PASEO,
+            "--home",
+            str(home),
+            "store",
+            "migrate",
+            "--from",
+            "json",
+            "--to",
+            "sqlite",
+            "--switch",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
     )
     if result.returncode != 0:
         raise SystemExit(f"migration failed:\n{result.stderr}")
@@ -115,8 +129,14 @@ def timed_stop(home: Path) -> float:
 
 def wall(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                   timeout=600, check=False)
+    subprocess.run(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     return time.perf_counter() - start
 
 
@@ -137,8 +157,12 @@ def list_all_cost(pid: int, env: dict[str, str]) -> tuple[int, int]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    process = subprocess.Popen([PASEO, "ls", "-a", "-o", "json"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [PASEO, "ls", "-a", "-o", "json"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _pid, _status, usage = os.wait4(process.pid, 0)
     process.returncode = 0
     done.set()
@@ -228,25 +252,48 @@ def main() -> int:
         scratch = Path(tmp)
         for driver in drivers:
             empty = empty_baseline(driver, args.runs, scratch)
-            print(f"\n{driver}: empty home ready {empty['ready s']:.3f} s, "
-                  f"stop {empty['stop s']:.3f} s")
-            header = ("agents", "ready s", "floor", "rss MiB", "x idle py", "stop s", "x empty",
-                      "ls s", "ls-a grow MiB", "ls-a cli MiB", "rpc p50 us", "x echo")
+            print(
+                f"\n{driver}: empty home ready {empty['ready s']:.3f} s, "
+                f"stop {empty['stop s']:.3f} s"
+            )
+            header = (
+                "agents",
+                "ready s",
+                "floor",
+                "rss MiB",
+                "x idle py",
+                "stop s",
+                "x empty",
+                "ls s",
+                "ls-a grow MiB",
+                "ls-a cli MiB",
+                "rpc p50 us",
+                "x echo",
+            )
             print("  ".join(f"{h:>13}" for h in header))
             for agents in counts:
                 f = measure(driver, agents, args.runs, scratch)
                 floor = f.get("parse floor s", empty["ready s"])
                 row = (
-                    agents, f["ready s"], floor, f["rss MiB"], f["rss MiB"] / python_rss,
-                    f["stop s"], f["stop s"] / empty["stop s"], f["ls s"],
-                    f["ls -a json daemon growth MiB"], f["ls -a json cli peak MiB"],
-                    f["rpc p50 us"], f["rpc p50 us"] / echo,
+                    agents,
+                    f["ready s"],
+                    floor,
+                    f["rss MiB"],
+                    f["rss MiB"] / python_rss,
+                    f["stop s"],
+                    f["stop s"] / empty["stop s"],
+                    f["ls s"],
+                    f["ls -a json daemon growth MiB"],
+                    f["ls -a json cli peak MiB"],
+                    f["rpc p50 us"],
+                    f["rpc p50 us"] / echo,
                 )
-                print("  ".join(f"{v:>13.3f}" if isinstance(v, float) else f"{v:>13}"
-                                for v in row))
+                print("  ".join(f"{v:>13.3f}" if isinstance(v, float) else f"{v:>13}" for v in row))
                 if "migrate s" in f:
-                    print(f"{'':>13}  (sqlite home built by `paseo store migrate` in "
-                          f"{f['migrate s']:.1f} s)")
+                    print(
+                        f"{'':>13}  (sqlite home built by `paseo store migrate` in "
+                        f"{f['migrate s']:.1f} s)"
+                    )
                 for key, target in TARGETS.items():
                     if key[0] == driver and agents == max(counts) and key[1] in f:
                         verdict = "ok" if f[key[1]] <= target else "MISSED"

@@ -22,11 +22,16 @@ class RefusingProxy(LoopServer):
 
     thread_name = "refusing-proxy"
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", *, expected: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.host = host
         self.port = 0
+        self.expected = expected
+        """Attempts a program is known to make (refused all the same): kept in
+        :attr:`expected_attempts` instead of :attr:`attempts`, so a test can prove both that
+        they were refused and that nothing else was tried."""
         self._attempts: list[str] = []
+        self._expected_seen: list[str] = []
         self._lock = threading.Lock()
         self._server: asyncio.Server | None = None
 
@@ -40,6 +45,12 @@ class RefusingProxy(LoopServer):
         """Every refused attempt so far, e.g. ``"CONNECT api.example.com:443"``."""
         with self._lock:
             return list(self._attempts)
+
+    @property
+    def expected_attempts(self) -> list[str]:
+        """The refused attempts that were among :attr:`expected`."""
+        with self._lock:
+            return list(self._expected_seen)
 
     def proxy_env(self) -> dict[str, str]:
         """Environment variables routing an agent's outbound traffic here (loopback exempt)."""
@@ -59,8 +70,10 @@ class RefusingProxy(LoopServer):
         try:
             request = await read_request(reader, writer)
             if request is not None:
+                attempt = f"{request.method} {request.target}"
                 with self._lock:
-                    self._attempts.append(f"{request.method} {request.target}")
+                    seen = self._expected_seen if attempt in self.expected else self._attempts
+                    seen.append(attempt)
                 await ResponseWriter(reader, writer, keep_alive=False, head_only=False).send(
                     403, b"outbound traffic is refused in tests\n", "text/plain"
                 )

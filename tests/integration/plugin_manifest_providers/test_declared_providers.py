@@ -142,10 +142,10 @@ def test_builtin_ids_are_refused(tmp_path: Path) -> None:
 
 def test_ids_no_plugin_registers_are_free(tmp_path: Path) -> None:
     # The kernel reserves no provider id of its own: only registered providers' ids are taken.
-    root = _plugin(tmp_path / "opencode", '[{ id = "opencode", label = "OpenCode", bin = "oc" }]')
+    root = _plugin(tmp_path / "gemini", '[{ id = "gemini", label = "Gemini", bin = "gemini" }]')
     manager = _manager({"mine": root})
-    assert list(manager.declared_providers()) == ["opencode"]
-    assert "opencode" not in manager.providers()
+    assert list(manager.declared_providers()) == ["gemini"]
+    assert "gemini" not in manager.providers()
 
 
 def test_hook_registered_and_already_declared_ids_are_refused(tmp_path: Path) -> None:

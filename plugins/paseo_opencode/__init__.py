@@ -1,0 +1,1 @@
+"""The built-in ``opencode`` agent provider (see :mod:`paseo_opencode.provider`)."""

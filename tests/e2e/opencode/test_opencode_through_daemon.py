@@ -1,0 +1,154 @@
+"""The real pinned OpenCode through the real daemon and the real ``paseo`` CLI, against the fake.
+
+One walk through an agent's life on one daemon (the steps build on each other): a text turn; a
+file write that needs permission, allowed (the file exists) and denied (nothing is written); an
+interrupt in the middle of a slow stream; a second turn whose model request carries the first;
+the daemon killed with SIGKILL and restarted (the shared server reaped at boot, the history
+intact, a new prompt resumes the OpenCode session on a new server); ``paseo daemon stop``
+leaves nothing behind; nothing but the known npm attempt tried to leave 127.0.0.1 (see
+:mod:`e2e.opencode.conftest`), and that was refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.daemon.harness import (
+    TURN_TIMEOUT,
+    RealDaemon,
+    item_type,
+    poll,
+    timeline,
+)
+from e2e.opencode.env import opencode_env
+from helpers.agents_env import agent_binary
+
+from paseo.testing.fake_model import FakeModelServer, RefusingProxy
+
+pytestmark = pytest.mark.e2e
+
+WAIT = f"{TURN_TIMEOUT:.0f}s"
+
+
+def logs(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
+    out = daemon.cli("logs", agent, "-o", "json").stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def request_with(fake: FakeModelServer, marker: str) -> str:
+    """The body of the model request whose prompt holds ``marker`` ('' when none)."""
+    for request in fake.model_requests():
+        if marker in request.prompt:
+            return request.body.decode("utf-8", "replace")
+    return ""
+
+
+def serve_processes(daemon: RealDaemon) -> list[Any]:
+    return [p for p in daemon.processes() if "serve" in p.cmdline()]
+
+
+def test_opencode_life_through_the_daemon(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    env = opencode_env(fake.url, tmp_path / "opencode")
+    daemon.configure({"opencode": {"command": [str(agent_binary("opencode"))], "env": env}})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+
+    providers = json.loads(daemon.cli("provider", "ls", "-o", "json").stdout)
+    entry = next(p for p in providers if p["id"] == "opencode")
+    assert entry["availability"]["status"] == "ready", entry
+
+    ran = daemon.cli(
+        "run", "--provider", "opencode", "--cwd", str(work), "--title", "main",
+        "--wait-timeout", WAIT, "first-marker [[reply:hello from opencode]]",
+    )  # fmt: skip
+    assert ran.stdout == "hello from opencode\n"
+    assert "finished (idle)" in ran.stderr
+    record = json.loads(daemon.cli("inspect", "main", "-o", "json").stdout)["agent"]
+    agent = record["id"]
+    assert record["provider"] == "opencode"
+    assert record["persistence"]["sessionId"].startswith("ses")
+    assert len(serve_processes(daemon)) == 1
+
+    # A write that needs permission (mode build), allowed: the file exists.
+    asking = daemon.cli("send", "main", "[[write:allowed.txt:allowed-content]]", check=False)
+    assert asking.returncode == 4, asking.stderr
+    pending = json.loads(daemon.cli("permit", "ls", "-o", "json").stdout)
+    assert [p["agentId"] for p in pending] == [agent]
+    daemon.cli("permit", "allow", "main")
+    daemon.cli("wait", "main", "--timeout", WAIT)
+    assert (work / "allowed.txt").read_text().strip() == "allowed-content"
+
+    # The same, denied: nothing is written.
+    asking = daemon.cli("send", "main", "[[write:denied.txt:never]]", check=False)
+    assert asking.returncode == 4, asking.stderr
+    daemon.cli("permit", "deny", "main", "--message", "not this file")
+    daemon.cli("wait", "main", "--timeout", WAIT)
+    assert not (work / "denied.txt").exists()
+    assert json.loads(daemon.cli("permit", "ls", "-o", "json").stdout) == []
+
+    # An interrupt in the middle of a slow stream: the run ends canceled, the stream is cut.
+    with daemon.client() as client:
+        sent = json.loads(
+            daemon.cli("send", "--no-wait", "-o", "json", "main", "[[slow:300]]").stdout
+        )
+
+        def streaming() -> bool:
+            entries = timeline(client, agent)
+            asked = max(
+                i
+                for i, e in enumerate(entries)
+                if e["event"].get("item", {}).get("messageId") == sent["messageId"]
+            )
+            return any(item_type(e) == "assistant_message" for e in entries[asked:])
+
+        poll(streaming, timeout=TURN_TIMEOUT, what="the slow stream to start")
+        client.call("agent.interrupt", {"agentId": agent})
+    daemon.cli("wait", "main", "--timeout", WAIT)
+    kinds = [item_type(e) for e in logs(daemon, "main")]
+    last_turn = kinds[len(kinds) - 1 - kinds[::-1].index("user_message") :]
+    assert "turn_canceled" in last_turn, last_turn
+    assert "turn_completed" not in last_turn, last_turn
+    poll(
+        lambda: any(
+            r.outcome == "disconnected" for r in fake.model_requests() if "slow:300" in r.prompt
+        ),
+        timeout=15,
+        what="the model stream to be cut",
+    )
+
+    second = daemon.cli("send", "--wait-timeout", WAIT, "main", "second-marker [[reply:two]]")
+    assert second.stdout == "two\n"
+    assert "first-marker" in request_with(fake, "second-marker")
+
+    # A crash: SIGKILL the daemon, start another; the shared server is reaped at boot and
+    # OpenCode's stored session carries the history to a new one.
+    before = logs(daemon, "main")
+    old_servers = {p.pid for p in serve_processes(daemon)}
+    daemon.kill()
+    daemon.start()
+    poll(
+        lambda: not {p.pid for p in serve_processes(daemon)} & old_servers,
+        timeout=30,
+        what="the old server to be reaped",
+    )
+    assert logs(daemon, "main") == before
+    resumed = daemon.cli("send", "--wait-timeout", WAIT, "main", "third-marker [[reply:three]]")
+    assert resumed.stdout == "three\n"
+    body = request_with(fake, "third-marker")
+    assert "first-marker" in body
+    assert "second-marker" in body
+    after = logs(daemon, "main")
+    assert after[: len(before)] == before
+    seqs = [e["seq"] for e in after]
+    assert seqs == sorted(set(seqs)), "timeline seq must keep increasing"
+
+    stopped = daemon.stop()
+    assert stopped.returncode == 0, stopped.stderr
+    poll(lambda: not daemon.processes(), timeout=30, what="every process of the daemon to end")
+    assert proxy.attempts == [], "something tried to leave 127.0.0.1"
