@@ -21,6 +21,7 @@ import errno
 import http
 import json
 import logging
+import math
 import os
 import socket
 import stat
@@ -133,7 +134,9 @@ class WebSocketTransport(Transport):
         self._settings = WebSocketSettings()
         self._limits = SessionLimits()
         self._address: Address | None = None
-        self._admitted: weakref.WeakKeyDictionary[ServerConnection, _Admitted] = (
+        # Connections holding a slot: ``None`` while their credential is checked, then what
+        # was admitted until the handler takes over. Weak: a failed handshake frees its slot.
+        self._admitted: weakref.WeakKeyDictionary[ServerConnection, _Admitted | None] = (
             weakref.WeakKeyDictionary()
         )
         self._active = 0
@@ -238,19 +241,27 @@ class WebSocketTransport(Transport):
         purpose = _ROUTES.get(path, "public")
         session = purpose == "session"
         token = _bearer(headers)
+        at_capacity = False
         if session:
             token = token or _subprotocol_token(headers)
+            at_capacity = self._active + len(self._admitted) >= self._settings.maxConnections
+            if not at_capacity:
+                # The slot is taken before the (awaited, possibly slow) credential check, so
+                # concurrent logins cannot all pass the cap.
+                self._admitted[connection] = None
         admission = await self.host.admit(
-            self._facts(connection, headers, token),
-            purpose,
-            at_capacity=session
-            and self._active + len(self._admitted) >= self._settings.maxConnections,
+            self._facts(connection, headers, token), purpose, at_capacity=at_capacity
         )
         if not admission.admitted:
+            self._admitted.pop(connection, None)
             if session and admission.status == http.HTTPStatus.UNAUTHORIZED:
+                # Debug only: the host logs bursts of failed attempts once.
                 client = admission.observed.client_address if admission.observed else None
-                log.info("refused an unauthenticated connection from %s", client)
-            return _plain(connection, http.HTTPStatus(admission.status))
+                log.debug("refused an unauthenticated connection from %s", client)
+            response = _plain(connection, http.HTTPStatus(admission.status))
+            if admission.retry_after is not None:
+                response.headers["Retry-After"] = str(max(1, math.ceil(admission.retry_after)))
+            return response
         if path == "/api/health":
             return _json(connection, self.host.health(), _cors(admission))
         if path == "/api/status":
@@ -258,6 +269,7 @@ class WebSocketTransport(Transport):
         if not session:
             return _plain(connection, http.HTTPStatus.NOT_FOUND)
         if admission.kind is None or admission.observed is None:  # admitted sessions have both
+            self._admitted.pop(connection, None)
             return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
         self._admitted[connection] = _Admitted(admission.kind, admission.observed)
         return None
