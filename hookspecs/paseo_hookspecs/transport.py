@@ -83,14 +83,17 @@ class Admission:
 
     status: int
     """``200`` when admitted, else the HTTP status to refuse with: ``403`` (``Host`` or
-    ``Origin`` not allowed), ``401`` (no valid credential) or ``503`` (not accepting, or the
-    transport is at its connection cap)."""
+    ``Origin`` not allowed), ``401`` (no valid credential), ``429`` (too many password
+    attempts: see :attr:`retry_after`) or ``503`` (not accepting, or the transport is at its
+    connection cap)."""
     kind: str | None = None
     """The session kind (``local``, ``remote``, …) when a credential was checked and valid."""
     observed: Observed | None = None
     """The connection as the host will remember it (set once screening passed)."""
     cors_origin: str | None = None
     """An allowed browser ``Origin`` to echo in ``Access-Control-Allow-Origin``, if any."""
+    retry_after: float | None = None
+    """Seconds before the client may try again (a ``429``; sent as ``Retry-After``)."""
 
     @property
     def admitted(self) -> bool:
