@@ -107,6 +107,12 @@ class SessionLimits:
 
     outbound_queue: int = 1000
     """Frames queued for a client that does not read before ``server.resync`` replaces them."""
+    outbound_bytes: int = 8 << 20
+    """Bytes queued for one client before ``server.resync`` replaces them (a single frame
+    larger than this is still sent when nothing else is queued)."""
+    outbound_bytes_total: int = 32 << 20
+    """Bytes queued for all clients together; beyond, the clients with the most queued are
+    told to resync (or closed) first."""
     max_in_flight: int = 64
     """Concurrent calls per connection."""
     rate_per_second: float = 500.0

@@ -76,6 +76,8 @@ class RpcServer:
         self.context = context
         self.methods = MethodTable()
         self.sessions: set[Session] = set()
+        self.outbound_bytes = 0
+        """Bytes queued for writing on every session together (see :meth:`make_room`)."""
         self.streams: dict[str, Stream] = {}
         self.accepting = True
         self.listen_addresses: list[str] = []
@@ -181,6 +183,21 @@ class RpcServer:
         """Forget a session whose connection ended (called by the session)."""
         self.sessions.discard(session)
         log.debug("session %s closed", session.id)
+
+    def outbound_changed(self, delta: int) -> None:
+        self.outbound_bytes += delta
+
+    def make_room(self, size: int, limit: int) -> None:
+        """See :meth:`paseo.rpc.session.SessionHost.make_room`: the clients holding the most
+        unread bytes pay for the total bound, each at most once per call."""
+        if self.outbound_bytes + size <= limit:
+            return
+        for session in sorted(self.sessions, key=lambda s: s.queued_bytes, reverse=True):
+            if session.queued_bytes == 0:
+                return
+            session.shed()
+            if self.outbound_bytes + size <= limit:
+                return
 
     # ---------------------------------------------------------------- streams
 

@@ -154,6 +154,8 @@ class WebSocketTransport(Transport):
         self._settings = settings = _settings(host)
         self._limits = SessionLimits(
             outbound_queue=settings.outboundQueue,
+            outbound_bytes=settings.outboundBytes,
+            outbound_bytes_total=settings.outboundBytesTotal,
             max_in_flight=settings.maxInFlight,
             rate_per_second=settings.requestsPerSecond,
             rate_burst=settings.requestBurst,
