@@ -51,6 +51,11 @@ SUBPROTOCOL = "paseo.v1"
 BEARER_SUBPROTOCOL = "paseo.bearer."
 STOP_GRACE = 5.0
 """Seconds :meth:`WebSocketTransport.stop` waits for connections to close before aborting."""
+TARPIT = 1.0
+"""Longest delay before a ``429`` (too many password attempts) is answered: a client guessing
+back to back then costs the daemon a handshake a second, not thousands."""
+MAX_TARPITTED = 256
+"""Refusals delayed at once; beyond, they are answered at once (memory stays bounded)."""
 
 
 def _settings(host: TransportHost) -> WebSocketSettings:
@@ -140,6 +145,7 @@ class WebSocketTransport(Transport):
             weakref.WeakKeyDictionary()
         )
         self._active = 0
+        self._tarpitted = 0
 
     @property
     def host(self) -> TransportHost:
@@ -260,10 +266,9 @@ class WebSocketTransport(Transport):
                 # Debug only: the host logs bursts of failed attempts once.
                 client = admission.observed.client_address if admission.observed else None
                 log.debug("refused an unauthenticated connection from %s", client)
-            response = _plain(connection, http.HTTPStatus(admission.status))
             if admission.retry_after is not None:
-                response.headers["Retry-After"] = str(max(1, math.ceil(admission.retry_after)))
-            return response
+                return await self._too_many(connection, admission.retry_after)
+            return _plain(connection, http.HTTPStatus(admission.status))
         if path == "/api/health":
             return _json(connection, self.host.health(), _cors(admission))
         if path == "/api/status":
@@ -275,6 +280,18 @@ class WebSocketTransport(Transport):
             return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
         self._admitted[connection] = _Admitted(admission.kind, admission.observed)
         return None
+
+    async def _too_many(self, connection: ServerConnection, retry_after: float) -> Response:
+        # The slot was released first: a delayed refusal never holds a connection slot.
+        if self._tarpitted < MAX_TARPITTED:
+            self._tarpitted += 1
+            try:
+                await asyncio.sleep(min(TARPIT, retry_after))
+            finally:
+                self._tarpitted -= 1
+        response = _plain(connection, http.HTTPStatus.TOO_MANY_REQUESTS)
+        response.headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
+        return response
 
     def _facts(
         self, connection: ServerConnection, headers: Headers, token: str | None
