@@ -83,14 +83,17 @@ class Admission:
 
     status: int
     """``200`` when admitted, else the HTTP status to refuse with: ``403`` (``Host`` or
-    ``Origin`` not allowed), ``401`` (no valid credential) or ``503`` (not accepting, or the
-    transport is at its connection cap)."""
+    ``Origin`` not allowed), ``401`` (no valid credential), ``429`` (too many password
+    attempts: see :attr:`retry_after`) or ``503`` (not accepting, or the transport is at its
+    connection cap)."""
     kind: str | None = None
     """The session kind (``local``, ``remote``, …) when a credential was checked and valid."""
     observed: Observed | None = None
     """The connection as the host will remember it (set once screening passed)."""
     cors_origin: str | None = None
     """An allowed browser ``Origin`` to echo in ``Access-Control-Allow-Origin``, if any."""
+    retry_after: float | None = None
+    """Seconds before the client may try again (a ``429``; sent as ``Retry-After``)."""
 
     @property
     def admitted(self) -> bool:
@@ -104,6 +107,12 @@ class SessionLimits:
 
     outbound_queue: int = 1000
     """Frames queued for a client that does not read before ``server.resync`` replaces them."""
+    outbound_bytes: int = 8 << 20
+    """Bytes queued for one client before ``server.resync`` replaces them (a single frame
+    larger than this is still sent when nothing else is queued)."""
+    outbound_bytes_total: int = 32 << 20
+    """Bytes queued for all clients together; beyond, the clients with the most queued are
+    told to resync (or closed) first."""
     max_in_flight: int = 64
     """Concurrent calls per connection."""
     rate_per_second: float = 500.0

@@ -204,15 +204,63 @@ async def config_reload(ref: DaemonRef, ctx: RpcContext, params: None) -> Config
     return ConfigReloadResult(**_outcome(outcome))
 
 
+LOCAL_ONLY_SETTINGS: tuple[tuple[str, ...], ...] = (
+    ("daemon", "listen"),
+    ("daemon", "hostnames"),
+    ("daemon", "cors"),
+    ("daemon", "trustedProxies"),
+    ("daemon", "mcp"),
+    ("daemon", "relay"),
+    ("plugins", "*", "source"),
+    ("plugins", "*", "path"),
+)
+"""The network defences and code sources: a remote session must not be able to open the
+daemon wider (or load code) with the access it already has. ``*`` matches any key.
+``daemon.auth`` is refused to every session (it is set on the daemon's host)."""
+
+
+def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> str | None:
+    """The path at which ``patch`` changes a setting matched by ``pattern``, else ``None``.
+
+    A patch value that is not an object replaces (or, ``null``, removes) everything below it,
+    so it touches every setting under its key.
+    """
+    if not pattern:
+        return ".".join(at)
+    if not isinstance(patch, dict):
+        return ".".join(at)
+    head, rest = pattern[0], pattern[1:]
+    keys = list(patch) if head == "*" else [head] if head in patch else []
+    for key in keys:
+        found = _touched(patch[key], rest, (*at, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
+    auth = _touched(patch, ("daemon", "auth"))
+    if auth is not None:
+        raise AccessDenied(
+            f"{auth} would change daemon.auth, which cannot be changed over the wire; "
+            "use `paseo daemon set-password` on the daemon's host",
+            data={"path": auth},
+        )
+    if session_kind == "local":
+        return
+    for pattern in LOCAL_ONLY_SETTINGS:
+        path = _touched(patch, pattern)
+        if path is not None:
+            raise AccessDenied(
+                f"{path} is a security setting: only a local session may change it",
+                data={"path": path},
+            )
+
+
 async def config_patch(
     ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
 ) -> ConfigPatchResult:
-    auth = params.patch.get("daemon")
-    if isinstance(auth, dict) and "auth" in auth:
-        raise AccessDenied(
-            "daemon.auth cannot be changed over the wire; "
-            "use `paseo daemon set-password` on the daemon's host"
-        )
+    _check_patch_access(params.patch, ctx.session_kind)
     daemon = ref.get()
     async with daemon.config_lock:
         written = await asyncio.to_thread(patch_file, daemon.layout.config, params.patch)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import AccessDenied, InvalidParams, PaseoError
 from paseo_hookspecs.registration import SESSION_KINDS, RpcMethod, RpcMethodGroup
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from paseo.rpc.errors import (
     InternalError,
@@ -56,6 +58,66 @@ class Rejection:
     notification: bool = False
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A ``\\uD800``-``\\uDFFF`` escape in a JSON text: the only way a lone surrogate gets in (a
+text frame is valid UTF-8; the escape of a proper pair decodes to one character)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(text: str) -> str:
+    """``text`` with every lone surrogate written as its ``\\uXXXX`` escape (safe to echo)."""
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
+
+
+def _bad_text(value: Any) -> str | None:
+    """The path of the first string or key in ``value`` holding a lone surrogate, else ``None``.
+
+    Iterative: decoded JSON may be nested as deep as the parser allows.
+    """
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return path
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                child_path = f"{path}.{_escaped(key)}" if path else _escaped(key)
+                if _SURROGATE.search(key):
+                    return child_path
+                stack.append((child, child_path))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]") for index, child in enumerate(item))
+    return None
+
+
+def _unicode_rejection(message: dict[str, Any], request_id: RequestId | None) -> Rejection | None:
+    """Refuse a request whose id, method or params hold a lone surrogate: such text cannot be
+    encoded as UTF-8, so it could reach neither a file nor an answer."""
+    if isinstance(request_id, str) and _SURROGATE.search(request_id):
+        return Rejection(None, InvalidRequest("id is not valid Unicode text (a lone surrogate)"))
+    notification = "id" not in message
+    method = message.get("method")
+    if isinstance(method, str) and _SURROGATE.search(method):
+        return Rejection(
+            request_id,
+            InvalidRequest("method is not valid Unicode text (a lone surrogate)"),
+            notification,
+        )
+    path = _bad_text(message.get("params"))
+    if path is None:
+        return None
+    where = f"params.{path}" if path else "params"
+    return Rejection(
+        request_id,
+        InvalidParams(
+            f"{where} is not valid Unicode text (a lone surrogate); send UTF-8 text",
+            data={"path": where},
+        ),
+        notification,
+    )
+
+
 def _valid_id(value: Any) -> bool:
     # bool is an int subclass but not a JSON-RPC id; floats are discouraged by the spec and
     # would not round-trip as map keys on the client side.
@@ -82,6 +144,10 @@ def decode_frame(text: str) -> Call | Rejection:
     if has_id and request_id is None:
         return Rejection(None, InvalidRequest("id must be a string or an integer"))
     notification = not has_id
+    if _SURROGATE_ESCAPE.search(text):
+        refused = _unicode_rejection(message, request_id)
+        if refused is not None:
+            return refused
     if message.get("jsonrpc") != "2.0":
         return Rejection(request_id, InvalidRequest('jsonrpc must be "2.0"'), notification)
     method = message.get("method")
@@ -97,33 +163,37 @@ def decode_frame(text: str) -> Call | Rejection:
     return Call(request_id, method, params, notification)
 
 
+def _json(data: Any) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    if text.isascii() or not _SURROGATE.search(text):  # isascii() is O(1)
+        return text
+    # Text from the system (a file name that is not UTF-8) can hold lone surrogates: escape
+    # them so the frame stays valid UTF-8 and the writer never fails on it.
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":"), default=str)
+
+
+def _body(data: BaseModel | Any) -> str:
+    if not isinstance(data, BaseModel):
+        return _json(data)
+    try:
+        return data.model_dump_json(by_alias=True)
+    except PydanticSerializationError:  # a lone surrogate (see _json)
+        return _json(data.model_dump(mode="json", by_alias=True))
+
+
 def encode_result(request_id: RequestId, result: Any) -> str:
     """The response frame for a result (a pydantic model, or plain JSON data)."""
-    if isinstance(result, BaseModel):
-        body = result.model_dump_json(by_alias=True)
-    else:
-        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{body}}}'
+    return f'{{"jsonrpc":"2.0","id":{_json(request_id)},"result":{_body(result)}}}'
 
 
 def encode_error(request_id: RequestId | None, error: PaseoError) -> str:
     """The error response frame for ``error``."""
-    return json.dumps(
-        {"jsonrpc": "2.0", "id": request_id, "error": error_object(error)},
-        ensure_ascii=False,
-        separators=(",", ":"),
-        default=str,
-    )
+    return _json({"jsonrpc": "2.0", "id": request_id, "error": error_object(error)})
 
 
 def encode_notification(method: str, params: BaseModel | dict[str, Any]) -> str:
     """A notification frame."""
-    body = (
-        params.model_dump_json(by_alias=True)
-        if isinstance(params, BaseModel)
-        else json.dumps(params, ensure_ascii=False, separators=(",", ":"))
-    )
-    return f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":{body}}}'
+    return f'{{"jsonrpc":"2.0","method":{_json(method)},"params":{_body(params)}}}'
 
 
 @dataclass(frozen=True, slots=True)

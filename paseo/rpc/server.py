@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from paseo import __version__
 from paseo.rpc.dispatch import MethodTable, encode_notification
+from paseo.rpc.guard import PasswordGuard, Throttled
 from paseo.rpc.models import HealthResult, ShuttingDownEvent, StatusResult, StreamEvent
 from paseo.rpc.session import CLOSE_CODES, CLOSE_GOING_AWAY, Session
 from paseo.rpc.trust import AccessPolicy, Authenticator, hash_password, is_local_client
@@ -76,6 +77,8 @@ class RpcServer:
         self.context = context
         self.methods = MethodTable()
         self.sessions: set[Session] = set()
+        self.outbound_bytes = 0
+        """Bytes queued for writing on every session together (see :meth:`make_room`)."""
         self.streams: dict[str, Stream] = {}
         self.accepting = True
         self.listen_addresses: list[str] = []
@@ -86,7 +89,8 @@ class RpcServer:
         self._env_password_hash: str | None = None
         resolved = config.resolved
         self.policy = policy_from(resolved)
-        self.auth = Authenticator(local_credential, resolved.daemon.auth.password)
+        self.guard = PasswordGuard()
+        self.auth = Authenticator(local_credential, resolved.daemon.auth.password, self.guard)
         self.register_stream("server", frozenset({"local", "remote"}))
 
     # ------------------------------------------------------------------ trust
@@ -96,13 +100,13 @@ class RpcServer:
         plain = self._config.resolved.daemon.auth.envPassword
         if plain:
             self._env_password_hash = await asyncio.to_thread(hash_password, plain)
-            self.auth = Authenticator(self._local_credential, self._env_password_hash)
+            self.auth = Authenticator(self._local_credential, self._env_password_hash, self.guard)
 
     def apply_config(self, resolved: ResolvedConfig) -> None:
         """Apply the live-reloadable trust settings (hostnames, origins, proxies, password)."""
         self.policy = policy_from(resolved)
         password = self._env_password_hash or resolved.daemon.auth.password
-        self.auth = Authenticator(self._local_credential, password)
+        self.auth = Authenticator(self._local_credential, password, self.guard)
 
     # --------------------------------------------------------- transport host
 
@@ -149,7 +153,12 @@ class RpcServer:
         local = is_local_client(
             unix_socket=observed.unix_socket, client_address=observed.client_address
         )
-        kind = await self.auth.authenticate(facts.credential, local=local)
+        # Behind a trusted proxy every client shares the proxy's address: key on the client.
+        peer = observed.client_address or observed.peer or observed.transport
+        try:
+            kind = await self.auth.authenticate(facts.credential, local=local, peer=peer)
+        except Throttled as throttled:
+            return Admission(429, observed=observed, retry_after=throttled.retry_after)
         if kind is None:
             return Admission(401, observed=observed)
         return Admission(200, kind=kind, observed=observed, cors_origin=cors)
@@ -181,6 +190,21 @@ class RpcServer:
         """Forget a session whose connection ended (called by the session)."""
         self.sessions.discard(session)
         log.debug("session %s closed", session.id)
+
+    def outbound_changed(self, delta: int) -> None:
+        self.outbound_bytes += delta
+
+    def make_room(self, size: int, limit: int) -> None:
+        """See :meth:`paseo.rpc.session.SessionHost.make_room`: the clients holding the most
+        unread bytes pay for the total bound, each at most once per call."""
+        if self.outbound_bytes + size <= limit:
+            return
+        for session in sorted(self.sessions, key=lambda s: s.queued_bytes, reverse=True):
+            if session.queued_bytes == 0:
+                return
+            session.shed()
+            if self.outbound_bytes + size <= limit:
+                return
 
     # ---------------------------------------------------------------- streams
 
@@ -255,6 +279,7 @@ class RpcServer:
         for session in sessions:
             session.close(CLOSE_GOING_AWAY, CLOSE_CODES[CLOSE_GOING_AWAY])
         await self._stop_transports()
+        self.guard.close()
 
     async def _stop_transports(self) -> None:
         for name, transport in list(self._transports.items()):

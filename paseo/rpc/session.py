@@ -9,9 +9,12 @@ frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and 
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
 writer task. A client that stops reading blocks only that task; when its queue reaches
-``outbound_queue`` frames the queue is dropped and replaced by one ``server.resync``
-notification, and if the client still has not read that one by the next overflow the
-connection is closed with :data:`CLOSE_SLOW_CONSUMER`. Memory per connection stays bounded.
+``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and replaced by one
+``server.resync`` notification, and if the client still has not read that one by the next
+overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes queued on all
+sessions together are bounded too (``outbound_bytes_total``): past it the host sheds the
+largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in total stays
+bounded in bytes, whatever the size of the answers.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -97,10 +101,16 @@ class SessionHost(Protocol):
     def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
         """The session kinds allowed on stream ``name`` and its current ``seq``; ``None`` when
         no such stream is registered."""
+    def make_room(self, size: int, limit: int) -> None:
+        """Shed the largest outbound queues (:meth:`Session.shed`) until ``size`` more bytes
+        fit under ``limit`` bytes queued across every session, or nothing is left to shed."""
+
+    def outbound_changed(self, delta: int) -> None:
+        """Count ``delta`` bytes more (or fewer) queued on some session."""
 
 
 class _Outbound:
-    __slots__ = ("request_id", "resync", "stream", "text")
+    __slots__ = ("request_id", "resync", "size", "stream", "text")
 
     def __init__(
         self,
@@ -111,6 +121,8 @@ class _Outbound:
         resync: bool = False,
     ) -> None:
         self.text = text
+        # What the frame really occupies (a non-ASCII str takes 2 or 4 bytes a character).
+        self.size = sys.getsizeof(text)
         self.request_id = request_id
         self.stream = stream
         self.resync = resync
@@ -179,6 +191,8 @@ class Session:
         self.opened_at = time.monotonic()
         self._context = CallContext(self)
         self._queue: deque[_Outbound] = deque()
+        self.queued_bytes = 0
+        """Bytes of the frames queued or being written (counted on the host too)."""
         self._wake = asyncio.Event()
         self._resync_pending = False
         self._session_seq: dict[str, int] = {}
@@ -301,12 +315,33 @@ class Session:
     def _enqueue(self, item: _Outbound) -> None:
         if self._closing is not None:
             return
-        if len(self._queue) >= self.limits.outbound_queue:
+        limits = self.limits
+        if self._queue and (
+            len(self._queue) >= limits.outbound_queue
+            or self.queued_bytes + item.size > limits.outbound_bytes
+        ):
             self._overflow()
             if self._closing is not None:
                 return
+        self.server.make_room(item.size, limits.outbound_bytes_total)
+        if self._closing is not None:
+            return
         self._queue.append(item)
+        self._count(item.size)
         self._wake.set()
+
+    def _count(self, delta: int) -> None:
+        self.queued_bytes += delta
+        self.server.outbound_changed(delta)
+
+    def _drop_queue(self) -> None:
+        self._count(-sum(item.size for item in self._queue))
+        self._queue.clear()
+
+    def shed(self) -> None:
+        """Drop this session's queue for the host's total bound (a resync, or the close)."""
+        if self._closing is None and self._queue:
+            self._overflow()
 
     def _overflow(self) -> None:
         if self._resync_pending:
@@ -319,7 +354,8 @@ class Session:
             return
         dropped_ids = [i.request_id for i in self._queue if i.request_id is not None]
         streams = sorted({i.stream for i in self._queue if i.stream is not None})
-        self._queue.clear()
+        dropped_bytes = self.queued_bytes
+        self._drop_queue()
         seq = self._session_seq.get(SESSION_STREAM, 0) + 1
         self._session_seq[SESSION_STREAM] = seq
         event = ResyncEvent(
@@ -329,13 +365,16 @@ class Session:
             streams=streams,
             droppedRequestIds=dropped_ids,
         )
-        self._queue.append(_Outbound(encode_notification("server.resync", event), resync=True))
+        notice = _Outbound(encode_notification("server.resync", event), resync=True)
+        self._queue.append(notice)
+        self._count(notice.size)
         self._resync_pending = True
         log.info(
-            "session %s fell behind: dropped %d answers and events of %s",
+            "session %s fell behind: dropped %d answers and events of %s (%d bytes)",
             self.id,
             len(dropped_ids),
             streams,
+            dropped_bytes,
         )
 
     async def run(self) -> None:
@@ -360,7 +399,11 @@ class Session:
                 self._wake.clear()
                 while self._queue:
                     item = self._queue.popleft()
-                    await self.channel.send(item.text)
+                    try:
+                        await self.channel.send(item.text)
+                    finally:
+                        # Counted until written: the frame is held until then.
+                        self._count(-item.size)
                     if item.resync:
                         # The client read up to the drop; a later overflow gets a new notice.
                         self._resync_pending = False
@@ -397,7 +440,7 @@ class Session:
             return
         self._closing = (code, reason)
         if code == CLOSE_SLOW_CONSUMER:
-            self._queue.clear()
+            self._drop_queue()
             flush_timeout = 0.0
         self._wake.set()
         self._closer = asyncio.get_running_loop().create_task(
@@ -417,7 +460,7 @@ class Session:
         server."""
         if self._closing is None:
             self._closing = (CLOSE_GOING_AWAY, "connection lost")
-        self._queue.clear()
+        self._drop_queue()
         for task in list(self._tasks):
             task.cancel()
         self._closed.set()

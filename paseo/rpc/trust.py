@@ -7,15 +7,17 @@ what the client says in ``server.hello``.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import ipaddress
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from paseo.rpc.address import is_loopback_host
+
+if TYPE_CHECKING:
+    from paseo.rpc.guard import PasswordGuard
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -191,11 +193,16 @@ class Authenticator:
 
     ``local``: a client on this machine holding the local credential. ``remote``: any client
     holding the password (when one is configured). Anything else is refused (``None``).
+    Password checks go through ``guard`` (see :mod:`paseo.rpc.guard`), which may raise
+    :class:`~paseo.rpc.guard.Throttled` instead.
     """
 
-    def __init__(self, local_credential: str, password_hash: str | None) -> None:
+    def __init__(
+        self, local_credential: str, password_hash: str | None, guard: PasswordGuard
+    ) -> None:
         self._credential = local_credential
         self._password_hash = password_hash
+        self._guard = guard
         # bcrypt is deliberately slow; remember tokens already verified (by digest only) so a
         # reconnecting client does not pay it again.
         self._verified: set[bytes] = set()
@@ -204,8 +211,12 @@ class Authenticator:
     def password_required(self) -> bool:
         return self._password_hash is not None
 
-    async def authenticate(self, token: str | None, *, local: bool) -> str | None:
-        """The session kind for ``token``, or ``None`` to refuse the connection."""
+    async def authenticate(self, token: str | None, *, local: bool, peer: str) -> str | None:
+        """The session kind for ``token``, or ``None`` to refuse the connection.
+
+        ``peer`` is the client address the guard keys its backoff on. The local credential
+        is compared first, so a local client never waits for the guard.
+        """
         if not token:
             return None
         if (
@@ -214,12 +225,13 @@ class Authenticator:
             and hmac.compare_digest(token.encode(), self._credential.encode())
         ):
             return "local"
-        if self._password_hash is None:
+        password_hash = self._password_hash
+        if password_hash is None:
             return None
         digest = hashlib.sha256(token.encode()).digest()
         if digest in self._verified:
             return "remote"
-        if await asyncio.to_thread(_check_password, token, self._password_hash):
+        if await self._guard.check(peer, lambda: _check_password(token, password_hash)):
             self._verified.add(digest)
             return "remote"
         return None

@@ -20,6 +20,14 @@ class WebSocketSettings(BaseModel):
     outboundQueue: int = Field(
         1000, ge=2, description="frames queued per connection before server.resync"
     )
+    outboundBytes: int = Field(
+        8 << 20, ge=64 << 10, description="bytes queued per connection before server.resync"
+    )
+    outboundBytesTotal: int = Field(
+        32 << 20,
+        ge=64 << 10,
+        description="bytes queued for all connections; the largest queues resync first",
+    )
     maxInFlight: int = Field(64, ge=1, description="concurrent calls per connection")
     requestsPerSecond: float = Field(500.0, gt=0, description="sustained calls per connection")
     requestBurst: int = Field(1000, ge=1, description="calls allowed in a burst")

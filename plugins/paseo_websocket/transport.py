@@ -21,6 +21,7 @@ import errno
 import http
 import json
 import logging
+import math
 import os
 import socket
 import stat
@@ -52,6 +53,11 @@ SUBPROTOCOL = "paseo.v1"
 BEARER_SUBPROTOCOL = "paseo.bearer."
 STOP_GRACE = 5.0
 """Seconds :meth:`WebSocketTransport.stop` waits for connections to close before aborting."""
+TARPIT = 1.0
+"""Longest delay before a ``429`` (too many password attempts) is answered: a client guessing
+back to back then costs the daemon a handshake a second, not thousands."""
+MAX_TARPITTED = 256
+"""Refusals delayed at once; beyond, they are answered at once (memory stays bounded)."""
 
 
 def _settings(host: TransportHost) -> WebSocketSettings:
@@ -135,11 +141,14 @@ class WebSocketTransport(Transport):
         self._settings = WebSocketSettings()
         self._limits = SessionLimits()
         self._address: Address | None = None
-        self._admitted: weakref.WeakKeyDictionary[ServerConnection, _Admitted] = (
+        # Connections holding a slot: ``None`` while their credential is checked, then what
+        # was admitted until the handler takes over. Weak: a failed handshake frees its slot.
+        self._admitted: weakref.WeakKeyDictionary[ServerConnection, _Admitted | None] = (
             weakref.WeakKeyDictionary()
         )
         self._active = 0
         self._http: HttpRoutes | None = None
+        self._tarpitted = 0
 
     @property
     def host(self) -> TransportHost:
@@ -154,6 +163,8 @@ class WebSocketTransport(Transport):
         self._settings = settings = _settings(host)
         self._limits = SessionLimits(
             outbound_queue=settings.outboundQueue,
+            outbound_bytes=settings.outboundBytes,
+            outbound_bytes_total=settings.outboundBytesTotal,
             max_in_flight=settings.maxInFlight,
             rate_per_second=settings.requestsPerSecond,
             rate_burst=settings.requestBurst,
@@ -247,18 +258,25 @@ class WebSocketTransport(Transport):
         purpose = _ROUTES.get(path, "public")
         session = purpose == "session"
         token = _bearer(headers)
+        at_capacity = False
         if session:
             token = token or _subprotocol_token(headers)
+            at_capacity = self._active + len(self._admitted) >= self._settings.maxConnections
+            if not at_capacity:
+                # The slot is taken before the (awaited, possibly slow) credential check, so
+                # concurrent logins cannot all pass the cap.
+                self._admitted[connection] = None
         admission = await self.host.admit(
-            self._facts(connection, headers, token),
-            purpose,
-            at_capacity=session
-            and self._active + len(self._admitted) >= self._settings.maxConnections,
+            self._facts(connection, headers, token), purpose, at_capacity=at_capacity
         )
         if not admission.admitted:
+            self._admitted.pop(connection, None)
             if session and admission.status == http.HTTPStatus.UNAUTHORIZED:
+                # Debug only: the host logs bursts of failed attempts once.
                 client = admission.observed.client_address if admission.observed else None
-                log.info("refused an unauthenticated connection from %s", client)
+                log.debug("refused an unauthenticated connection from %s", client)
+            if admission.retry_after is not None:
+                return await self._too_many(connection, admission.retry_after)
             return _plain(connection, http.HTTPStatus(admission.status))
         if path == "/api/health":
             return _json(connection, self.host.health(), _cors(admission))
@@ -267,9 +285,22 @@ class WebSocketTransport(Transport):
         if not session:
             return _plain(connection, http.HTTPStatus.NOT_FOUND)
         if admission.kind is None or admission.observed is None:  # admitted sessions have both
+            self._admitted.pop(connection, None)
             return _plain(connection, http.HTTPStatus.UNAUTHORIZED)
         self._admitted[connection] = _Admitted(admission.kind, admission.observed)
         return None
+
+    async def _too_many(self, connection: ServerConnection, retry_after: float) -> Response:
+        # The slot was released first: a delayed refusal never holds a connection slot.
+        if self._tarpitted < MAX_TARPITTED:
+            self._tarpitted += 1
+            try:
+                await asyncio.sleep(min(TARPIT, retry_after))
+            finally:
+                self._tarpitted -= 1
+        response = _plain(connection, http.HTTPStatus.TOO_MANY_REQUESTS)
+        response.headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
+        return response
 
     def _facts(
         self, connection: ServerConnection, headers: Headers, token: str | None

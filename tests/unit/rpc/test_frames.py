@@ -234,3 +234,33 @@ def test_overflow_replaces_the_queue_with_a_resync(tmp_path: Path) -> None:
     assert sent[0]["params"]["stream"] == "session"
     # What follows continues the stream, so the client sees the gap in config's seq.
     assert [m["params"]["seq"] for m in sent[1:]] == [6, 7]
+
+
+def test_lone_surrogates_are_refused_on_the_way_in_and_escaped_on_the_way_out() -> None:
+    from paseo.rpc.dispatch import encode_error, encode_notification, encode_result
+    from paseo.rpc.models import PingResult
+
+    bad_id = decode_frame('{"jsonrpc":"2.0","id":"\\ud800","method":"x"}')
+    assert isinstance(bad_id, Rejection)
+    assert (bad_id.id, bad_id.error.code) == (None, "invalid_request")
+    bad_key = decode_frame('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[{"\\udc80":1}]}}')
+    assert isinstance(bad_key, Rejection)
+    assert (bad_key.id, bad_key.error.code) == (1, "invalid_params")
+    assert bad_key.error.data["path"] == "params.a[0].\\udc80"
+    # A proper pair is one character, and an escaped backslash is no surrogate.
+    assert isinstance(
+        decode_frame('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"\\ud83d\\ude00"}}'), Call
+    )
+    assert isinstance(
+        decode_frame('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"\\\\ud800"}}'), Call
+    )
+    # Text from the system (a non-UTF-8 file name) still makes a frame that encodes as UTF-8.
+    frames = [
+        encode_result(1, {"path": "/tmp/\udc80"}),
+        encode_result(1, PingResult(data="\udc80", time=0.0)),
+        encode_error(1, bad_key.error),
+        encode_notification("x.y", {"name": "\ud800"}),
+    ]
+    for frame in frames:
+        frame.encode("utf-8")
+        assert json.loads(frame)

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from paseo.rpc.guard import PasswordGuard
 from paseo.rpc.trust import AccessPolicy, Authenticator, hash_password, is_local_client
 
 
@@ -67,20 +68,30 @@ def test_local_client() -> None:
 
 def test_authenticator() -> None:
     hashed = hash_password("s3cret-password")
-    auth = Authenticator("local-token", hashed)
+    guard = PasswordGuard()
+    auth = Authenticator("local-token", hashed, guard)
 
     async def kinds() -> list[str | None]:
         return [
-            await auth.authenticate("local-token", local=True),
-            await auth.authenticate("local-token", local=False),
-            await auth.authenticate("s3cret-password", local=False),
-            await auth.authenticate("s3cret-password", local=True),
-            await auth.authenticate("wrong", local=True),
-            await auth.authenticate(None, local=True),
+            await auth.authenticate(token, local=local, peer="203.0.113.5")
+            for token, local in [
+                ("local-token", True),
+                ("local-token", False),
+                ("s3cret-password", False),
+                ("s3cret-password", True),
+                ("wrong", True),
+                (None, True),
+            ]
         ]
 
-    assert asyncio.run(kinds()) == ["local", None, "remote", "remote", None, None]
-    without_password = Authenticator("local-token", None)
-    assert asyncio.run(without_password.authenticate("anything", local=False)) is None
-    broken = Authenticator("t", "not-a-bcrypt-hash")
-    assert asyncio.run(broken.authenticate("x", local=False)) is None
+    try:
+        assert asyncio.run(kinds()) == ["local", None, "remote", "remote", None, None]
+        without_password = Authenticator("local-token", None, guard)
+        assert (
+            asyncio.run(without_password.authenticate("anything", local=False, peer="p"))
+            is None
+        )
+        broken = Authenticator("t", "not-a-bcrypt-hash", guard)
+        assert asyncio.run(broken.authenticate("x", local=False, peer="p")) is None
+    finally:
+        guard.close()
