@@ -137,6 +137,8 @@ class AgentSnapshot(BaseModel):
     status: Literal["initializing", "idle", "running", "error", "closed"]
     archived: bool = False
     """``archivedAt`` is set: the agent is finished for good."""
+    owner: HubOwner | None = None
+    """The record's relationship owner (``None`` for an agent no Hub owns)."""
 
 
 class HubCreateError(PaseoError):
@@ -188,7 +190,9 @@ class ToolPolicyUnsupported(HubCreateError):
 
 class AgentObserver(Protocol):
     """Told about agent activity; implemented by the plugin. Both methods are called on the
-    daemon's loop, in the order things happened for one agent, and must not block."""
+    daemon's loop, in the order things happened for one agent, and must not block. The first
+    call for a new agent is :meth:`agent_updated` with its owner, made when its record is
+    first written and before any of its events, so the plugin can route them."""
 
     def agent_event(self, agent_id: str, event: Mapping[str, Any]) -> None:
         """An event the agent emitted, as it crosses the wire (``type`` plus its fields)."""

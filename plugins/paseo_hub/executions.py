@@ -196,6 +196,9 @@ class Executions:
             self._disarm_soon(execution_id)
 
     def agent_updated(self, snapshot: AgentSnapshot) -> None:
+        owner = snapshot.owner
+        if owner is not None and owner.daemonId == self._daemon_id:
+            self._owned.setdefault(snapshot.id, owner.executionId)
         execution_id = self._owned.get(snapshot.id)
         if execution_id is None:
             return

@@ -86,6 +86,7 @@ class HubService:
         self._since = now_iso()
         self._error: str | None = None
         self._lock = asyncio.Lock()
+        self._changed = asyncio.Event()
         self._link: HubLink | None = None
         self._executions: Executions | None = None
         self._task: asyncio.Task[None] | None = None
@@ -145,7 +146,8 @@ class HubService:
     # --------------------------------------------------------------- connect
 
     async def connect(self, url: str, token: str) -> HubStatus:
-        """Enroll with the Hub at ``url``; waits up to ``connectWait`` for the outcome."""
+        """Enroll with the Hub at ``url`` and open the socket; waits up to ``connectWait``
+        for ``connected`` (or a refusal), then reports whatever the state is."""
         token = token.strip()
         if not token:
             raise InvalidParams("an enrollment token is required (--token)")
@@ -167,9 +169,10 @@ class HubService:
             await self._write(relationship)  # durable before the Hub hears of it
             self._relationship = relationship
             self._set("connecting")
-            task = self._spawn(self._enroll_loop(relationship))
+            self._spawn(self._enroll_loop(relationship))
+        settled = self.wait_for_state("connected", "not_connected", "revoked")
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(task), self._settings.connectWait)
+            await asyncio.wait_for(settled, self._settings.connectWait)
         return self.status()
 
     async def _enroll_loop(self, relationship: Relationship) -> None:
@@ -340,6 +343,14 @@ class HubService:
             self._since = now_iso()
         self._state = state
         self._error = error
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_for_state(self, *states: State) -> HubStatus:
+        """Wait (unbounded: callers bound it) until the state is one of ``states``."""
+        while self._state not in states:
+            await self._changed.wait()
+        return self.status()
 
     async def _write(self, relationship: Relationship) -> None:
         await asyncio.to_thread(files.write_json, self._path, relationship.document())
