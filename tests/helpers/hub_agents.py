@@ -1,4 +1,4 @@
-"""Helpers of the Hub relationship tests.
+"""Helpers of the Hub relationship tests (tests/unit/hub).
 
 The thing under test is the plugin talking to the fake Hub over real HTTP and a real
 WebSocket. The kernel side of the contract (:class:`paseo_hookspecs.hub_host.AgentControl`)
