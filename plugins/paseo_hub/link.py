@@ -108,8 +108,7 @@ class HubLink:
             done, _ = await asyncio.wait({task}, timeout=STOP_GRACE)
             if not done:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await asyncio.gather(task, return_exceptions=True)
 
     async def _run(self) -> None:
         failures = 0
@@ -181,8 +180,8 @@ class HubLink:
             if self._ws is ws:
                 self._outbox, self._ws = None, None
             writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
+            # gather, not a suppressed await: a cancellation of this task must not be lost.
+            await asyncio.gather(writer, return_exceptions=True)
         return ws.close_code or 1006, ws.close_reason or ""
 
 

@@ -143,6 +143,11 @@ class HubService:
     def link(self) -> HubLink | None:
         return self._link
 
+    async def flush(self) -> None:
+        """Wait for the resume-intent writes that agent events triggered."""
+        if self._executions is not None:
+            await self._executions.drain()
+
     # --------------------------------------------------------------- connect
 
     async def connect(self, url: str, token: str) -> HubStatus:
@@ -364,5 +369,4 @@ class HubService:
         task, self._task = self._task, None
         if task is not None and not task.done() and task is not asyncio.current_task():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.gather(task, return_exceptions=True)

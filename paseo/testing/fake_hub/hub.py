@@ -163,9 +163,18 @@ class FakeHub:
         """Ignore the next daemon message of ``message_type`` (a response lost in transit)."""
         self._drops[message_type] = self._drops.get(message_type, 0) + 1
 
+    @property
+    def drops_pending(self) -> int:
+        """Messages :meth:`drop_next` still has to drop."""
+        return sum(self._drops.values())
+
     def send_raw(self, daemon_id: str, text: str) -> None:
         """Send ``text`` as-is on the daemon's socket (malformed-input tests)."""
         self._sockets[daemon_id].send(text)
+
+    def send_binary(self, daemon_id: str, data: bytes) -> None:
+        """Send a binary frame (the protocol has none; a daemon must ignore it)."""
+        self._sockets[daemon_id].send_binary(data)
 
     def send_message(self, daemon_id: str, message: dict[str, Any]) -> None:
         self.send_raw(daemon_id, json.dumps({"type": "session", "message": message}))
@@ -224,12 +233,18 @@ class FakeHub:
             },
         }
         body.update(fields)
-        execution = Execution(execution_id, daemon_id, body, token, auto_archive)
-        self.executions[execution_id] = execution
+        execution = self.executions.get(execution_id)
+        if execution is None:
+            execution = Execution(execution_id, daemon_id, body, token, auto_archive)
+            self.executions[execution_id] = execution
+        else:  # the same execution dispatched again (a duplicate create)
+            body["mcpServers"] = execution.request["mcpServers"]
+            execution.request = body
         return await self._send_create(execution, within)
 
     async def _send_create(self, execution: Execution, within: float) -> dict[str, Any]:
         execution.create_attempts += 1
+        self._notify()
         message = {"type": "hub.execution.agent.create.request", **execution.request}
         return await self.request(
             execution.daemon_id, message, within, execution_id=execution.execution_id
@@ -506,6 +521,7 @@ class FakeHub:
         kind = message["type"]
         if self._drops.get(kind):
             self._drops[kind] -= 1
+            self._notify()
             return
         daemon.messages.append(message)
         self._handle(message["payload"], kind)

@@ -47,6 +47,11 @@ class HubSocket:
         self._protocol.send_text(text.encode())
         self._flush()
 
+    def send_binary(self, data: bytes) -> None:
+        if not self.closed.is_set():
+            self._protocol.send_binary(data)
+            self._flush()
+
     def close(self, code: int, reason: str) -> None:
         """Send a close frame and drop the connection shortly after (no waiting on the peer)."""
         if self.closed.is_set():
