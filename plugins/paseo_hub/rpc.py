@@ -47,12 +47,10 @@ class Runtime:
 
     def require(self, ctx: RpcContext) -> HubService:
         host, service = self.host, self.service
+        if ctx.session_kind != "local" or (host is not None and not host.is_trusted_local(ctx)):
+            raise AccessDenied("only a local, non-browser session may manage the Hub relationship")
         if host is None or service is None:
             raise Unavailable("the Hub relationship service is not running")
-        if ctx.session_kind != "local" or not host.is_trusted_local(ctx):
-            raise AccessDenied(
-                "only a local, non-browser session may manage the Hub relationship"
-            )
         return service
 
 
