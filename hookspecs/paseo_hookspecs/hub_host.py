@@ -68,18 +68,23 @@ class PreapprovedTool(_Model):
     tool: str
 
 
-class BranchOff(_Model):
+class _Target(BaseModel):
+    # Worktree targets arrive from the Hub: fields a newer Hub adds must not fail the create.
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class BranchOff(_Target):
     type: Literal["branch-off"] = "branch-off"
     newBranch: str
     base: str | None = None
 
 
-class CheckoutBranch(_Model):
+class CheckoutBranch(_Target):
     type: Literal["checkout-branch"] = "checkout-branch"
     branch: str
 
 
-class CheckoutPr(_Model):
+class CheckoutPr(_Target):
     type: Literal["checkout-pr"] = "checkout-pr"
     prNumber: int
 

@@ -70,8 +70,9 @@ class FakeHub:
         """Consumed one per enroll: ``"drop"`` (enroll, then close unanswered), ``"hang"``,
         ``"junk"`` (200 with a non-JSON body), ``"close"`` (close before reading), or a status
         answered instead of enrolling."""
-        self.socket_faults: list[int] = []
-        """Consumed one per upgrade: a status to refuse it with (e.g. 503)."""
+        self.socket_faults: list[int | str] = []
+        """Consumed one per upgrade: a status to refuse it with (e.g. 503), or ``"close"`` to
+        drop the connection in the middle of the handshake."""
         self.enroll_requests = 0
         self.socket_attempts: dict[str, int] = {}
         self.revocations: list[str] = []
@@ -449,8 +450,12 @@ class FakeHub:
         self._notify()
         status: int | None = None
         daemon = None
-        if self.socket_faults:
-            status = self.socket_faults.pop(0)
+        fault = self.socket_faults.pop(0) if self.socket_faults else None
+        if fault == "close":
+            writer.transport.abort()
+            return
+        if isinstance(fault, int):
+            status = fault
         elif daemon_id is None or secret is None:
             status = 401
         else:

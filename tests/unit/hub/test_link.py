@@ -49,7 +49,7 @@ def test_refused_upgrades_back_off_then_connect(home: Path) -> None:
     async def body() -> None:
         async with FakeHub() as hub:
             hub_service, daemon_id = await connected(hub, home)
-            hub.socket_faults = [503, 500, 502]
+            hub.socket_faults = [503, "close", 502]
             hub.close_socket(daemon_id)
             async with asyncio.timeout(10):
                 status = await hub_service.wait_for_state("reconnecting")
