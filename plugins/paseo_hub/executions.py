@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from paseo_hookspecs.errors import PaseoError
 from paseo_hookspecs.hub_host import (
     AgentControl,
     AgentSnapshot,
@@ -83,6 +84,9 @@ class Executions:
                 return wire.create_response(
                     request.requestId, execution_id, None, exc.wire_error()
                 )
+            except PaseoError as exc:  # e.g. the provider is not ready: the kernel said why
+                error = {"code": "create_failed", "message": exc.message}
+                return wire.create_response(request.requestId, execution_id, None, error)
             except Exception as exc:
                 log.exception("Hub create for execution %s failed", execution_id)
                 error = {"code": "create_failed", "message": f"the daemon failed: {exc}"}

@@ -154,7 +154,7 @@ class HubLink:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 (any dial failure is retried, never fatal)
-            return False, f"cannot open the Hub socket: {exc or type(exc).__name__}"
+            return False, f"cannot open the Hub socket: {str(exc) or type(exc).__name__}"
         self._listener.link_state("connected", None)
         code, reason = await self._serve(ws)
         if code == wire.CLOSE_REVOKED:

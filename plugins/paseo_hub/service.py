@@ -121,6 +121,8 @@ class HubService:
         else:
             revocation = relationship.revocation
             self._set("revoked", revocation.reason if revocation else None)
+            if revocation is not None:
+                self._since = revocation.revokedAt
 
     async def stop(self) -> None:
         await self._cancel_task()

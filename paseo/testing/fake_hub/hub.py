@@ -296,6 +296,10 @@ class FakeHub:
         """Wake :meth:`wait_for` callers (state was changed from outside the socket)."""
         self._notify()
 
+    def freeze(self, daemon_id: str) -> None:
+        """Stop reading the daemon's socket (its pings go unanswered) without closing it."""
+        self._sockets[daemon_id].freeze()
+
     def close_socket(
         self, daemon_id: str, code: int = 1001, reason: str = "server shutdown"
     ) -> None:

@@ -32,6 +32,12 @@ class HubSocket:
         self._writer = writer
         self.closed = asyncio.Event()
         self.close_code: int | None = None
+        self._thawed = asyncio.Event()
+        self._thawed.set()
+
+    def freeze(self) -> None:
+        """Stop reading: pings go unanswered, like a Hub that hangs without closing."""
+        self._thawed.clear()
 
     def _flush(self) -> None:
         for chunk in self._protocol.data_to_send():
@@ -65,6 +71,7 @@ class HubSocket:
 
     def abort(self) -> None:
         self.closed.set()
+        self._thawed.set()
         self._abort()
 
     def _abort(self) -> None:
@@ -76,6 +83,7 @@ class HubSocket:
         binary = False
         try:
             while not self._reader.at_eof():
+                await self._thawed.wait()
                 data = await self._reader.read(65536)
                 if not data:
                     self._protocol.receive_eof()

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.hub_agents import Agents, run, service
+from helpers.hub_agents import FAST, Agents, run, service
 from paseo_hub.link import backoff_delay
 from paseo_hub.relationship import FILE_NAME
 from paseo_hub.service import HubService
@@ -57,6 +57,25 @@ def test_refused_upgrades_back_off_then_connect(home: Path) -> None:
                 await hub.wait_connected(daemon_id, after=1)
                 await hub_service.wait_for_state("connected")
             assert hub.socket_attempts[daemon_id] == 5
+            await hub_service.stop()
+
+    run(body())
+
+
+def test_pings_detect_a_hub_that_stops_answering(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            settings = FAST.model_copy(update={"pingInterval": 0.2, "pingTimeout": 0.3})
+            hub_service = service(home, Agents(), settings)
+            status = await hub_service.connect(hub.url, hub.issue_token())
+            assert status.daemonId is not None
+            await hub.wait_connected(status.daemonId)
+            hub.freeze(status.daemonId)
+            async with asyncio.timeout(10):
+                dropped = await hub_service.wait_for_state("reconnecting")
+                await hub.wait_connected(status.daemonId, after=1)
+            assert dropped.lastError is not None
+            assert "1011" in dropped.lastError or "1006" in dropped.lastError
             await hub_service.stop()
 
     run(body())
