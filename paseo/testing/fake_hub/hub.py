@@ -31,8 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from paseo.testing.fake_hub import checks, mcp
+from paseo.testing.fake_hub.checks import check
 from paseo.testing.fake_hub.http import BadRequest, Request, read_request, response
+from paseo.testing.fake_hub.mcp import handle as handle_mcp
 from paseo.testing.fake_hub.socket import HubSocket, handshake, reply
 from paseo.testing.fake_hub.state import Daemon, Execution, Token, enroll_problem, slugify, verifier
 
@@ -348,7 +349,7 @@ class FakeHub:
             return await self._delete(request, path.rsplit("/", 1)[1])
         if path.startswith("/agent-executions/") and path.endswith("/mcp"):
             execution_id = path.split("/")[2]
-            return await mcp.handle(self, request, execution_id)
+            return await handle_mcp(self, request, execution_id)
         return response(404, {"error": "not found"})
 
     async def _enroll(self, request: Request) -> bytes | None:
@@ -521,7 +522,7 @@ class FakeHub:
         if not isinstance(frame, dict) or frame.get("type") != "session":
             self.violations.append(f"frame outside the session envelope: {text[:80]}")
             return
-        problem = checks.check(message)
+        problem = check(message)
         if problem is not None:
             kind = message.get("type") if isinstance(message, dict) else None
             self.violations.append(f"{kind}: {problem}")

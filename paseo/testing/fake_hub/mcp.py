@@ -7,12 +7,21 @@ agent reports failure).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from paseo.testing.fake_hub.http import Request, response
+from paseo.testing.fake_hub.state import Execution
 
-if TYPE_CHECKING:
-    from paseo.testing.fake_hub.hub import FakeHub
+
+class Hub(Protocol):
+    """What the endpoint needs of the fake Hub (a Protocol: the Hub module imports this one)."""
+
+    @property
+    def executions(self) -> dict[str, Execution]: ...
+
+    def spawn_control(self, daemon_id: str, execution_id: str, action: str) -> None: ...
+
+    def changed(self) -> None: ...
 
 FINISH_TOOL = {
     "name": "finish_execution",
@@ -37,7 +46,7 @@ def _error(request_id: Any, code: int, message: str) -> bytes:
     return response(200, body)
 
 
-async def handle(hub: FakeHub, request: Request, execution_id: str) -> bytes:
+async def handle(hub: Hub, request: Request, execution_id: str) -> bytes:
     execution = hub.executions.get(execution_id)
     if execution is None or request.bearer() != execution.completion_token:
         return response(401, {"error": "unauthorized"})
