@@ -248,7 +248,9 @@ class AgentControl(Protocol):
 
     def observe(self, observer: AgentObserver) -> Callable[[], None]:
         """Start telling ``observer`` about every agent; returns the function that stops it.
-        The plugin filters to its owned agents itself, so the kernel need not."""
+        The plugin filters to its owned agents itself, so the kernel need not. The plugin
+        stops observing in ``paseo_shutdown``: the kernel must call that hook before it stops
+        agents, so turns a shutdown interrupts keep their resume intents."""
 
 
 class HubHost(Protocol):

@@ -78,6 +78,7 @@ def paseo_shutdown(context: DaemonContext) -> None:
     """Close the Hub socket; the relationship stays on disk for the next start."""
     service, RUNTIME.service = RUNTIME.service, None
     if service is not None:
+        service.detach()  # before the kernel stops agents: see HubService.detach
         task = asyncio.get_running_loop().create_task(service.stop())
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)

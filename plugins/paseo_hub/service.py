@@ -124,7 +124,15 @@ class HubService:
             if revocation is not None:
                 self._since = revocation.revokedAt
 
+    def detach(self) -> None:
+        """Stop observing agents at once (daemon shutdown): the turns the shutdown interrupts
+        must keep their resume intents armed, so their cancellation must not be seen."""
+        for stop in self._unobserve:
+            stop()
+        self._unobserve.clear()
+
     async def stop(self) -> None:
+        self.detach()
         await self._cancel_task()
         await self._close_link()
 
@@ -243,9 +251,7 @@ class HubService:
 
     async def _close_link(self) -> None:
         link, self._link = self._link, None
-        for stop in self._unobserve:
-            stop()
-        self._unobserve.clear()
+        self.detach()
         if link is not None:
             await link.stop()
         executions, self._executions = self._executions, None
@@ -279,9 +285,7 @@ class HubService:
         link, self._link = self._link, None
         if link is not None:
             link.stop_reconnecting()
-        for stop in self._unobserve:
-            stop()
-        self._unobserve.clear()
+        self.detach()
 
     # ------------------------------------------------------------ disconnect
 

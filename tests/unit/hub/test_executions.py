@@ -145,6 +145,26 @@ def test_a_turn_interrupted_by_a_restart_is_replayed_exactly_once(home: Path) ->
     run(body())
 
 
+def test_a_graceful_shutdown_keeps_the_resume_intent(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
+            hub_service.detach()  # paseo_shutdown, before the kernel stops the agents
+            await agents.interrupt(answer["agentId"])
+            await hub_service.flush()
+            assert (home / INTENTS).exists()
+            execution = hub.executions[answer["executionId"]]
+            hub_service = await restarted(hub, home, agents, hub_service)
+            await hub.wait_for(lambda: len(execution.responses) == 2)
+            assert execution.responses[-1]["agent"]["status"] == "running"
+            assert len(agents.agents[answer["agentId"]].prompts) == 2
+            await hub_service.stop()
+
+    run(body())
+
+
 def test_a_completed_turn_disarms_its_resume_intent(home: Path) -> None:
     async def body() -> None:
         async with FakeHub() as hub:
