@@ -3,7 +3,10 @@ validation, and the Hub session's allowlist and owned-agents-only view."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +182,54 @@ def test_a_completed_turn_disarms_its_resume_intent(home: Path) -> None:
             await hub.wait_for(lambda: len(execution.responses) == 2)
             assert execution.responses[-1]["agent"]["status"] == "idle"
             assert len(agents.agents[answer["agentId"]].prompts) == 1
+            await hub_service.stop()
+
+    run(body())
+
+
+def _mcp(url: str, token: str | None, call: dict[str, Any]) -> tuple[int, Any]:
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, json.dumps(call).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as exc:
+        return exc.code, None
+
+
+def test_finishing_through_the_hub_mcp_server_archives_the_agent(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
+            agent = agents.agents[answer["agentId"]]
+            assert agent.spec is not None
+            server = agent.spec.mcpServers["hub"]
+            token = server["headers"]["Authorization"].split(" ", 1)[1]
+            assert (await asyncio.to_thread(_mcp, server["url"], "wrong", {}))[0] == 401
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+            status, reply = await asyncio.to_thread(_mcp, server["url"], token, init)
+            assert status == 200
+            assert reply["result"]["capabilities"] == {"tools": {}}
+            listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            _, tools = await asyncio.to_thread(_mcp, server["url"], token, listed)
+            assert [t["name"] for t in tools["result"]["tools"]] == ["finish_execution"]
+            finish = {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "finish_execution", "arguments": {"summary": "done"}},
+            }
+            status, _ = await asyncio.to_thread(_mcp, server["url"], token, finish)
+            assert status == 200
+            execution = hub.executions[answer["executionId"]]
+            await hub.wait_for(lambda: execution.pending_control is None and agent.archived)
+            assert execution.state == "finished"
+            assert execution.finish == {"summary": "done"}
             await hub_service.stop()
 
     run(body())
