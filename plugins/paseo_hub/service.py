@@ -318,9 +318,11 @@ class HubService:
         outcome = await hub_http.revoke(disconnecting, self._settings.httpTimeout)
         await self._close_link()
         if outcome is None:
-            await self._finish_disconnect()
+            await self._finish_disconnect(disconnecting)
             return self.status()
         async with self._lock:
+            if self._relationship is not disconnecting:  # a --force came in meanwhile
+                return self.status()
             self._error = outcome.reason
             self._spawn(self._revoke_loop(disconnecting, failures=1))
         return self.status().model_copy(
@@ -336,13 +338,15 @@ class HubService:
                 await asyncio.sleep(delay)
             outcome = await hub_http.revoke(relationship, self._settings.httpTimeout)
             if outcome is None:
-                await self._finish_disconnect()
+                await self._finish_disconnect(relationship)
                 return
             self._error = outcome.reason
             failures += 1
 
-    async def _finish_disconnect(self) -> None:
+    async def _finish_disconnect(self, relationship: Relationship) -> None:
         async with self._lock:
+            if self._relationship is not relationship:  # already forgotten (--force)
+                return
             await asyncio.to_thread(files.remove, self._path)
             self._relationship = None
             self._set("not_connected")

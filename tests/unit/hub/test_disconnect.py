@@ -125,3 +125,19 @@ def test_disconnect_clears_a_revoked_stub(home: Path) -> None:
             assert not (home / FILE_NAME).exists()
 
     run(body())
+
+
+def test_force_ends_a_pending_revocation(home: Path) -> None:
+    async def body() -> None:
+        hub = FakeHub()
+        await hub.start()
+        hub_service, daemon_id = await connected(hub, home, Agents())
+        await hub.stop()
+        assert (await hub_service.disconnect()).state == "disconnecting"
+        forced = await hub_service.disconnect(force=True)
+        assert forced.state == "not_connected"
+        assert forced.warning == FORCE_WARNING
+        assert not (home / FILE_NAME).exists()
+        await hub_service.stop()
+
+    run(body())
