@@ -134,6 +134,7 @@ def test_force_ends_a_pending_revocation(home: Path) -> None:
         hub_service, daemon_id = await connected(hub, home, Agents())
         await hub.stop()
         assert (await hub_service.disconnect()).state == "disconnecting"
+        assert not hub.daemons[daemon_id].revoked
         forced = await hub_service.disconnect(force=True)
         assert forced.state == "not_connected"
         assert forced.warning == FORCE_WARNING
