@@ -25,7 +25,7 @@ from paseo.daemon.services import Composition
 from paseo.git.service import GitService
 from paseo.projects.rpc import project_group
 from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
-from paseo.services import ServiceRef
+from paseo.services import Publisher, ServiceRef
 from paseo.workspaces.rpc import label_group, workspace_group
 from paseo.workspaces.service import WorkspacesService
 from paseo.worktrees.rpc import worktree_group
@@ -70,8 +70,13 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
-    agents = _agents(daemon, publisher=publisher, placement=workspaces)
+    from paseo.daemon.hub_host import AgentTap, KernelAgentControl, KernelHubHost
+
+    # The agent service publishes through the tap: the Hub host observes agents there.
+    tap = AgentTap(publisher)
+    agents = _agents(daemon, publisher=tap, placement=workspaces)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
+    daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap), daemon.public_key)
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
@@ -121,7 +126,7 @@ def compose(daemon: Daemon) -> Composition:
 
 
 def _agents(
-    daemon: Daemon, *, publisher: ForwardingPublisher, placement: WorkspacesService
+    daemon: Daemon, *, publisher: Publisher, placement: WorkspacesService
 ) -> AgentService:
     """The agent manager from its ports."""
     from paseo.agents.manager import AgentService
