@@ -1,0 +1,118 @@
+"""The Hub relationship end to end: the real daemon process (with the built-in hub plugin and
+the kernel's Hub host), the real Claude Code behind the fake model server, and the fake Hub.
+
+The fake Hub runs on the test's event loop; the blocking ``paseo`` CLI runs in a worker thread
+so the Hub keeps serving while the daemon talks to it. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from e2e.daemon.harness import TURN_TIMEOUT, RealDaemon, provider_settings
+
+from paseo.testing.fake_hub import FakeHub
+from paseo.testing.fake_model import FakeModelServer, RefusingProxy
+
+WITHIN = 60.0
+
+
+async def cli(daemon: RealDaemon, *args: str, check: bool = True) -> Any:
+    return await asyncio.to_thread(daemon.cli, *args, check=check)
+
+
+async def status(daemon: RealDaemon) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads((await cli(daemon, "hub", "status", "-o", "json")).stdout)
+    return result
+
+
+def event_types(events: list[dict[str, Any]]) -> list[str]:
+    return [e["event"]["type"] if "event" in e else e["type"] for e in events]
+
+
+def test_a_hub_create_runs_a_real_turn_and_reconciles_after_a_reconnect(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            # enroll → connected
+            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            state = await status(daemon)
+            assert state["state"] == "connected", state
+            daemon_id = state["daemonId"]
+            generation = await hub.wait_connected(daemon_id, within=WITHIN)
+
+            # a Hub create runs a real turn; its events reach the Hub in order
+            answer = await hub.create(
+                daemon_id,
+                prompt="hub-marker [[reply:hello from the hub agent]]",
+                cwd=str(work),
+                within=TURN_TIMEOUT,
+            )
+            assert answer["success"] is True, answer
+            assert answer["toolPolicyApplied"] is True
+            assert answer["error"] is None
+            agent_id = answer["agentId"]
+            execution = hub.executions[answer["executionId"]]
+
+            def completed() -> bool:
+                return "turn_completed" in event_types(execution.events)
+
+            await hub.wait_for(completed, TURN_TIMEOUT)
+            types = event_types(execution.events)
+            assert types.index("turn_started") < types.index("turn_completed")
+            assert types.count("turn_started") == 1
+
+            # the record carries the relationship owner
+            record = json.loads((await cli(daemon, "inspect", agent_id, "-o", "json")).stdout)
+            assert record["agent"]["owner"] == {
+                "kind": "daemon",
+                "daemonId": daemon_id,
+                "executionId": answer["executionId"],
+            }
+
+            # the socket drops → reconnect → the replayed create gets the same agent, no turn
+            attempts = execution.create_attempts
+            hub.close_socket(daemon_id)
+            await hub.wait_connected(daemon_id, after=generation, within=WITHIN)
+            await hub.wait_for(lambda: execution.create_attempts > attempts, WITHIN)
+            await hub.wait_for(lambda: len(execution.responses) >= 2, WITHIN)
+            replayed = execution.responses[-1]
+            assert replayed["agentId"] == agent_id
+            assert replayed["agent"]["status"] in ("idle", "running")
+            again = await hub.create(
+                daemon_id, prompt="ignored", cwd=str(work), execution_id=answer["executionId"]
+            )
+            assert again["agentId"] == agent_id
+            assert event_types(execution.events).count("turn_started") == 1
+
+            # a Hub session gets nothing outside hub.execution.*
+            for kind in ("daemon.get_status.request", "send_agent_message_request"):
+                denied = await hub.request(daemon_id, {"type": kind})
+                assert denied.get("rpcError") is True, denied
+                assert denied["code"] == "access_denied"
+
+            # a local agent beside the Hub's never reaches the Hub
+            local = await cli(
+                daemon, "run", "--provider", "claude", "--cwd", str(work), "--title", "local",
+                "--wait-timeout", str(int(TURN_TIMEOUT)), "local-marker [[reply:local only]]",
+            )
+            assert local.stdout == "local only\n"
+            assert hub.violations == []
+            assert all(
+                e.agent_id in (None, agent_id) for e in hub.executions.values()
+            ), "the Hub saw an agent it did not create"
+
+            # disconnect: the Hub confirms, the relationship is gone
+            await cli(daemon, "hub", "disconnect")
+            assert (await status(daemon))["state"] == "not_connected"
+
+    asyncio.run(asyncio.wait_for(scenario(), 6 * TURN_TIMEOUT))
