@@ -199,7 +199,11 @@ class KernelAgentControl:
         return self._snapshot(agent_id)
 
     async def send_prompt(self, agent_id: str, prompt: str, message_id: str) -> AgentSnapshot:
-        await self._agents.send(agent_id, prompt, message_id)
+        _, _, accepted = await self._agents.send(agent_id, prompt, message_id)
+        if not accepted:
+            # The runner ignores a repeated message id, and a replay of an interrupted turn
+            # repeats the one the Hub's turn was sent with: the replay gets its own.
+            await self._agents.send(agent_id, prompt, f"{message_id}.replay")
         return self._snapshot(agent_id)
 
     async def interrupt(self, agent_id: str) -> None:

@@ -116,3 +116,77 @@ def test_a_hub_create_runs_a_real_turn_and_reconciles_after_a_reconnect(
             assert (await status(daemon))["state"] == "not_connected"
 
     asyncio.run(asyncio.wait_for(scenario(), 6 * TURN_TIMEOUT))
+
+
+def test_a_turn_the_daemon_dies_in_is_replayed_once_and_disconnect_outlives_an_offline_hub(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = "kill-marker"
+
+    def prompts_with_marker() -> int:
+        return sum(1 for r in fake.model_requests() if marker in (r.prompt or ""))
+
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            daemon_id = (await status(daemon))["daemonId"]
+            generation = await hub.wait_connected(daemon_id, within=WITHIN)
+
+            # the daemon is SIGKILLed while the initial turn streams
+            answer = await hub.create(
+                daemon_id,
+                prompt=f"{marker} [[slow:20:0.5]] [[reply:replayed answer]]",
+                cwd=str(work),
+                within=TURN_TIMEOUT,
+            )
+            assert answer["success"] is True, answer
+            execution = hub.executions[answer["executionId"]]
+            await hub.wait_for(prompts_with_marker, TURN_TIMEOUT)
+            intents = daemon.home / "hub-resume-intents.json"
+            assert intents.exists()
+            await asyncio.to_thread(daemon.kill)
+
+            # restart: the relationship reconnects, the Hub re-sends the create, the same
+            # agent is reloaded and the armed turn replayed exactly once
+            await asyncio.to_thread(daemon.start)
+            await hub.wait_connected(daemon_id, after=generation, within=WITHIN)
+            await hub.wait_for(lambda: len(execution.responses) >= 2, WITHIN)
+            replayed = execution.responses[-1]
+            assert replayed["agentId"] == answer["agentId"]
+            assert replayed["agent"]["status"] in ("idle", "running"), replayed
+
+            def finished() -> bool:
+                return event_types(execution.events).count("turn_completed") >= 1
+
+            await hub.wait_for(finished, TURN_TIMEOUT)
+            assert prompts_with_marker() == 2
+            await hub.wait_for(lambda: not intents.exists(), WITHIN)
+
+            # disconnect with the Hub offline: `disconnecting` survives a restart
+            await hub.stop()
+            result = await cli(daemon, "hub", "disconnect", check=False)
+            assert (await status(daemon))["state"] == "disconnecting", result.stdout
+            await asyncio.to_thread(daemon.stop)
+            await asyncio.to_thread(daemon.start)
+            assert (await status(daemon))["state"] == "disconnecting"
+            attempts = hub.socket_attempts.get(daemon_id, 0)
+
+            # the Hub comes back: the revocation lands, no socket was opened meanwhile
+            await hub.start()
+            await hub.wait_for(lambda: daemon_id in hub.revocations, WITHIN)
+
+            async def forgotten() -> bool:
+                return (await status(daemon))["state"] == "not_connected"
+
+            for _ in range(int(WITHIN * 10)):
+                if await forgotten():
+                    break
+                await asyncio.sleep(0.1)
+            assert await forgotten()
+            assert hub.socket_attempts.get(daemon_id, 0) == attempts
+
+    asyncio.run(asyncio.wait_for(scenario(), 8 * TURN_TIMEOUT))
