@@ -190,3 +190,35 @@ def test_a_turn_the_daemon_dies_in_is_replayed_once_and_disconnect_outlives_an_o
             assert hub.socket_attempts.get(daemon_id, 0) == attempts
 
     asyncio.run(asyncio.wait_for(scenario(), 8 * TURN_TIMEOUT))
+
+
+def test_a_4403_while_connected_revokes_for_good(daemon: RealDaemon) -> None:
+    daemon.configure({})
+    daemon.start()
+
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            daemon_id = (await status(daemon))["daemonId"]
+            await hub.wait_connected(daemon_id, within=WITHIN)
+            attempts = hub.socket_attempts[daemon_id]
+            hub.revoke(daemon_id)  # the socket closes with 4403
+
+            state: dict[str, Any] = {}
+            for _ in range(int(WITHIN * 10)):
+                state = await status(daemon)
+                if state["state"] == "revoked":
+                    break
+                await asyncio.sleep(0.1)
+            assert state["state"] == "revoked", state
+            assert state["daemonId"] == daemon_id
+            assert state["lastError"]
+            stored = json.loads((daemon.home / "hub-relationship.json").read_text())
+            assert "credential" not in stored or not stored["credential"]
+            # A restart does not dial a revoked relationship either.
+            await asyncio.to_thread(daemon.stop)
+            await asyncio.to_thread(daemon.start)
+            assert (await status(daemon))["state"] == "revoked"
+            assert hub.socket_attempts[daemon_id] == attempts
+
+    asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
