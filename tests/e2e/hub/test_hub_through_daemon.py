@@ -102,14 +102,23 @@ def test_a_hub_create_runs_a_real_turn_and_reconciles_after_a_reconnect(
 
             # a local agent beside the Hub's never reaches the Hub
             local = await cli(
-                daemon, "run", "--provider", "claude", "--cwd", str(work), "--title", "local",
-                "--wait-timeout", str(int(TURN_TIMEOUT)), "local-marker [[reply:local only]]",
+                daemon,
+                "run",
+                "--provider",
+                "claude",
+                "--cwd",
+                str(work),
+                "--title",
+                "local",
+                "--wait-timeout",
+                str(int(TURN_TIMEOUT)),
+                "local-marker [[reply:local only]]",
             )
             assert local.stdout == "local only\n"
             assert hub.violations == []
-            assert all(
-                e.agent_id in (None, agent_id) for e in hub.executions.values()
-            ), "the Hub saw an agent it did not create"
+            assert all(e.agent_id in (None, agent_id) for e in hub.executions.values()), (
+                "the Hub saw an agent it did not create"
+            )
 
             # disconnect: the Hub confirms, the relationship is gone
             await cli(daemon, "hub", "disconnect")
