@@ -24,6 +24,8 @@ from paseo_hookspecs.errors import PaseoError
 from paseo_hookspecs.hub_host import (
     AgentObserver,
     AgentSnapshot,
+    BranchOff,
+    CheckoutBranch,
     CreateFailed,
     HubAgentCreate,
     HubAgentValidate,
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 
     from paseo.agents.manager import AgentService
     from paseo.services import Publisher
+    from paseo.workspaces.service import WorkspacesService
 
 log = logging.getLogger("paseo.hub")
 
@@ -110,8 +113,9 @@ class AgentTap:
 class KernelAgentControl:
     """:class:`paseo_hookspecs.hub_host.AgentControl` over the agent service."""
 
-    def __init__(self, agents: AgentService, tap: AgentTap) -> None:
+    def __init__(self, agents: AgentService, tap: AgentTap, workspaces: WorkspacesService) -> None:
         self._agents = agents
+        self._workspaces = workspaces
         self._tap = tap
         self._tasks: set[asyncio.Task[None]] = set()
         tap.observers.append(_PreApprover(self))
@@ -145,8 +149,10 @@ class KernelAgentControl:
         if agent is None:
             return frozenset()
         tools = (agent.record.model_extra or {}).get(POLICY_FIELD)
-        return frozenset(t for t in tools if isinstance(t, str)) if isinstance(tools, list) else (
-            frozenset()
+        return (
+            frozenset(t for t in tools if isinstance(t, str))
+            if isinstance(tools, list)
+            else (frozenset())
         )
 
     # ------------------------------------------------------------------ create
@@ -161,15 +167,15 @@ class KernelAgentControl:
                 f"{', '.join(unknown)}",
                 provider=spec.provider,
             )
+        cwd: str | None = spec.cwd
+        workspace_id = None
         if spec.worktree is not None:
-            raise CreateFailed(
-                f"this daemon cannot create a {spec.worktree.type} worktree for a Hub yet; "
-                "dispatch to an existing checkout (no worktree target)"
-            )
+            cwd, workspace_id = None, await self._worktree(spec)
         try:
             params = AgentCreateParams(
                 provider=spec.provider,
-                cwd=spec.cwd,
+                cwd=cwd,
+                workspaceId=workspace_id,
                 modeId=spec.modeId,
                 model=spec.model,
                 thinkingOptionId=spec.thinkingOptionId,
@@ -188,6 +194,29 @@ class KernelAgentControl:
         except PaseoError as exc:
             raise CreateFailed(exc.message) from exc
         return self._snapshot(record.id)
+
+    async def _worktree(self, spec: HubAgentCreate) -> str:
+        """The workspace of the worktree ``spec`` targets, made through the worktree service
+        (the same path as ``worktree.create``; an existing one is reused, so a retried create
+        lands in the same checkout)."""
+        from paseo.worktrees.model import WorktreeRequest
+
+        target = spec.worktree
+        try:
+            project = (await self._workspaces.ensure_workspace_for_cwd(spec.cwd)).projectId
+            if isinstance(target, BranchOff):
+                request = WorktreeRequest(
+                    project, "branch-off", branch=target.newBranch, base=target.base
+                )
+            elif isinstance(target, CheckoutBranch):
+                request = WorktreeRequest(project, "checkout-branch", branch=target.branch)
+            else:
+                pr = target.prNumber if target is not None else None
+                request = WorktreeRequest(project, "change-request", change_request=pr)
+            outcome = await self._workspaces.placement.worktrees.create(request)
+        except PaseoError as exc:
+            raise CreateFailed(f"the worktree could not be made: {exc.message}") from exc
+        return outcome.workspace.workspaceId
 
     async def ensure_loaded(self, agent_id: str) -> AgentSnapshot:
         agent = self._agents.get(agent_id)
@@ -296,4 +325,3 @@ class KernelHubHost:
         return is_local_client(
             unix_socket=observed.unix_socket, client_address=observed.client_address
         )
-

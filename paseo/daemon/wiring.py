@@ -76,7 +76,7 @@ def compose(daemon: Daemon) -> Composition:
     tap = AgentTap(publisher)
     agents = _agents(daemon, publisher=tap, placement=workspaces)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
-    daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap), daemon.public_key)
+    daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService

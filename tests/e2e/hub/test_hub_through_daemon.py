@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -229,5 +230,50 @@ def test_a_4403_while_connected_revokes_for_good(daemon: RealDaemon) -> None:
             await asyncio.to_thread(daemon.start)
             assert (await status(daemon))["state"] == "revoked"
             assert hub.socket_attempts[daemon_id] == attempts
+
+    asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
+
+
+def test_a_branch_off_target_runs_the_agent_in_a_new_worktree(
+    daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
+) -> None:
+    daemon.configure({"py-acp": provider_settings("py-acp", fake, tmp_path / "programs")})
+    daemon.start()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True, timeout=30)
+    (repo / "README").write_text("hello\n")
+    subprocess.run([*git, "add", "README"], check=True, timeout=30)
+    subprocess.run([*git, "commit", "-q", "-m", "init"], check=True, timeout=30)
+
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            daemon_id = (await status(daemon))["daemonId"]
+            await hub.wait_connected(daemon_id, within=WITHIN)
+            answer = await hub.create(
+                daemon_id,
+                prompt="hello",
+                cwd=str(repo),
+                provider="py-acp",
+                worktree={"type": "branch-off", "newBranch": "hub-work"},
+                within=TURN_TIMEOUT,
+            )
+            assert answer["success"] is True, answer
+            record = json.loads(
+                (await cli(daemon, "inspect", answer["agentId"], "-o", "json")).stdout
+            )["agent"]
+            assert Path(record["cwd"]) != repo
+            assert (Path(record["cwd"]) / "README").read_text() == "hello\n"
+            branches = await asyncio.to_thread(
+                subprocess.run,
+                [*git, "branch", "--list", "hub-work"],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=30,
+            )
+            assert "hub-work" in branches.stdout
 
     asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
