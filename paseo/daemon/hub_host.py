@@ -149,11 +149,9 @@ class KernelAgentControl:
         if agent is None:
             return frozenset()
         tools = (agent.record.model_extra or {}).get(POLICY_FIELD)
-        return (
-            frozenset(t for t in tools if isinstance(t, str))
-            if isinstance(tools, list)
-            else (frozenset())
-        )
+        if not isinstance(tools, list):
+            return frozenset()
+        return frozenset(t for t in tools if isinstance(t, str))
 
     # ------------------------------------------------------------------ create
 
