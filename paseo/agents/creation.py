@@ -7,6 +7,7 @@ the workspace the workspaces service provisions for it.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
@@ -26,9 +27,11 @@ async def new_record(
     registry: ProviderRegistry,
     workspaces: WorkspaceRepository,
     placement: WorkspacePlacement,
+    extra_fields: Mapping[str, Any] | None = None,
 ) -> AgentRecord:
     """The record of the agent ``params`` asks for (not stored yet). ``provider`` may be
-    ``<provider>/<model>``; without one the first ready provider is taken."""
+    ``<provider>/<model>``; without one the first ready provider is taken. ``extra_fields``
+    are further top-level record fields a kernel caller sets (the Hub host's ``owner``)."""
     provider_id, model = params.provider, params.model
     if provider_id and "/" in provider_id:
         provider_id, _, slash_model = provider_id.partition("/")
@@ -70,6 +73,7 @@ async def new_record(
     }
     if params.internal:
         fields["internal"] = True
+    fields.update(extra_fields or {})
     return AgentRecord.model_validate(fields)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
@@ -185,10 +186,14 @@ class AgentService:
 
     # ================================================================ create
 
-    async def create(self, params: AgentCreateParams) -> AgentRecord:
-        """Create an agent, start its session in the background, send ``initialPrompt``."""
+    async def create(
+        self, params: AgentCreateParams, *, extra_fields: Mapping[str, Any] | None = None
+    ) -> AgentRecord:
+        """Create an agent, start its session in the background, send ``initialPrompt``.
+        ``extra_fields`` go into the record before it is first written (see
+        :func:`paseo.agents.creation.new_record`)."""
         record = await creation.new_record(
-            params, self.registry, self.store.workspaces, self._placement
+            params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
         if not await self.store.agents.insert(record):
             raise Conflict(f"agent id {record.id} is taken; retry")
@@ -311,6 +316,12 @@ class AgentService:
             if session is not None:
                 changes.update(runtime_changes(agent, session))
         await self.roster.save(agent, changes)
+        return agent
+
+    async def ensure_session(self, reference: str) -> LiveAgent:
+        """Start the provider session if none runs (resuming the stored conversation)."""
+        agent = self.get(reference)
+        await self._started.sessions.ensure(agent)
         return agent
 
     async def reload(self, reference: str) -> LiveAgent:

@@ -21,6 +21,7 @@ from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.hub_host import HubHost
     from paseo_hookspecs.interfaces.store import Store
 
     from paseo.config import LoadedConfig, ResolvedConfig
@@ -50,6 +51,10 @@ class LiveConfig:
 class Daemon:
     """One daemon process bound to one state root (whose lock the caller holds)."""
 
+    hub_host: HubHost
+    """Set by the composition root; absent until then, so a daemon that was not composed
+    is no :class:`paseo_hookspecs.hub_host.HubCapableContext`."""
+
     def __init__(self, layout: HomeLayout, options: DaemonOptions, config: LoadedConfig) -> None:
         self.layout = layout
         self.options = options
@@ -62,6 +67,8 @@ class Daemon:
         self._store: Store | None = None
         self._server_id = ""
         self.local_credential = ""
+        self.public_key = ""
+        """``daemon-keypair.json``'s public key (base64), sent to a Hub when enrolling."""
         self.listen_addresses: list[str] = []
         self.rpc: RpcServer | None = None
         self.services: list[Service] = []
@@ -132,7 +139,7 @@ class Daemon:
             log.warning("config.json: %s", warning)
         daemon = cls(layout, options, config)
         daemon._server_id = meta.load_or_create_server_id(layout, options.env)
-        meta.load_or_create_keypair(layout)
+        daemon.public_key = meta.load_or_create_keypair(layout).public_key_b64
         meta.write_pid_file(layout, meta.pid_info(home=layout.root, version=__version__))
         daemon.local_credential = meta.rotate_local_credential(layout)
         return daemon

@@ -25,7 +25,7 @@ from paseo.daemon.services import Composition
 from paseo.git.service import GitService
 from paseo.projects.rpc import project_group
 from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
-from paseo.services import ServiceRef
+from paseo.services import Publisher, ServiceRef
 from paseo.workspaces.rpc import label_group, workspace_group
 from paseo.workspaces.service import WorkspacesService
 from paseo.worktrees.rpc import worktree_group
@@ -71,11 +71,16 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
+    from paseo.daemon.hub_host import AgentTap, KernelAgentControl, KernelHubHost
+
     mcp = _mcp_host(daemon)
-    agents = _agents(daemon, publisher=publisher, placement=workspaces, tools=mcp)
+    # The agent service publishes through the tap: the Hub host observes agents there.
+    tap = AgentTap(publisher)
+    agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp)
     if mcp is not None:
         mcp.bind_agents(agents)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
+    daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
@@ -144,7 +149,7 @@ def _mcp_host(daemon: Daemon) -> KernelMcpHost | None:
 def _agents(
     daemon: Daemon,
     *,
-    publisher: ForwardingPublisher,
+    publisher: Publisher,
     placement: WorkspacesService,
     tools: KernelMcpHost | None,
 ) -> AgentService:

@@ -260,7 +260,8 @@ def test_builtins_only_with_all_and_hook_filter(run_paseo, site: Path) -> None:
     assert any(row["builtin"] for row in with_all.values())
     assert all(row["distribution"] == "paseo" for row in with_all.values() if row["builtin"])
     hooked = _list(run_paseo, site, "--all", "--hook", "paseo_register_cli_commands")
-    assert set(hooked) == {"good"}
+    # The built-in Hub plugin contributes `paseo hub`; no other built-in adds commands.
+    assert set(hooked) == {"good", "hub"}
 
 
 def test_plugins_list_does_not_create_the_home(run_paseo, paseo_home: Path) -> None:

@@ -1,0 +1,9 @@
+"""The Paseo Hub relationship: one opt-in, outbound connection from this daemon to a Paseo Hub.
+
+``paseo hub connect <url> --token <token>`` enrolls the daemon over HTTP(S); the service then
+keeps a direct WebSocket to the Hub, runs the executions the Hub dispatches as agents owned by
+the relationship, and streams only those agents' events back. See ``docs/hub.md``.
+
+The plugin uses the plugin contract only: :mod:`paseo_hookspecs.hub_host` is what it needs
+from the kernel.
+"""

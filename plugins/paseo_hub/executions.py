@@ -1,0 +1,224 @@
+"""Hub executions as agents owned by the relationship: create, control, validate, and the
+owned-agents-only view of agent activity that becomes ``update`` and ``stream`` frames.
+
+Reconciliation is the Hub's idempotent re-create: a create for an execution that already has an
+agent answers that agent's current snapshot and starts nothing, except after a daemon restart
+when an armed resume intent replays the interrupted initial turn once (see
+:mod:`paseo_hub.intents`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.hub_host import (
+    AgentControl,
+    AgentSnapshot,
+    HubAgentCreate,
+    HubAgentValidate,
+    HubCreateError,
+    HubOwner,
+    PreapprovedTool,
+    ToolPolicyUnsupported,
+)
+
+from paseo_hub import wire
+from paseo_hub.intents import IntentStore
+
+log = logging.getLogger("paseo.hub")
+
+TERMINAL_TURN_EVENTS = frozenset({"turn_completed", "turn_failed", "turn_canceled"})
+Send = Callable[[dict[str, Any]], None]
+
+
+def message_id(execution_id: str) -> str:
+    """The initial turn's message id: derived from the execution, so replays share it."""
+    return f"hub-{execution_id}"
+
+
+class Executions:
+    """The relationship's executions. ``send`` queues one outbound message on the current
+    Hub socket (and drops it when there is none: stream frames are not durably replayed)."""
+
+    def __init__(
+        self, agents: AgentControl, daemon_id: str, intents: IntentStore, send: Send
+    ) -> None:
+        self._agents = agents
+        self._daemon_id = daemon_id
+        self._intents = intents
+        self._send = send
+        self._owned: dict[str, str] = {}
+        """agent id → execution id, for every agent this relationship owns."""
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._busy: set[str] = set()
+        self._seen: set[str] = set()
+        """Executions created or reconciled since this daemon started: their runs are live."""
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def load(self) -> None:
+        await self._intents.load()
+        for owner, snapshot in await self._agents.list_owned(self._daemon_id):
+            if owner.daemonId == self._daemon_id:
+                self._owned[snapshot.id] = owner.executionId
+
+    def owns(self, agent_id: str) -> bool:
+        return agent_id in self._owned
+
+    def _owner(self, execution_id: str) -> HubOwner:
+        return HubOwner(daemonId=self._daemon_id, executionId=execution_id)
+
+    # ---------------------------------------------------------------- requests
+
+    async def create(self, request: wire.CreateRequest) -> dict[str, Any]:
+        execution_id = request.executionId
+        lock = self._locks.setdefault(execution_id, asyncio.Lock())
+        async with lock:
+            self._busy.add(execution_id)
+            try:
+                snapshot = await self._create(request)
+            except HubCreateError as exc:
+                return wire.create_response(
+                    request.requestId, execution_id, None, exc.wire_error()
+                )
+            except PaseoError as exc:  # e.g. the provider is not ready: the kernel said why
+                error = {"code": "create_failed", "message": exc.message}
+                return wire.create_response(request.requestId, execution_id, None, error)
+            except Exception as exc:
+                log.exception("Hub create for execution %s failed", execution_id)
+                error = {"code": "create_failed", "message": f"the daemon failed: {exc}"}
+                return wire.create_response(request.requestId, execution_id, None, error)
+            finally:
+                self._busy.discard(execution_id)
+        return wire.create_response(request.requestId, execution_id, snapshot, None)
+
+    async def _create(self, request: wire.CreateRequest) -> AgentSnapshot:
+        owner = self._owner(request.executionId)
+        existing = await self._agents.find_owned(owner)
+        if existing is not None:
+            self._owned[existing.id] = request.executionId
+            return await self._reconcile(request.executionId, existing)
+        spec = self._spec(request, owner)
+        await self._intents.arm(request.executionId, request.prompt, spec.messageId)
+        try:
+            snapshot = await self._agents.create_owned(spec)
+        except BaseException:
+            await self._intents.disarm(request.executionId)
+            raise
+        self._owned[snapshot.id] = request.executionId
+        self._seen.add(request.executionId)
+        return snapshot
+
+    async def _reconcile(self, execution_id: str, snapshot: AgentSnapshot) -> AgentSnapshot:
+        """A re-sent create: the same agent, its current state, no new turn — unless this is
+        the first create since a daemon restart and the initial turn was interrupted."""
+        if execution_id in self._seen or snapshot.archived:
+            return snapshot
+        snapshot = await self._agents.ensure_loaded(snapshot.id)
+        self._seen.add(execution_id)
+        intent = self._intents.get(execution_id)
+        if intent is None:
+            return snapshot
+        if intent.replayedAt is not None or snapshot.status == "running":
+            await self._intents.disarm(execution_id)
+            return snapshot
+        await self._intents.mark_replayed(execution_id)
+        log.info("replaying the interrupted initial turn of Hub execution %s", execution_id)
+        return await self._agents.send_prompt(snapshot.id, intent.prompt, intent.messageId)
+
+    def _spec(self, request: wire.CreateRequest, owner: HubOwner) -> HubAgentCreate:
+        servers = dict(request.mcpServers or {})
+        grants = request.toolPolicy.preapproved
+        unknown = sorted({g.server for g in grants} - set(servers))
+        if unknown:
+            raise ToolPolicyUnsupported(
+                f"the tool policy grants tools of MCP servers the request does not define: "
+                f"{', '.join(unknown)}",
+                provider=request.provider,
+            )
+        return HubAgentCreate(
+            owner=owner,
+            provider=request.provider,
+            cwd=request.cwd,
+            prompt=request.prompt,
+            messageId=message_id(request.executionId),
+            model=request.model,
+            modeId=request.modeId,
+            thinkingOptionId=request.thinkingOptionId,
+            providerOptions=request.providerOptions,
+            env=dict(request.env or {}),
+            mcpServers=servers,
+            preapprovedTools=tuple(PreapprovedTool(server=g.server, tool=g.tool) for g in grants),
+            worktree=request.worktree,
+            autoArchive=request.autoArchive,
+        )
+
+    async def control(self, request: wire.ControlRequest) -> dict[str, Any]:
+        execution_id = request.executionId
+        try:
+            snapshot = await self._agents.find_owned(self._owner(execution_id))
+            # Cancelling or archiving always ends the initial turn: nothing to replay.
+            await self._intents.disarm(execution_id)
+            if snapshot is not None and not snapshot.archived:
+                if request.action == "interrupt":
+                    await self._agents.interrupt(snapshot.id)
+                else:
+                    await self._agents.archive(snapshot.id)
+        except Exception as exc:
+            log.exception("Hub %s of execution %s failed", request.action, execution_id)
+            error = {"code": f"{request.action}_failed", "message": str(exc)}
+            return wire.control_response(request.requestId, execution_id, request.action, error)
+        return wire.control_response(request.requestId, execution_id, request.action, None)
+
+    async def validate(self, request: wire.ValidateRequest) -> dict[str, Any]:
+        query = HubAgentValidate(
+            provider=request.provider,
+            model=request.model,
+            modeId=request.modeId,
+            thinkingOptionId=request.thinkingOptionId,
+            providerOptions=request.providerOptions,
+        )
+        try:
+            issues = await self._agents.validate(query)
+        except Exception as exc:
+            log.exception("Hub validate of provider %s failed", request.provider)
+            error = {"code": "validate_failed", "message": str(exc)}
+            return wire.validate_response(request.requestId, [], error)
+        return wire.validate_response(request.requestId, [i.model_dump() for i in issues], None)
+
+    # ------------------------------------------------------- AgentObserver
+
+    def agent_event(self, agent_id: str, event: Mapping[str, Any]) -> None:
+        execution_id = self._owned.get(agent_id)
+        if execution_id is None:
+            return  # not this relationship's agent: a Hub never sees it
+        self._send(wire.stream(execution_id, agent_id, dict(event)))
+        if event.get("type") in TERMINAL_TURN_EVENTS:
+            self._disarm_soon(execution_id)
+
+    def agent_updated(self, snapshot: AgentSnapshot) -> None:
+        owner = snapshot.owner
+        if owner is not None and owner.daemonId == self._daemon_id:
+            self._owned.setdefault(snapshot.id, owner.executionId)
+        execution_id = self._owned.get(snapshot.id)
+        if execution_id is None:
+            return
+        self._send(wire.update(execution_id, snapshot))
+        ended = snapshot.archived or snapshot.status in ("idle", "error", "closed")
+        if ended and execution_id not in self._busy:
+            self._disarm_soon(execution_id)
+
+    def _disarm_soon(self, execution_id: str) -> None:
+        if self._intents.get(execution_id) is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._intents.disarm(execution_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Wait for pending intent writes (shutdown)."""
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

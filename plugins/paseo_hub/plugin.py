@@ -1,0 +1,84 @@
+"""Hook implementations of the Hub relationship plugin."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs import hookimpl
+from paseo_hookspecs.registration import (
+    CliCommandGroup,
+    CliRegistrar,
+    ConfigSection,
+    ConfigSectionRegistrar,
+    RpcRegistrar,
+)
+
+from paseo_hub.rpc import Runtime, method_group
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+
+PLUGIN_ID = "hub"
+RUNTIME = Runtime()
+_TASKS: set[asyncio.Task[None]] = set()
+
+
+@hookimpl
+def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
+    """``hub.relationship.connect | get_status | disconnect``."""
+    register(method_group(RUNTIME))
+
+
+@hookimpl
+def paseo_register_cli_commands(register: CliRegistrar) -> None:
+    """``paseo hub connect | status | disconnect``."""
+    from paseo_hub.cli import configure
+
+    register(CliCommandGroup("hub", "Connect this daemon to a Paseo Hub", configure))
+
+
+@hookimpl
+def paseo_register_config_sections(register: ConfigSectionRegistrar) -> None:
+    """Timings live at ``plugins.hub.settings`` in config.json."""
+    from paseo_hub.settings import HubSettings
+
+    register(ConfigSection(HubSettings, "Paseo Hub relationship timings"))
+
+
+@hookimpl
+def paseo_startup(context: DaemonContext) -> None:
+    """Load the relationship and resume it (enrolling, dialling or revoking)."""
+    from paseo_hookspecs.hub_host import HubCapableContext
+
+    from paseo_hub.service import HubService
+    from paseo_hub.settings import HubSettings
+
+    log = context.log.getChild("hub")
+    if not isinstance(context, HubCapableContext):
+        log.warning("this daemon offers no Hub host; the Hub relationship is unavailable")
+        return
+    section = context.config_section(PLUGIN_ID)
+    settings = section if isinstance(section, HubSettings) else HubSettings()
+    service = HubService(
+        context.home,
+        context.hub_host,
+        server_id=context.server_id,
+        version=context.version,
+        settings=settings,
+    )
+    RUNTIME.host, RUNTIME.service = context.hub_host, service
+    task = asyncio.get_running_loop().create_task(service.start())
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+@hookimpl
+def paseo_shutdown(context: DaemonContext) -> None:
+    """Close the Hub socket; the relationship stays on disk for the next start."""
+    service, RUNTIME.service = RUNTIME.service, None
+    if service is not None:
+        service.detach()  # before the kernel stops agents: see HubService.detach
+        task = asyncio.get_running_loop().create_task(service.stop())
+        _TASKS.add(task)
+        task.add_done_callback(_TASKS.discard)

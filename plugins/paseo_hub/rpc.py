@@ -1,0 +1,95 @@
+"""The ``hub.relationship.*`` RPC group: the local surface of ``paseo hub``.
+
+Only a trusted local, non-browser session may call these, as the server observed it: remote,
+browser-origin and Hub sessions get ``access_denied`` whatever their hello claimed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs.errors import AccessDenied, Unavailable
+from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
+from pydantic import BaseModel, ConfigDict, Field
+
+from paseo_hub.service import HubStatus
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import RpcContext
+    from paseo_hookspecs.hub_host import HubHost
+
+    from paseo_hub.service import HubService
+
+LOCAL = frozenset({"local"})
+
+
+class ConnectParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(min_length=1, max_length=2000, description="the Hub's http(s) origin")
+    token: str = Field(min_length=1, max_length=2000, description="a one-time enrollment token")
+
+
+class DisconnectParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    force: bool = Field(
+        default=False, description="drop local authority now, even if the Hub cannot be told"
+    )
+
+
+class Runtime:
+    """The running service and the kernel's host, set by ``paseo_startup``."""
+
+    def __init__(self) -> None:
+        self.service: HubService | None = None
+        self.host: HubHost | None = None
+
+    def require(self, ctx: RpcContext) -> HubService:
+        host, service = self.host, self.service
+        if ctx.session_kind != "local" or (host is not None and not host.is_trusted_local(ctx)):
+            raise AccessDenied("only a local, non-browser session may manage the Hub relationship")
+        if host is None or service is None:
+            raise Unavailable("the Hub relationship service is not running")
+        return service
+
+
+def method_group(runtime: Runtime) -> RpcMethodGroup:
+    async def connect(ctx: RpcContext, params: Any) -> HubStatus:
+        return await runtime.require(ctx).connect(params.url, params.token)
+
+    async def get_status(ctx: RpcContext, params: Any) -> HubStatus:
+        return runtime.require(ctx).status()
+
+    async def disconnect(ctx: RpcContext, params: Any) -> HubStatus:
+        return await runtime.require(ctx).disconnect(force=params.force)
+
+    return RpcMethodGroup(
+        area="hub.relationship",
+        methods=[
+            RpcMethod(
+                "hub.relationship.connect",
+                connect,
+                ConnectParams,
+                HubStatus,
+                "Enroll this daemon with a Paseo Hub and keep a socket to it",
+                LOCAL,
+            ),
+            RpcMethod(
+                "hub.relationship.get_status",
+                get_status,
+                None,
+                HubStatus,
+                "The Hub relationship's state",
+                LOCAL,
+            ),
+            RpcMethod(
+                "hub.relationship.disconnect",
+                disconnect,
+                DisconnectParams,
+                HubStatus,
+                "Revoke the relationship on the Hub, then forget it",
+                LOCAL,
+            ),
+        ],
+    )
