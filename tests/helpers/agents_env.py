@@ -328,6 +328,7 @@ def omp_env(
     env["PATH"] = f"{BIN_DIR}{os.pathsep}{env.get('PATH', os.defpath)}"
     return env
 
+
 OMP_START_UP_HOSTS = frozenset(
     {
         "catalog.stencil.so",
