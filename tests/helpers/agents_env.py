@@ -342,3 +342,15 @@ OMP_START_UP_HOSTS = frozenset(
 )
 """The public model catalogues omp 18.2.3 tries at every start-up (no setting turns this off);
 the refusing proxy refuses them and the session works without."""
+
+
+def codex_acp_env(
+    fake_url: str, root: Path, *, proxy_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Environment for ``codex-acp`` (``@zed-industries/codex-acp``): Codex's, with a sandbox it
+    can run (it ships no bubblewrap) and the approval policy under which it asks."""
+    env = codex_env(fake_url, root, proxy_env=proxy_env)
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    settings = 'sandbox_mode = "danger-full-access"\napproval_policy = "untrusted"\n'
+    config.write_text(settings + config.read_text())
+    return env
