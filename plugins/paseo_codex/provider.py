@@ -74,7 +74,8 @@ def _credentials_problem(env: dict[str, str]) -> str | None:
     return (
         "Codex has no credentials and would wait at the first turn: run `codex login`, set "
         f"{' or '.join(KEY_VARIABLES)}, or name a model_provider with a base_url in "
-        f"{home / 'config.toml'} (the daemon's environment or agents.providers.codex.env)"
+        f"{home / 'config.toml'} (variables go in the daemon's environment or in "
+        "agents.providers.codex.env)"
     )
 
 
