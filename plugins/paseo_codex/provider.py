@@ -22,7 +22,9 @@ import asyncio
 import os
 import shutil
 import time
+import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams, Unavailable
@@ -49,6 +51,33 @@ START_TIMEOUT = 60.0
 
 MODELS_TTL = 600.0
 """Seconds a fetched model list is reused."""
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "CODEX_API_KEY")
+
+
+def _credentials_problem(env: dict[str, str]) -> str | None:
+    """Why Codex would find no model credentials (it then waits at its first turn), or
+    ``None``: an API key variable, a ``codex login`` (``auth.json``), or a ``config.toml``
+    that picks a model provider of its own or another OpenAI base URL."""
+    if any(env.get(name) for name in KEY_VARIABLES) or env.get("OPENAI_BASE_URL"):
+        return None
+    home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or "~") / ".codex").expanduser()
+    if (home / "auth.json").is_file():
+        return None
+    try:
+        config = tomllib.loads((home / "config.toml").read_text())
+    except FileNotFoundError:
+        config = {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return f"{home / 'config.toml'} cannot be read ({exc}): fix it"
+    if config.get("model_provider") not in (None, "openai") or config.get("openai_base_url"):
+        return None
+    return (
+        "Codex has no credentials and would wait at the first turn: run `codex login`, set "
+        f"{' or '.join(KEY_VARIABLES)}, or name a model_provider with a base_url in "
+        f"{home / 'config.toml'} (variables go in the daemon's environment or in "
+        "agents.providers.codex.env)"
+    )
 
 
 def _model_info(entry: Any) -> ModelInfo | None:
@@ -135,6 +164,9 @@ class CodexProvider(AgentProvider):
                 status="unavailable",
                 reason=f"the Codex program {self._command[0]!r} was not found. {INSTALL_HINT}",
             )
+        problem = await asyncio.to_thread(_credentials_problem, {**os.environ, **self._env})
+        if problem is not None:
+            return Availability(status="unavailable", reason=problem)
         return Availability(status="ready")
 
     # ------------------------------------------------------------------ models and modes

@@ -89,6 +89,7 @@ INSTALL_HINT = (
     "`agents.providers.<id>.command` in config.json to its path)."
 )
 
+
 class CodexSession(AgentSession):
     """A running ``codex app-server`` and its thread. Create with :meth:`start`."""
 

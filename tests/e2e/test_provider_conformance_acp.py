@@ -3,6 +3,10 @@
 - ``claude-agent-acp``: the pinned ``@agentclientprotocol/claude-agent-acp`` running the pinned
   Claude Code against the fake Anthropic server. Its default mode (``auto``) decides permissions
   itself, so sessions run in ``default``, where it asks.
+- ``codex-acp`` (``@zed-industries/codex-acp``), Zed's Codex adapter, against the fake's OpenAI
+  Responses API: the generic path on a second real program. (Zed's ``claude-code-acp`` is a
+  documented recipe instead: after a denied tool it ends the turn before Claude's answer to
+  the denial, which then lands in the next turn; see docs/providers.md.)
 - The Python test agent (``helpers/acp_test_agent.py``, written with the ACP Python SDK). It
   answers from the prompt's directives without calling a model, so the three scenarios that
   prove the conversation reached the model check the agent's own stored history instead.
@@ -19,7 +23,7 @@ from typing import Any, ClassVar
 
 import pytest
 from helpers import acp_test_agent
-from helpers.agents_env import agent_binary, claude_agent_acp_env
+from helpers.agents_env import agent_binary, claude_agent_acp_env, codex_acp_env
 from paseo_acp import AcpProvider
 from paseo_hookspecs.events import Timeline
 from paseo_hookspecs.interfaces.agent import AgentProvider, PersistenceHandle
@@ -47,6 +51,17 @@ class TestClaudeAgentAcp(ProviderConformance):
 
     def session_env(self, fake: FakeModelServer, root: Path) -> dict[str, str]:
         return claude_agent_acp_env(fake.url, root)
+
+
+class TestCodexAcp(ProviderConformance):
+    """``codex-acp`` 0.16 as a custom provider, asking under ``approval_policy="untrusted"``."""
+
+    def make_provider(self) -> AgentProvider:
+        binary = agent_binary("codex-acp")
+        return AcpProvider().derive("codex-acp", "Codex ACP", {"command": [str(binary)]})
+
+    def session_env(self, fake: FakeModelServer, root: Path) -> dict[str, str]:
+        return codex_acp_env(fake.url, root)
 
 
 def _history(h: ConformanceHarness, session_id: str | None) -> list[dict[str, Any]]:

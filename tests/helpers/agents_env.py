@@ -281,3 +281,76 @@ class AgentProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# The model Copilot is told to use under bring-your-own-key (any id: the fake answers all).
+COPILOT_MODEL = "gpt-4.1"
+# The model omp is configured with, as ``<provider>/<id>`` of its models.yml.
+OMP_MODEL = "fake/fake-claude"
+
+
+def copilot_env(
+    fake_url: str, root: Path, *, proxy_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Environment for ``copilot --acp`` with a bring-your-own-key provider: the fake's OpenAI
+    Chat Completions API, offline, with ``COPILOT_HOME=root/copilot-home``."""
+    env = _base_env(root, proxy_env)
+    env.update(
+        {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_HOME": str(root / "copilot-home"),
+            "COPILOT_PROVIDER_BASE_URL": f"{fake_url}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": FAKE_KEY,
+            "COPILOT_MODEL": COPILOT_MODEL,
+        }
+    )
+    return env
+
+
+def omp_env(
+    fake_url: str, root: Path, *, proxy_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Environment for ``omp acp``: ``$HOME/.omp/agent`` holds a models.yml naming the fake's
+    Anthropic API and a config.yml making it the default model; ``bun`` (omp's runtime) is on
+    ``PATH``."""
+    env = _base_env(root, proxy_env)
+    agent_dir = Path(env["HOME"]) / ".omp" / "agent"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    provider, _, model = OMP_MODEL.partition("/")
+    (agent_dir / "models.yml").write_text(
+        f"providers:\n  {provider}:\n    baseUrl: {fake_url}\n    api: anthropic-messages\n"
+        f"    apiKey: {FAKE_KEY}\n    models:\n      - id: {model}\n        name: Fake Claude\n"
+    )
+    (agent_dir / "config.yml").write_text(f"modelRoles:\n  default: {OMP_MODEL}\n")
+    agent_binary("bun")
+    env["PATH"] = f"{BIN_DIR}{os.pathsep}{env.get('PATH', os.defpath)}"
+    return env
+
+
+OMP_START_UP_HOSTS = frozenset(
+    {
+        "catalog.stencil.so",
+        "coding-intl.dashscope.aliyuncs.com",
+        "hyper.charm.land",
+        "api.commandcode.ai",
+        "api.kilo.ai",
+        "api.venice.ai",
+        "zenmux.ai",
+    }
+)
+"""The public model catalogues omp 18.2.3 tries at every start-up (no setting turns this off);
+the refusing proxy refuses them and the session works without."""
+
+
+def codex_acp_env(
+    fake_url: str, root: Path, *, proxy_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Environment for ``codex-acp`` (``@zed-industries/codex-acp``): Codex's, with a sandbox it
+    can run (it ships no bubblewrap) and the approval policy under which it asks."""
+    env = codex_env(fake_url, root, proxy_env=proxy_env)
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    settings = 'sandbox_mode = "danger-full-access"\napproval_policy = "untrusted"\n'
+    config.write_text(settings + config.read_text())
+    return env

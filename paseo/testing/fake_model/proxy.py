@@ -12,9 +12,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from ._http import MAX_HEADER_BYTES, BadRequest, ResponseWriter, read_request
 from ._lifecycle import LoopServer
+
+
+def _target_host(attempt: str) -> str | None:
+    """The host of ``"CONNECT host:443"`` or ``"GET http://host/path"``."""
+    _, _, target = attempt.partition(" ")
+    if "://" in target:
+        return urlsplit(target).hostname
+    host, _, _ = target.rpartition(":")
+    return host or None
 
 
 class RefusingProxy(LoopServer):
@@ -51,6 +62,12 @@ class RefusingProxy(LoopServer):
         """The refused attempts that were among :attr:`expected`."""
         with self._lock:
             return list(self._expected_seen)
+    def unexpected(self, known_hosts: Iterable[str] = ()) -> list[str]:
+        """The attempts aimed anywhere but ``known_hosts``: hosts a program is known to try
+        whatever it is told (omp's model catalogues at start-up). Those are refused too; the
+        caller proves they were tried and nothing else was."""
+        known = set(known_hosts)
+        return [a for a in self.attempts if _target_host(a) not in known]
 
     def proxy_env(self) -> dict[str, str]:
         """Environment variables routing an agent's outbound traffic here (loopback exempt)."""

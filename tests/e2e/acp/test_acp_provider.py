@@ -98,10 +98,10 @@ async def closed_cleanly(session: AgentSession, sink: RecordingSink, agent_id: s
     assert sink.problems == []
 
 
-def test_plugin_registers_the_generic_acp_provider() -> None:
+def test_plugin_registers_the_generic_acp_provider_and_the_acp_programs() -> None:
     registered: list[AgentProvider] = []
     paseo_register_providers(registered.append)
-    assert [p.id for p in registered] == ["acp"]
+    assert [p.id for p in registered] == ["acp", "copilot", "omp"]
 
 
 def test_bare_acp_provider_needs_a_command(tmp_path: Path) -> None:

@@ -1,0 +1,110 @@
+"""The ``copilot`` provider: GitHub Copilot CLI as an ACP agent (``copilot --acp``).
+
+Copilot needs either a GitHub sign-in (``copilot login``, or a token in ``COPILOT_GITHUB_TOKEN``,
+``GH_TOKEN`` or ``GITHUB_TOKEN``) or a bring-your-own-key model provider, which also works fully
+offline::
+
+    COPILOT_OFFLINE=true COPILOT_AUTO_UPDATE=false
+    COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:8000/v1 COPILOT_PROVIDER_TYPE=openai
+    COPILOT_PROVIDER_API_KEY=...  COPILOT_MODEL=gpt-4.1  COPILOT_HOME=~/.copilot
+
+set in the daemon's environment or in ``agents.providers.copilot.env`` of config.json. Without
+either Copilot starts and then waits for a sign-in that never comes, so availability says what
+is missing instead of "ready".
+
+Modes are Copilot's ACP session modes, whose ids are URIs (:data:`MODES`). Copilot asks before
+running tools in every mode but autopilot; its permission requests carry JSON-RPC id 0, which
+the shared JSON-RPC peer treats as an id like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from paseo_hookspecs.interfaces.agent import Availability, ModeInfo, ModelInfo
+from paseo_hookspecs.process import ProcessLauncher
+
+from paseo_acp.provider import AcpProvider
+
+_MODE_URI = "https://agentclientprotocol.com/protocol/session-modes#"
+MODES = (
+    ModeInfo(
+        id=f"{_MODE_URI}agent",
+        label="Agent",
+        description="Default agent mode: asks before running tools",
+    ),
+    ModeInfo(
+        id=f"{_MODE_URI}plan",
+        label="Plan",
+        description="Plans multi-step work before changing anything",
+    ),
+    ModeInfo(
+        id=f"{_MODE_URI}autopilot",
+        label="Autopilot",
+        description="Approves every tool and runs until the task is done (experimental)",
+    ),
+)
+"""What ``copilot --acp`` 1.0.x reports in ``session/new``; listed without starting it."""
+
+BYOK_VARIABLES = ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_TYPE", "COPILOT_MODEL")
+"""A bring-your-own-key provider needs these (``COPILOT_PROVIDER_API_KEY`` only if the
+provider wants a key, which a local server may not)."""
+TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
+
+
+def _signed_in(env: dict[str, str]) -> bool:
+    """Whether ``copilot login`` left a user in ``$COPILOT_HOME/config.json``."""
+    home = Path(env.get("COPILOT_HOME") or Path(env.get("HOME") or "~") / ".copilot")
+    home = home.expanduser()
+    try:
+        config = json.loads((home / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and bool(
+        config.get("logged_in_users") or config.get("last_logged_in_user")
+    )
+
+
+class CopilotProvider(AcpProvider):
+    """``copilot --acp``; see the module docstring."""
+
+    DEFAULT_ID: ClassVar[str] = "copilot"
+    DEFAULT_LABEL: ClassVar[str] = "GitHub Copilot"
+    DEFAULT_COMMAND: ClassVar[tuple[str, ...] | None] = ("copilot", "--acp")
+
+    def install_hint(self) -> str:
+        return "install it with `npm install -g @github/copilot` "
+
+    async def availability(self) -> Availability:
+        found = await super().availability()
+        if found.status != "ready":
+            return found
+        env = self.effective_env()
+        if all(env.get(name) for name in BYOK_VARIABLES):
+            return found
+        if any(env.get(name) for name in TOKEN_VARIABLES):
+            return found
+        if await asyncio.to_thread(_signed_in, env):
+            return found
+        missing = ", ".join(name for name in BYOK_VARIABLES if not env.get(name))
+        return Availability(
+            status="unavailable",
+            reason=(
+                "Copilot has no credentials and would wait for a sign-in: run `copilot login`, "
+                f"set {' or '.join(TOKEN_VARIABLES)}, or configure a bring-your-own-key model "
+                f"(missing: {missing}; add them to agents.providers.{self.id}.env, with "
+                "COPILOT_OFFLINE=true to stay offline)"
+            ),
+        )
+
+    async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
+        return list(MODES)
+
+    async def _probe_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+        # Copilot reports no models over ACP (a probe would find none); under bring-your-own-
+        # key the one model is COPILOT_MODEL.
+        model = self.effective_env().get("COPILOT_MODEL")
+        return [ModelInfo(id=model, label=model, default=True)] if model else []
