@@ -134,13 +134,17 @@ class AgentService:
     async def stop(self) -> None:
         rooms = self._started
         await rooms.registry.stop()
-        agents = list(self.agents.values())
+        # Closed agents at rest are durable already: stopping costs the live ones only.
+        agents = [agent for agent in self.agents.values() if not agent.at_rest]
         await asyncio.gather(
             *(rooms.sessions.close(agent, reason="daemon_stopped") for agent in agents),
             return_exceptions=True,
         )
         # Changes written behind (derived status) reach the disk before the store closes.
-        await asyncio.gather(*(agent.writer.flush() for agent in agents), return_exceptions=True)
+        await asyncio.gather(
+            *(agent.writer.flush() for agent in self.agents.values() if not agent.writer.idle),
+            return_exceptions=True,
+        )
         # Whatever a provider lost track of dies with the daemon.
         await rooms.tracker.terminate()
 
