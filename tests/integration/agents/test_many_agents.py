@@ -1,17 +1,19 @@
-"""``paseo ls`` against a daemon holding more agents than one ``agent.list`` page: the most
-recent first, a default limit with a line saying how to see the rest, and every format
-streamed page by page into one valid answer."""
+"""A daemon holding more agents than one ``agent.list`` page: ``paseo ls`` shows the most
+recent first, a default limit with a line saying how to see the rest, and streams every format
+page by page into one valid answer; a low open-file limit loses none of them."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
-from helpers.daemon_rpc import LiveDaemon
+from helpers.daemon_rpc import LiveDaemon, stop_daemon
 from paseo_hookspecs.records import agent_record_path
 
 from paseo.cli.commands.ls import DEFAULT_LIMIT, PAGE
@@ -71,3 +73,24 @@ def test_ls_pages_newest_first_with_a_default_limit_and_streams_every_format(
     bad = run_paseo("ls", "--limit", "-1", env={"PASEO_HOME": str(paseo_home)})
     assert bad.returncode == 2
     assert "--limit takes a count" in bad.stderr
+
+
+def test_a_low_open_file_limit_loses_no_agent(paseo_home: Path, run_paseo: Run) -> None:
+    # More agent files than the daemon may hold open at once: the cold load reads them in
+    # bounded batches, so every one is loaded (TypeScript Paseo drops those it cannot open).
+    newest = _seed(paseo_home)
+    env = {"PASEO_HOME": str(paseo_home)}
+    started = subprocess.run(
+        ["sh", "-c", f'ulimit -n 128 && exec "{sys.executable}" -m paseo daemon start -q'],
+        env={**os.environ, **env, "PASEO_LISTEN": "127.0.0.1:0"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert started.returncode == 0, started.stderr
+    try:
+        listed = run_paseo("ls", "-a", "-q", env=env, check=True).stdout.split()
+        assert listed == newest
+    finally:
+        stop_daemon(paseo_home)
