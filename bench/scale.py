@@ -11,9 +11,11 @@ Per driver and agent count, on a home of closed agents (about 1 KB each, over 50
   answers and the CLI's peak RSS.
 * a trivial RPC round trip (``server.ping``) p50 vs a bare websockets echo server, same client.
 
-Targets (issue "Scale"): RSS at 50,000 <= 250 MiB json / 90 MiB sqlite; ready at 50,000 <= 1.5 s
-json / 0.5 s sqlite; stop at 50,000 <= 1.5x the empty stop; ``ls -a -o json`` at 50,000 grows the
-daemon < 20 MiB with the CLI < 60 MiB; ``paseo ls`` <= 0.25 s; round trip p50 <= 1.0x echo.
+Targets (issue "Scale"), each checked at the largest count of the run: RSS at 50,000 <= 250 MiB
+json / 90 MiB sqlite; ready at 50,000 <= 1.5 s json / 0.5 s sqlite; stop at 50,000 <= 1.5x the
+empty stop; ``ls -a -o json`` at 50,000 grows the daemon < 20 MiB with the CLI < 60 MiB (the CLI
+measured under a small parent, see :data:`CHILD_PEAK`); ``paseo ls`` <= 0.25 s; round trip p50
+<= 1.0x echo.
 
 Run: ``.venv/bin/python bench/scale.py`` (``--counts 1000,10000`` for a quicker pass,
 ``--drivers json``, ``--runs 3``).
@@ -140,6 +142,13 @@ def wall(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+CHILD_PEAK = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
 def list_all_cost(pid: int, env: dict[str, str]) -> tuple[int, int]:
     """(daemon RSS growth, CLI peak RSS) in bytes while ``paseo ls -a -o json`` runs."""
     daemon = psutil.Process(pid)
@@ -157,17 +166,16 @@ def list_all_cost(pid: int, env: dict[str, str]) -> tuple[int, int]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    process = subprocess.Popen(
-        [PASEO, "ls", "-a", "-o", "json"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    # The CLI runs under a small interpreter that reports its children's peak: a child forked
+    # straight from this process would count this process's pages (the bench's records) in its
+    # ru_maxrss until it execs.
+    measured = subprocess.run(
+        [PYTHON, "-c", CHILD_PEAK, PASEO, "ls", "-a", "-o", "json"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600, check=True,
     )
-    _pid, _status, usage = os.wait4(process.pid, 0)
-    process.returncode = 0
     done.set()
     sampler.join()
-    return peak[0] - before, usage.ru_maxrss * 1024
+    return peak[0] - before, int(measured.stdout.split()[-1]) * 1024
 
 
 def echo_round_trip(count: int) -> float:
@@ -290,14 +298,23 @@ def main() -> int:
                 )
                 print("  ".join(f"{v:>13.3f}" if isinstance(v, float) else f"{v:>13}" for v in row))
                 if "migrate s" in f:
-                    print(
-                        f"{'':>13}  (sqlite home built by `paseo store migrate` in "
-                        f"{f['migrate s']:.1f} s)"
-                    )
-                for key, target in TARGETS.items():
-                    if key[0] == driver and agents == max(counts) and key[1] in f:
-                        verdict = "ok" if f[key[1]] <= target else "MISSED"
-                        print(f"{'':>13}  target {key[1]} <= {target}: {f[key[1]]:.3f} {verdict}")
+                    print(f"{'':>13}  (sqlite home built by `paseo store migrate` in "
+                          f"{f['migrate s']:.1f} s)")
+                if agents == max(counts):
+                    checks = [
+                        (name, f[name], target)
+                        for (target_driver, name), target in TARGETS.items()
+                        if target_driver == driver and name in f
+                    ] + [
+                        ("stop x empty", f["stop s"] / empty["stop s"], 1.5),
+                        ("ls s", f["ls s"], 0.25),
+                        ("ls -a json daemon growth MiB", f["ls -a json daemon growth MiB"], 20.0),
+                        ("ls -a json cli peak MiB", f["ls -a json cli peak MiB"], 60.0),
+                        ("rpc p50 x echo", f["rpc p50 us"] / echo, 1.0),
+                    ]
+                    for name, value, target in checks:
+                        verdict = "ok" if value <= target else "MISSED"
+                        print(f"{'':>13}  target {name} <= {target}: {value:.3f} {verdict}")
     return 0
 
 

@@ -78,7 +78,7 @@ class LiveAgent:
     resolved: set[str] = field(default_factory=set)
     seen: OrderedDict[str, None] = field(default_factory=OrderedDict)
     seen_loaded: bool = False
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _changed: asyncio.Event | None = None
     activity_saved: float = 0.0
     reply_id: str | None = None
     reply: str | None = None
@@ -102,15 +102,37 @@ class LiveAgent:
         """A prompt is queued or running in the provider."""
         return self.next_prompt is not None or self.provider_prompt is not None
 
+    @property
+    def at_rest(self) -> bool:
+        """Closed with nothing running, queued or unwritten: stopping has nothing to do."""
+        return (
+            self.session is None
+            and self.runner is None
+            and not self.busy
+            and self.record.lastStatus == "closed"
+            and not self.lock.locked()
+            and self.timeline.idle
+            and self.writer.idle
+        )
+
     def remember(self, message_id: str) -> None:
         self.seen[message_id] = None
         while len(self.seen) > SEEN_MESSAGES:
             self.seen.popitem(last=False)
 
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set at the next :meth:`notify`; made on first wait (an Event per stored agent
+        would cost every one of them a deque)."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
     def notify(self) -> None:
         """Wake every waiter (they re-check the state)."""
-        self.changed.set()
-        self.changed = asyncio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
 
 def differing(record: AgentRecord, changes: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 
 from paseo.agents import creation, permissions, recovery
+from paseo.agents.listing import ListFilter, Page
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
@@ -142,13 +143,17 @@ class AgentService:
     async def stop(self) -> None:
         rooms = self._started
         await rooms.registry.stop()
-        agents = list(self.agents.values())
+        # Closed agents at rest are durable already: stopping costs the live ones only.
+        agents = [agent for agent in self.agents.values() if not agent.at_rest]
         await asyncio.gather(
             *(rooms.sessions.close(agent, reason="daemon_stopped") for agent in agents),
             return_exceptions=True,
         )
         # Changes written behind (derived status) reach the disk before the store closes.
-        await asyncio.gather(*(agent.writer.flush() for agent in agents), return_exceptions=True)
+        await asyncio.gather(
+            *(agent.writer.flush() for agent in self.agents.values() if not agent.writer.idle),
+            return_exceptions=True,
+        )
         # Whatever a provider lost track of dies with the daemon.
         await rooms.tracker.terminate()
 
@@ -160,29 +165,14 @@ class AgentService:
 
     def list_agents(
         self,
+        admit: ListFilter,
         *,
-        include_archived: bool = False,
-        labels: dict[str, str] | None = None,
-        provider: str | None = None,
-        workspace_id: str | None = None,
-        statuses: set[str] | None = None,
-    ) -> list[AgentRecord]:
-        """Agents matching every criterion, oldest first."""
-        result = []
-        for agent in self.agents.values():
-            record = agent.record
-            if record.archivedAt is not None and not include_archived:
-                continue
-            if provider is not None and record.provider != provider:
-                continue
-            if workspace_id is not None and record.workspaceId != workspace_id:
-                continue
-            if statuses is not None and record.lastStatus not in statuses:
-                continue
-            if labels and any(record.labels.get(k) != v for k, v in labels.items()):
-                continue
-            result.append(record)
-        return sorted(result, key=lambda r: (r.createdAt, r.id))
+        cursor: str | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> Page:
+        """A page of the agents ``admit`` lets through, oldest (or newest) first."""
+        return self.roster.index.page(admit, cursor=cursor, limit=limit, newest_first=newest_first)
 
     # ================================================================ create
 

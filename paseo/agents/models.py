@@ -67,10 +67,23 @@ class AgentListParams(WireModel):
     provider: str | None = None
     workspaceId: str | None = None
     statuses: list[Literal["initializing", "idle", "running", "error", "closed"]] | None = None
+    limit: int | None = Field(
+        default=None, ge=1, le=1000, description="at most this many agents (default: all)"
+    )
+    cursor: str | None = Field(
+        default=None, max_length=1000, description="the previous page's `nextCursor`"
+    )
+    newestFirst: bool = Field(default=False, description="newest agents first")
 
 
 class AgentListResult(WireModel):
     agents: list[AgentRecord]
+    nextCursor: str | None = Field(
+        default=None, description="pass as `cursor` for the next page; null on the last"
+    )
+    total: int | None = Field(
+        default=None, description="how many agents match (on the first page only)"
+    )
 
 
 class AgentSendParams(WireModel):

@@ -71,6 +71,11 @@ class RecordWriter:
         elif self._task is None and self._timer is None:
             self._timer = loop.call_later(DEFER, self._start)
 
+    @property
+    def idle(self) -> bool:
+        """Nothing staged or being written."""
+        return self._next is None and self._current is None and self._task is None
+
     async def flush(self) -> None:
         """Return once everything staged so far is durable; raises the store's error."""
         if self._next is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from paseo_hookspecs.events import TERMINAL_TURN_EVENTS, TimelineItem, TurnCanceled
 from paseo_hookspecs.records import TimelineEntry
-from paseo_hookspecs.store import AgentFilter
+from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import TypeAdapter, ValidationError
 
 from paseo.agents import ingest
@@ -39,7 +39,10 @@ async def adopt_stored(roster: AgentRoster) -> None:
     """Adopt every stored agent, then close the ones the previous daemon left live."""
     cursor: str | None = None
     while True:
-        page = await roster.store.agents.list(AgentFilter(include_archived=True), cursor=cursor)
+        # The largest pages the store serves: fewer round trips (SQLite queries) at boot.
+        page = await roster.store.agents.list(
+            AgentFilter(include_archived=True), cursor=cursor, limit=MAX_PAGE_SIZE
+        )
         for record in page.items:
             roster.adopt(record)
         cursor = page.next_cursor

@@ -29,6 +29,7 @@ from paseo_hookspecs.records import AgentRecord, dump_record
 from pydantic import ValidationError
 
 from paseo.agents import ingest
+from paseo.agents.listing import AgentIndex
 from paseo.agents.live import (
     AGENTS_STREAM,
     STREAM_ACCESS,
@@ -58,6 +59,11 @@ class AgentRoster:
         self.publisher = publisher
         self.plugins = plugins
         self.agents: dict[str, LiveAgent] = {}
+        self.index = AgentIndex(self._record_of)
+
+    def _record_of(self, agent_id: str) -> AgentRecord | None:
+        agent = self.agents.get(agent_id)
+        return agent.record if agent is not None else None
 
     def adopt(self, record: AgentRecord) -> LiveAgent:
         """Take ``record`` in (at boot, or when created) and declare its stream."""
@@ -69,6 +75,7 @@ class AgentRoster:
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)
         cell.append(agent)
         self.agents[record.id] = agent
+        self.index.add(record)
         self.publisher.register_stream(agent_stream(record.id), STREAM_ACCESS)
         return agent
 

@@ -16,6 +16,7 @@ from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import BaseModel
 
+from paseo.agents.listing import ListFilter
 from paseo.agents.models import (
     NOTIFICATIONS,
     AgentCreateParams,
@@ -90,14 +91,17 @@ class _Handlers:
         return AgentResult(agent=await self._ref.get().create(params))
 
     async def list_agents(self, ctx: RpcContext, params: AgentListParams) -> AgentListResult:
-        records = self._ref.get().list_agents(
+        admit = ListFilter(
             include_archived=params.includeArchived,
             labels=params.labels,
             provider=params.provider,
             workspace_id=params.workspaceId,
             statuses=set(params.statuses) if params.statuses is not None else None,
         )
-        return AgentListResult(agents=records)
+        page = self._ref.get().list_agents(
+            admit, cursor=params.cursor, limit=params.limit, newest_first=params.newestFirst
+        )
+        return AgentListResult(agents=page.records, nextCursor=page.next_cursor, total=page.total)
 
     async def get(self, ctx: RpcContext, params: AgentRefParams) -> AgentDetailResult:
         service = self._ref.get()
@@ -323,7 +327,7 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                     h.list_agents,
                     AgentListParams,
                     AgentListResult,
-                    "Agents matching a filter, oldest first",
+                    "Agents matching a filter, oldest first (or newest), paged by a keyset cursor",
                 ),
                 _method(
                     "agent.get",

@@ -87,8 +87,9 @@ class AgentTimeline:
         self._buffer_key: tuple[str, str] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._writer: asyncio.Task[None] | None = None
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._busy: asyncio.Event | None = None
+        """Set when the writer in flight ends; ``None`` while none is (an Event per idle
+        agent would cost every stored agent a deque)."""
         self._committed = 0
         """The last sequence number committed (durable, then published)."""
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
@@ -165,7 +166,7 @@ class AgentTimeline:
         )
         self._pending.append(Committed(entry, event))
         if self._writer is None:
-            self._idle.clear()
+            self._busy = asyncio.Event()
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
@@ -192,7 +193,9 @@ class AgentTimeline:
                 self._release(batch[-1].entry.seq)
         finally:
             self._writer = None
-            self._idle.set()
+            if self._busy is not None:
+                self._busy.set()
+                self._busy = None
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 self._abandon_waiters()
@@ -210,11 +213,16 @@ class AgentTimeline:
             if waited <= seq and not future.done():
                 future.set_result(None)
 
+    @property
+    def idle(self) -> bool:
+        """Nothing buffered, pending or being written."""
+        return self._busy is None and self._buffer is None and not self._pending
+
     async def drain(self) -> None:
         """Return once every event added so far is durable and committed."""
         self.flush_text()
-        while not self._idle.is_set():
-            await self._idle.wait()
+        while self._busy is not None:
+            await self._busy.wait()
 
     def close(self) -> None:
         """Drop pending merged text (the agent is being deleted)."""
