@@ -79,6 +79,11 @@ METHODS = frozenset(
         "worktree.archive",
         "provider.list",
         "provider.models",
+        "terminal.list",
+        "terminal.create",
+        "terminal.kill",
+        "terminal.capture",
+        "terminal.input",
     }
 )
 """What an agent may run through MCP: never config, auth, plugins or daemon control."""
@@ -312,7 +317,22 @@ class KernelMcpHost:
         entry = rpc.methods.get(method) if rpc is not None else None
         if entry is None or method not in METHODS:
             raise NotFound(f"{method} is not available to agents")
-        params = self._apply_rules(caller, method, dict(params))
+        params = await self._apply_rules(caller, method, dict(params))
+        result = await self._dispatch(caller, method, params)
+        if method == "agent.permissions.list":
+            result["requests"] = [
+                item
+                for item in result.get("requests", [])
+                if self._reachable(caller, item["agentId"])
+            ]
+        return result
+
+    async def _dispatch(self, caller: McpCaller, method: str, params: dict[str, Any]) -> Any:
+        """Validate ``params`` and run ``method``'s handler as ``caller`` (rules applied)."""
+        rpc = self._rpc()
+        entry = rpc.methods.get(method) if rpc is not None else None
+        if entry is None:
+            raise NotFound(f"{method} is not available to agents")
         model = entry.method.params
         try:
             validated = model.model_validate(params) if model is not None else None
@@ -322,14 +342,7 @@ class KernelMcpHost:
                 for e in exc.errors(include_url=False, include_input=False)
             ]
             raise InvalidParams(f"invalid params for {method}", data={"errors": problems}) from None
-        result = _json(await entry.method.handler(_Context(self._context, caller), validated))
-        if method == "agent.permissions.list":
-            result["requests"] = [
-                item
-                for item in result.get("requests", [])
-                if self._reachable(caller, item["agentId"])
-            ]
-        return result
+        return _json(await entry.method.handler(_Context(self._context, caller), validated))
 
     def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
         live = self.agents.agents.get(agent_id)
@@ -349,7 +362,27 @@ class KernelMcpHost:
             raise AccessDenied(f"agent {agent_id} was not created by you ({caller.agent_id})")
         return agent_id
 
-    def _apply_rules(
+    async def _terminal_rules(
+        self, caller: McpCaller, method: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """An agent's terminals are its workspace's: it lists and opens terminals there, and
+        reaches no terminal of another workspace."""
+        live = self.agents.agents.get(caller.agent_id)
+        workspace = live.record.workspaceId if live is not None else None
+        if workspace is None:
+            raise AccessDenied("your agent has no workspace to open terminals in")
+        if method in ("terminal.list", "terminal.create"):
+            params.pop("cwd", None)
+            return {**params, "workspaceId": workspace}
+        listed = await self._dispatch(caller, "terminal.list", {"workspaceId": workspace})
+        ids = {terminal["terminalId"] for terminal in listed.get("terminals", [])}
+        if params.get("terminalId") not in ids:
+            raise AccessDenied(
+                f"terminal {params.get('terminalId')!r} is not one of your workspace's"
+            )
+        return params
+
+    async def _apply_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
         if method == "agent.create":
@@ -369,6 +402,8 @@ class KernelMcpHost:
             params["labels"] = labels
         elif isinstance(params.get("agentId"), str):
             params["agentId"] = self._target(caller, params["agentId"])
+        if method.startswith("terminal."):
+            params = await self._terminal_rules(caller, method, params)
         if method == "schedule.create":
             target = params.get("target")
             if isinstance(target, dict) and isinstance(target.get("agentId"), str):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from paseo_hookspecs.mcp_host import NOTIFY_LABEL, McpCaller, McpHost
+from paseo_hookspecs.terminals import encode_keys
 from pydantic import BaseModel, ConfigDict, Field
 
 WAIT_LIMIT = 30.0
@@ -126,6 +127,38 @@ class ArchiveWorktreeInput(ToolInput):
     force: bool = False
 
 
+class ListTerminalsInput(ToolInput):
+    pass
+
+
+class CreateTerminalInput(ToolInput):
+    profileId: str | None = Field(
+        default=None, description="profile to start (see list_terminals; default: the first)"
+    )
+    prompt: str | None = Field(default=None, description="text for the profile's prompt slot")
+    columns: int = Field(default=120, ge=10, le=500)
+    rows: int = Field(default=40, ge=5, le=200)
+
+
+class TerminalRef(ToolInput):
+    terminalId: str = Field(min_length=1, description="the terminal's id")
+
+
+class CaptureTerminalInput(TerminalRef):
+    start: int | None = Field(
+        default=None, description="first line (0 the oldest; negative counts from the end)"
+    )
+    end: int | None = Field(default=None, description="last line, inclusive (-1 the last)")
+
+
+class SendTerminalKeysInput(TerminalRef):
+    keys: list[str] = Field(
+        min_length=1,
+        description="key names (Enter, Tab, Escape, Up, C-c, M-x, …) or text, sent in order",
+    )
+    literal: bool = Field(default=False, description="send every entry as text")
+
+
 class NoInput(ToolInput):
     pass
 
@@ -197,6 +230,10 @@ def _worktree(args: CreateWorktreeInput, caller: McpCaller) -> dict[str, Any]:
     if args.prNumber is not None:
         params["changeRequest"] = args.prNumber
     return params
+
+
+def _keys(args: SendTerminalKeysInput, caller: McpCaller) -> dict[str, Any]:
+    return {"terminalId": args.terminalId, "data": encode_keys(args.keys, literal=args.literal)}
 
 
 def _send(args: SendPromptInput, caller: McpCaller) -> dict[str, Any]:
@@ -285,6 +322,33 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "archive_worktree", "Archive a worktree.", ArchiveWorktreeInput, _rpc("worktree.archive")
+    ),
+    ToolSpec(
+        "list_terminals",
+        "The terminals of your workspace, and the profiles a new one can start from.",
+        ListTerminalsInput,
+        _rpc("terminal.list"),
+    ),
+    ToolSpec(
+        "create_terminal",
+        "Start a terminal (a shell, or a profile's program) in your workspace.",
+        CreateTerminalInput,
+        _rpc("terminal.create"),
+    ),
+    ToolSpec(
+        "kill_terminal", "End a terminal's program.", TerminalRef, _rpc("terminal.kill")
+    ),
+    ToolSpec(
+        "capture_terminal",
+        "A terminal's screen and scrollback as plain text.",
+        CaptureTerminalInput,
+        _rpc("terminal.capture"),
+    ),
+    ToolSpec(
+        "send_terminal_keys",
+        "Type into a terminal: key names or text (add Enter to run a command).",
+        SendTerminalKeysInput,
+        _rpc("terminal.input", _keys),
     ),
     ToolSpec(
         "list_providers",

@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import Any
 
+from paseo_hookspecs.terminals import encode_keys
+
 from paseo.cli.commands._terminalcli import connect, resolve
 from paseo.cli.output import emit
 
@@ -27,55 +29,6 @@ COLUMNS = [
 ]
 
 SHORT_ID = 12
-
-KEYS: dict[str, str] = {
-    "Enter": "\r",
-    "Tab": "\t",
-    "BTab": "\x1b[Z",
-    "Escape": "\x1b",
-    "Esc": "\x1b",
-    "Space": " ",
-    "BSpace": "\x7f",
-    "Backspace": "\x7f",
-    "Up": "\x1b[A",
-    "Down": "\x1b[B",
-    "Right": "\x1b[C",
-    "Left": "\x1b[D",
-    "Home": "\x1b[H",
-    "End": "\x1b[F",
-    "PageUp": "\x1b[5~",
-    "PPage": "\x1b[5~",
-    "PageDown": "\x1b[6~",
-    "NPage": "\x1b[6~",
-    "Delete": "\x1b[3~",
-    "DC": "\x1b[3~",
-    "Insert": "\x1b[2~",
-    "IC": "\x1b[2~",
-}
-"""Named keys and the bytes an xterm sends for them."""
-
-_CONTROL_SYMBOLS = {"@": 0, "[": 27, "\\": 28, "]": 29, "^": 30, "_": 31, "?": 127, " ": 0}
-
-
-def key_bytes(token: str) -> str:
-    """What typing ``token`` sends: a named key, ``C-x`` (control), ``M-x`` (escape prefix),
-    or the token itself as literal text."""
-    if token in KEYS:
-        return KEYS[token]
-    if len(token) > 2 and token[:2] == "M-":
-        return "\x1b" + key_bytes(token[2:])
-    if len(token) == 3 and token[:2] == "C-":
-        char = token[2]
-        if char.isalpha():
-            return chr(ord(char.lower()) & 0x1F)
-        if char in _CONTROL_SYMBOLS:
-            return chr(_CONTROL_SYMBOLS[char])
-    return token
-
-
-def encode_keys(tokens: list[str], *, literal: bool) -> str:
-    return "".join(tokens) if literal else "".join(key_bytes(t) for t in tokens)
-
 
 def _host(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="daemon address (default: this home's daemon)")

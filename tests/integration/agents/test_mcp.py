@@ -15,6 +15,7 @@ from typing import Any
 import httpx2
 import pytest
 from helpers.daemon_rpc import LiveDaemon
+from helpers.waiting import wait_for
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from paseo_mcp.tools import TOOLS
@@ -235,11 +236,9 @@ def test_notify_on_finish_prompts_the_parent_after_its_own_turn(
         # The prompt itself (a user message), not the scripted agent's echo of it.
         return [e for e in events if "<paseo-system>" in e and "echo:" not in e]
 
-    # Bounded: the notice follows the child's end and the parent's first turn.
-    for _ in range(200):
-        if system_prompts():
-            break
-        _wait(client, parent["id"])
+    # The notice follows the child's end and the parent's first turn (bounded in time, not in
+    # polls: on a loaded machine the child's turn can take a while).
+    wait_for(system_prompts, timeout=60, what="the parent's <paseo-system> notice")
     (text,) = system_prompts()
     assert child_id in text
     assert "finished its turn" in text
@@ -268,6 +267,42 @@ def test_no_mcp_serves_nothing_and_injects_nothing(
     # Without a mount the request reaches the WebSocket server, which reads only GET.
     with httpx2.Client(timeout=10) as http, pytest.raises(httpx2.RemoteProtocolError):
         http.post(_url(live, agent["id"]), json=body)
+
+
+async def _until_captured(s: ClientSession, ref: dict[str, str], text: str) -> None:
+    """Capture until ``text`` shows (bounded by the session's own 60 s timeout)."""
+    while True:
+        result = await s.call_tool("capture_terminal", ref)
+        if any(text in line for line in json.loads(result.content[0].text).get("lines", [])):
+            return
+        await asyncio.sleep(0.05)
+
+
+def test_terminals_of_another_workspace_are_out_of_reach(
+    agent_daemon: LiveDaemon,
+    client: Any,
+    create_agent: Callable[..., dict[str, Any]],
+    tmp_path: Path,
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    caller = create_agent(title="terminal-caller")
+    stranger = client.call("terminal.create", {"cwd": str(elsewhere)})["terminal"]
+
+    async def scenario(s: ClientSession) -> dict[str, Any]:
+        ref = {"terminalId": stranger["terminalId"]}
+        return {
+            "listed": _data(await s.call_tool("list_terminals", {})),
+            "capture": _error(await s.call_tool("capture_terminal", ref)),
+            "keys": _error(await s.call_tool("send_terminal_keys", {**ref, "keys": ["x"]})),
+            "kill": _error(await s.call_tool("kill_terminal", ref)),
+        }
+
+    got = asyncio.run(_session(_url(agent_daemon, caller["id"]), scenario))
+    assert got["listed"]["terminals"] == []
+    assert {got[k]["code"] for k in ("capture", "keys", "kill")} == {"access_denied"}
+    still = client.call("terminal.list", {})["terminals"]
+    assert [t["terminalId"] for t in still] == [stranger["terminalId"]]
 
 
 def test_every_tool_answers_with_data_or_a_stable_code(
@@ -315,6 +350,13 @@ def test_every_tool_answers_with_data_or_a_stable_code(
         await call("list_worktrees", {})
         await call("create_worktree", {})  # the caller's directory is no git repository
         await call("archive_worktree", {"workspaceId": "wks_missing"})
+        terminal = (await call("create_terminal", {}))["terminal"]
+        tref = {"terminalId": terminal["terminalId"]}
+        await call("send_terminal_keys", {**tref, "keys": ["echo mcp-$((6*7))", "Enter"]})
+        await _until_captured(s, tref, "mcp-42")
+        await call("capture_terminal", {**tref, "start": -5})
+        await call("list_terminals", {})
+        await call("kill_terminal", tref)
         await call("list_providers", {})
         await call("list_models", {"provider": "scripted"})
         await call("kill_agent", ref)
@@ -330,3 +372,10 @@ def test_every_tool_answers_with_data_or_a_stable_code(
     assert refused["respond_to_permission"] == "not_found"
     assert refused["archive_worktree"] == "not_found"
     assert answers["set_agent_mode"][1]["agent"]["config"]["modeId"] == "plan"
+    # Terminals open in the caller's workspace, and what was typed ran there.
+    created = answers["create_terminal"][1]["terminal"]
+    assert created["workspaceId"] == parent["workspaceId"]
+    assert created["cwd"] == str(workdir)
+    assert any("mcp-42" in line for line in answers["capture_terminal"][1]["lines"])
+    listed = answers["list_terminals"][1]["terminals"]
+    assert [t["terminalId"] for t in listed] == [created["terminalId"]]

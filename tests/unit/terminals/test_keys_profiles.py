@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from paseo_hookspecs.terminals import encode_keys, key_bytes
 
 from paseo.cli.commands._terminalcli import match_terminal
-from paseo.cli.commands.terminal import encode_keys, key_bytes
 from paseo.cli.errors import CliError
 from paseo.config import load_config
 from paseo.config.models import TerminalProfile
