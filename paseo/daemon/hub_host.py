@@ -36,6 +36,7 @@ from paseo_hookspecs.hub_host import (
 from paseo_hookspecs.records import AgentRecord, dump_record
 from pydantic import ValidationError
 
+from paseo.agents.listing import ListFilter
 from paseo.agents.live import AGENTS_STREAM
 from paseo.rpc.session import CallContext
 from paseo.rpc.trust import is_local_client
@@ -123,7 +124,7 @@ class KernelAgentControl:
     # ------------------------------------------------------------------ lookups
 
     def _records(self) -> list[AgentRecord]:
-        return self._agents.list_agents(include_archived=True)
+        return self._agents.list_agents(ListFilter(include_archived=True)).records
 
     async def find_owned(self, owner: HubOwner) -> AgentSnapshot | None:
         for record in self._records():
