@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from ._http import MAX_HEADER_BYTES, BadRequest, ResponseWriter, read_request
+from ._http import MAX_HEADER_BYTES, BadRequest, ResponseWriter
 from ._lifecycle import LoopServer
 
 
@@ -62,6 +62,7 @@ class RefusingProxy(LoopServer):
         """The refused attempts that were among :attr:`expected`."""
         with self._lock:
             return list(self._expected_seen)
+
     def unexpected(self, known_hosts: Iterable[str] = ()) -> list[str]:
         """The attempts aimed anywhere but ``known_hosts``: hosts a program is known to try
         whatever it is told (omp's model catalogues at start-up). Those are refused too; the
@@ -85,23 +86,34 @@ class RefusingProxy(LoopServer):
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            request = await read_request(reader, writer)
-            if request is not None:
-                attempt = f"{request.method} {request.target}"
-                with self._lock:
-                    seen = self._expected_seen if attempt in self.expected else self._attempts
-                    seen.append(attempt)
+            head = await _request_head(reader)
+            if not head.strip():
+                # Opened and dropped without a word (a program killed mid-start-up): it named
+                # no destination, so it reached nothing.
+                return
+            line = head.split(b"\r\n", 1)[0].decode("latin-1")
+            method, _, rest = line.partition(" ")
+            target = rest.partition(" ")[0]
+            if not (method.isalpha() and method.isupper() and target):
+                # Not HTTP (a SOCKS client via ALL_PROXY, say): the bytes are the evidence.
+                attempt = "non-HTTP connection"
+            else:
+                # A request line, whole or cut off by a reset: where it wanted to go is said.
+                attempt = f"{method} {target}"
+            with self._lock:
+                seen = self._expected_seen if attempt in self.expected else self._attempts
+                seen.append(attempt)
+            if b"\r\n\r\n" in head:
                 await ResponseWriter(reader, writer, keep_alive=False, head_only=False).send(
                     403, b"outbound traffic is refused in tests\n", "text/plain"
                 )
-        except (BadRequest, ConnectionError, asyncio.IncompleteReadError):
-            # Not HTTP (a SOCKS client via ALL_PROXY, say): the connection itself is the evidence.
-            with self._lock:
-                self._attempts.append("non-HTTP connection")
+        except (BadRequest, ConnectionError):
+            pass  # the peer went away while being refused: its attempt is recorded already
         finally:
             writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
+
 
     async def start(self) -> None:
         """Listen on the running loop."""
@@ -114,3 +126,17 @@ class RefusingProxy(LoopServer):
             self._server.close()
             await self._server.wait_closed()
             self._server = None
+
+async def _request_head(reader: asyncio.StreamReader) -> bytes:
+    """The bytes up to the end of the request head, or what arrived before the peer closed or
+    reset the connection (a client killed mid-request still named where it was going)."""
+    head = b""
+    with contextlib.suppress(ConnectionError):
+        while b"\r\n\r\n" not in head:
+            chunk = await reader.read(4096)
+            if not chunk:
+                break
+            head += chunk
+            if len(head) > MAX_HEADER_BYTES:
+                raise BadRequest("request head too large")
+    return head
