@@ -173,8 +173,14 @@ class _Handlers:
     async def modes(self, ctx: RpcContext, params: AgentRefParams) -> AgentModesResult:
         service = self._ref.get()
         agent = service.get(params.agentId)
-        provider = service.registry.usable(agent.record.provider)
-        listed = await _listing(agent.record.provider, provider.list_modes(service.launcher))
+        # A live session answers from what its program reported; only without one does the
+        # provider list (which may have to start a probe of a slow program).
+        live = agent.session.modes() if agent.session is not None else None
+        if live is not None:
+            listed = live
+        else:
+            provider = service.registry.usable(agent.record.provider)
+            listed = await _listing(agent.record.provider, provider.list_modes(service.launcher))
         current = agent.record.config.modeId if agent.record.config else None
         return AgentModesResult(
             agentId=agent.id,

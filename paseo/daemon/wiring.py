@@ -113,6 +113,14 @@ def compose(daemon: Daemon) -> Composition:
         profiles=provider_profiles,
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
+    workspaces.placement.running_sources += [
+        lambda: {
+            agent.record.workspaceId
+            for agent in agents.agents.values()
+            if agent.record.lastStatus == "running" and agent.record.workspaceId
+        },
+        terminals.active_workspaces,
+    ]
 
     from paseo.plugins.drivers import load_driver
     from paseo.speech.service import SpeechService

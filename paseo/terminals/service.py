@@ -151,6 +151,14 @@ class TerminalService:
             raise NotFound(f"no terminal {terminal_id!r}", data={"terminalId": terminal_id})
         return terminal
 
+    def active_workspaces(self) -> set[str]:
+        """The workspaces with a terminal that produced output within the activity window."""
+        return {
+            t.spec.workspace_id
+            for t in self._terminals.values()
+            if t.active and t.spec.workspace_id is not None
+        }
+
     def activity(self, workspace_id: str) -> bool:
         """Whether a terminal of ``workspace_id`` produced output within the activity window
         (what workspace status derivation counts as ``running``)."""

@@ -39,6 +39,9 @@ class WorkspaceListParams(WireModel):
 
 class WorkspaceListResult(WireModel):
     workspaces: list[WorkspaceRecord]
+    running: list[str] = Field(default_factory=list)
+    """Ids of the listed workspaces whose status is ``running`` (an agent's turn or a
+    terminal's output right now); the others are idle."""
 
 
 class WorkspaceIdParams(WireModel):
@@ -113,7 +116,10 @@ async def workspace_list(
     rows = await placement.workspaces.list(
         project_id=params.projectId, include_archived=params.includeArchived
     )
-    return WorkspaceListResult(workspaces=rows)
+    running = placement.running()
+    return WorkspaceListResult(
+        workspaces=rows, running=[w.workspaceId for w in rows if w.workspaceId in running]
+    )
 
 
 async def workspace_get(

@@ -13,7 +13,7 @@ The RPC adapters (``project.*``, ``workspace.*``, ``worktree.*``, ``label.*``) r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from paseo.services import ConfigView, Publisher
 
 
+RunningSource = Callable[[], "set[str]"]
+"""The ids of the workspaces where something works right now (an agent's turn, a terminal's
+output); the composition root adds one per room that runs work in workspaces."""
+
+
 @dataclass
 class Placement:
     """Every placement service over one store."""
@@ -43,6 +48,15 @@ class Placement:
     labels: LabelService
     worktrees: WorktreeService
     reconciler: Reconciler
+    running_sources: list[RunningSource] = field(default_factory=list)
+
+    def running(self) -> set[str]:
+        """Workspaces whose status bucket is ``running``: each counts only the work that
+        carries its own ``workspaceId`` (a same-cwd sibling is untouched)."""
+        found: set[str] = set()
+        for source in self.running_sources:
+            found |= source()
+        return found
 
     @classmethod
     def build(

@@ -39,6 +39,7 @@ from paseo_hookspecs.events import (
 from paseo_hookspecs.interfaces.agent import (
     AgentSession,
     EventSink,
+    ModeInfo,
     PersistenceHandle,
     SessionConfig,
 )
@@ -293,6 +294,10 @@ class AcpSession(AgentSession):
     def options(self) -> SessionOptions:
         """The session's modes, models and thinking levels as the agent advertised them."""
         return self._options
+
+    def modes(self) -> list[ModeInfo] | None:
+        listed = self._options.modes()
+        return listed or None
 
     def persistence_handle(self) -> PersistenceHandle | None:
         if self._session_id is None:

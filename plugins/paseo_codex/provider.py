@@ -39,6 +39,7 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
+from paseo_hookspecs.overrides import ProviderOverrides
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
 from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
@@ -303,26 +304,13 @@ class CodexProvider(AgentProvider):
         )
 
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
-        command = overrides.get("command")
-        if command is not None and not (
-            (isinstance(command, str) and command)
-            or (isinstance(command, list) and command and all(isinstance(a, str) for a in command))
-        ):
-            raise InvalidParams(f"provider {provider_id!r}: command must be a path or an argv list")
-        env = overrides.get("env") or {}
-        if not isinstance(env, dict):
-            raise InvalidParams(f"provider {provider_id!r}: env must be an object")
-        models = overrides.get("models")
-        additional = overrides.get("additionalModels")
+        given = ProviderOverrides.parse(provider_id, overrides)
         return CodexProvider(
             provider_id=provider_id,
             label=label,
-            command=command or self._command,
-            env={**self._env, **{str(k): str(v) for k, v in env.items()}},
-            models=models if isinstance(models, list) else self._models,
-            additional_models=[
-                *self._additional_models,
-                *(additional if isinstance(additional, list) else []),
-            ],
+            command=given.command or self._command,
+            env={**self._env, **given.env},
+            models=given.models if given.models is not None else self._models,
+            additional_models=[*self._additional_models, *given.additional_models],
             start_timeout=self._start_timeout,
         )

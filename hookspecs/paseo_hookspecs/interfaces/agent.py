@@ -129,6 +129,12 @@ class AgentSession(ABC):
     def persistence_handle(self) -> PersistenceHandle | None:
         """How to resume this conversation, or ``None`` while there is no session id yet."""
 
+    def modes(self) -> list[ModeInfo] | None:
+        """The modes this live session offers, as its program reported them (ACP agents say so
+        when a session starts), or ``None`` when the session has no report of its own and the
+        provider's :meth:`AgentProvider.list_modes` applies. Cheap: no process is started."""
+        return None
+
     def runtime_info(self) -> dict[str, Any]:
         """Live facts (``model``, ``modeId``, ``thinkingOptionId``, ``sessionId``, …)."""
         return {"sessionId": self.session_id}

@@ -118,6 +118,10 @@ def test_a_live_session_answers_listing_without_a_probe(tmp_path: Path) -> None:
         config = SessionConfig(agentId="live-listing", cwd=str(cwd), modeId="plan")
         session = await provider.create_session(config, RecordingSink("acp-python"), launcher)
         try:
+            # The live session's own report, which `agent.modes` answers with.
+            live = session.modes()
+            assert live is not None
+            assert [m.id for m in live] == ["default", "plan"]
             assert [m.id for m in await provider.list_modes(launcher)] == ["default", "plan"]
             models = await provider.list_models(launcher)
             assert [(m.id, m.default) for m in models] == [

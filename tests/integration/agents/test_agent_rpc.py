@@ -88,6 +88,19 @@ def test_prompting_a_running_agent_interrupts_and_replaces_the_run(
     assert kinds.count("attention_required") == 1
 
 
+def test_a_running_agent_makes_its_workspace_running(client: Any, create_agent: Create) -> None:
+    agent = create_agent(initialPrompt="[[slow:60]] long")
+
+    def running() -> list[str]:
+        listed: list[str] = client.call("workspace.list", {})["running"]
+        return listed
+
+    wait_for(lambda: running() == [agent["workspaceId"]], what="the workspace running")
+    client.call("agent.interrupt", {"agentId": agent["id"]})
+    _wait(client, agent["id"])
+    wait_for(lambda: running() == [], what="the workspace idle again")
+
+
 def test_interrupt_cancels_the_turn(client: Any, create_agent: Create) -> None:
     agent = create_agent(initialPrompt="[[slow:60]] long")
     wait_for(lambda: "turn_started" in _kinds(_events(client, agent["id"])), what="turn")

@@ -17,6 +17,11 @@ def _active(t: Terminals, workspace_id: str) -> bool:
     return any(x["active"] for x in terminals)
 
 
+def _running(t: Terminals) -> list[str]:
+    running: list[str] = t.call("workspace.list", {})["running"]
+    return running
+
+
 def _workspace_events(t: Terminals, workspace_id: str) -> list[bool | None]:
     return [
         params["workspaceActive"]
@@ -40,8 +45,11 @@ def test_a_working_terminal_makes_its_workspace_running_and_then_not(
     t.type(terminal_id, "for i in $(seq 40); do echo tick$i; sleep 0.1; done\r")
     wait_for(lambda: _active(t, busy), 20, "the workspace to turn running")
     assert not _active(t, sibling)
+    # The workspace listing's status bucket follows the terminal; the sibling stays idle.
+    wait_for(lambda: _running(t) == [busy], 20, "workspace.list to show it running")
     t.wait_line(terminal_id, "tick40")
     wait_for(lambda: not _active(t, busy), 30, "the workspace to settle")
+    wait_for(lambda: _running(t) == [], 20, "workspace.list to show it idle again")
 
     # Each transition was published with the workspace's state; the sibling saw none.
     wait_for(lambda: _workspace_events(t, busy)[-1:] == [False], 10, "the settle event")

@@ -8,6 +8,7 @@ from paseo_claude.provider import ClaudeProvider
 from paseo_codex.provider import CodexProvider
 from paseo_hookspecs.errors import InvalidParams
 from paseo_hookspecs.interfaces.agent import AgentProvider
+from paseo_hookspecs.overrides import ProviderOverrides
 from paseo_hookspecs.terminals import PROMPT_SENTINEL
 
 from paseo.agents.registry import ProviderRegistry
@@ -42,3 +43,17 @@ def test_agent_programs_offer_their_terminal_profile(
     assert profile.command == program
     assert profile.args == [PROMPT_SENTINEL]
     assert AcpProvider().terminal_profile() is None
+
+
+def test_custom_provider_overrides_are_checked_alike_for_every_provider() -> None:
+    parsed = ProviderOverrides.parse(
+        "mine", {"command": "my-codex", "env": {"A": 1}, "additionalModels": [{"id": "m"}]}
+    )
+    assert parsed.command == ["my-codex"]
+    assert parsed.env == {"A": "1"}
+    assert parsed.models is None
+    assert parsed.additional_models == [{"id": "m"}]
+    for bad, field in (({"command": [1]}, "command"), ({"env": ["x"]}, "env")):
+        with pytest.raises(InvalidParams) as caught:
+            CodexProvider().derive("mine", "Mine", bad)
+        assert caught.value.data == {"path": f"agents.providers.mine.{field}"}
