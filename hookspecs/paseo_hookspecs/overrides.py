@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.interfaces.agent import ModelInfo
 
 
 @dataclass(frozen=True)
@@ -62,4 +63,17 @@ class ProviderOverrides:
         )
 
 
-__all__ = ["ProviderOverrides"]
+def override_model(entry: Any) -> ModelInfo | None:
+    """One entry of ``models``/``additionalModels``: a model id, or a ModelInfo-shaped object
+    (``label`` defaults to the id); ``None`` for anything else."""
+    if isinstance(entry, str) and entry:
+        return ModelInfo(id=entry, label=entry)
+    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+        data = {"label": entry["id"], **entry}
+        return ModelInfo.model_validate(
+            {k: v for k, v in data.items() if k in ModelInfo.model_fields}
+        )
+    return None
+
+
+__all__ = ["ProviderOverrides", "override_model"]

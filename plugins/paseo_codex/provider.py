@@ -39,7 +39,7 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
-from paseo_hookspecs.overrides import ProviderOverrides
+from paseo_hookspecs.overrides import ProviderOverrides, override_model
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
 from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
@@ -79,18 +79,6 @@ def _credentials_problem(env: dict[str, str]) -> str | None:
         f"{home / 'config.toml'} (variables go in the daemon's environment or in "
         "agents.providers.codex.env)"
     )
-
-
-def _model_info(entry: Any) -> ModelInfo | None:
-    """A ``models``/``additionalModels`` override entry (an id, or a ModelInfo-shaped dict)."""
-    if isinstance(entry, str) and entry:
-        return ModelInfo(id=entry, label=entry)
-    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-        data = {"label": entry["id"], **entry}
-        return ModelInfo.model_validate(
-            {k: v for k, v in data.items() if k in ModelInfo.model_fields}
-        )
-    return None
 
 
 def _from_codex(model: dict[str, Any]) -> ModelInfo | None:
@@ -177,11 +165,11 @@ class CodexProvider(AgentProvider):
 
     async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         if self._models is not None:
-            models = [m for m in map(_model_info, self._models) if m is not None]
+            models = [m for m in map(override_model, self._models) if m is not None]
         else:
             models = await self._discovered_models(launcher)
         known = {m.id for m in models}
-        for extra in map(_model_info, self._additional_models):
+        for extra in map(override_model, self._additional_models):
             if extra is not None and extra.id not in known:
                 models.append(extra)
                 known.add(extra.id)

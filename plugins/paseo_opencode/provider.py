@@ -36,7 +36,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
-from paseo_hookspecs.overrides import ProviderOverrides
+from paseo_hookspecs.overrides import ProviderOverrides, override_model
 from paseo_hookspecs.process import ProcessLauncher
 
 from .http import HttpError
@@ -58,17 +58,6 @@ QUIET = {
 }
 """Set unless the environment says otherwise: a supervised server neither updates itself nor
 shares sessions."""
-
-
-def _override_model(entry: Any) -> ModelInfo | None:
-    if isinstance(entry, str) and entry:
-        return ModelInfo(id=entry, label=entry)
-    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-        data = {"label": entry["id"], **entry}
-        return ModelInfo.model_validate(
-            {k: v for k, v in data.items() if k in ModelInfo.model_fields}
-        )
-    return None
 
 
 class OpenCodeProvider(AgentProvider):
@@ -156,11 +145,11 @@ class OpenCodeProvider(AgentProvider):
 
     async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         if self._models is not None:
-            models = [m for m in map(_override_model, self._models) if m is not None]
+            models = [m for m in map(override_model, self._models) if m is not None]
         else:
             models = (await self._listings(launcher))[0]
         known = {m.id for m in models}
-        for extra in map(_override_model, self._additional_models):
+        for extra in map(override_model, self._additional_models):
             if extra is not None and extra.id not in known:
                 models.append(extra)
                 known.add(extra.id)
