@@ -11,7 +11,8 @@ behind the daemon's trust model, and the caller rules (docs/mcp.md).
 * **Calls** run the wire protocol's own methods (their validation, their stable error codes)
   as a local session would, limited to :data:`METHODS`, with the caller rules: a child gets
   :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and (same provider)
-  its mode; a caller reaches itself and the agents it created, nothing else.
+  its mode; a caller reaches itself and the agents it created, and no other agent unless
+  ``daemon.mcp.callerScope`` widens that to its workspace's agents or to every agent.
 """
 
 from __future__ import annotations
@@ -319,6 +320,10 @@ class KernelMcpHost:
             raise NotFound(f"{method} is not available to agents")
         params = await self._apply_rules(caller, method, dict(params))
         result = await self._dispatch(caller, method, params)
+        if method == "agent.list" and self._scope() == "workspace":
+            result["agents"] = [
+                item for item in result.get("agents", []) if self._reachable(caller, item["id"])
+            ]
         if method == "agent.permissions.list":
             result["requests"] = [
                 item
@@ -344,12 +349,30 @@ class KernelMcpHost:
             raise InvalidParams(f"invalid params for {method}", data={"errors": problems}) from None
         return _json(await entry.method.handler(_Context(self._context, caller), validated))
 
-    def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
+    def _scope(self) -> str:
+        """``daemon.mcp.callerScope``, read at every call (a reload applies it at once)."""
+        return self._config.resolved.daemon.mcp.callerScope
+
+    def _workspace_of(self, agent_id: str) -> str | None:
         live = self.agents.agents.get(agent_id)
-        if live is None:
+        return live.record.workspaceId if live is not None else None
+
+    def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
+        """Whether ``caller`` may reach ``agent_id``: itself and the agents it created, or
+        as ``daemon.mcp.callerScope`` widens it (its workspace's agents, every agent)."""
+        live = self.agents.agents.get(agent_id)
+        if live is None or live.deleted:
             return False
+        if agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id:
+            return True
+        scope = self._scope()
+        if scope == "all":
+            return True
+        workspace = self._workspace_of(caller.agent_id)
         return (
-            agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id
+            scope == "workspace"
+            and workspace is not None
+            and (live.record.workspaceId == workspace)
         )
 
     def _target(self, caller: McpCaller, reference: str) -> str:
@@ -359,7 +382,10 @@ class KernelMcpHost:
         except PaseoError:
             raise NotFound(f"no agent {reference!r}") from None
         if not self._reachable(caller, agent_id):
-            raise AccessDenied(f"agent {agent_id} was not created by you ({caller.agent_id})")
+            raise AccessDenied(
+                f"agent {agent_id} was not created by you ({caller.agent_id}) and "
+                f"daemon.mcp.callerScope ({self._scope()}) does not let you reach it"
+            )
         return agent_id
 
     async def _terminal_rules(
@@ -382,6 +408,16 @@ class KernelMcpHost:
             )
         return params
 
+    def _list_rules(self, caller: McpCaller, params: dict[str, Any]) -> dict[str, Any]:
+        """``list_agents`` lists what the caller may reach (see :meth:`_reachable`): its
+        children by label; with scope ``workspace`` the page is filtered after the call (a
+        child in a worktree lives in another workspace, so no single filter says it)."""
+        if self._scope() != "created":
+            return params
+        labels = dict(params.get("labels") or {})
+        labels[PARENT_LABEL] = caller.agent_id
+        return {**params, "labels": labels}
+
     async def _apply_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
@@ -397,9 +433,7 @@ class KernelMcpHost:
             if mode and provider == caller.provider and "modeId" not in params:
                 params["modeId"] = mode
         elif method == "agent.list":
-            labels = dict(params.get("labels") or {})
-            labels[PARENT_LABEL] = caller.agent_id
-            params["labels"] = labels
+            params = self._list_rules(caller, params)
         elif isinstance(params.get("agentId"), str):
             params["agentId"] = self._target(caller, params["agentId"])
         if method.startswith("terminal."):

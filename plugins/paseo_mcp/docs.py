@@ -61,9 +61,18 @@ daemon control), and with the caller's identity:
   works in the caller's directory (agents get no `cwd`, mode or worktree inputs, as in the
   TypeScript Paseo) and, when it runs on the caller's provider, inherits the caller's mode
   (modes are provider-specific, so a child on another provider starts in its default mode);
-* a caller reaches itself and the agents it created, nothing else: any other agent is
-  `access_denied`, `list_agents` lists its children, `list_pending_permissions` shows only
-  theirs. There is no setting yet that widens this.
+* a caller reaches itself and the agents it created, and no other agent unless the user
+  allows it with `daemon.mcp.callerScope` in `config.json`:
+
+  | `callerScope` | a caller reaches |
+  |---|---|
+  | `created` (default) | itself and the agents it created |
+  | `workspace` | those, and every agent of its own workspace (the same project checkout) |
+  | `all` | every agent of the daemon |
+
+  Anything outside is `access_denied`; `list_agents` and `list_pending_permissions` show only
+  what is in reach. Any other value is refused as start-up refuses it (`paseo config set`,
+  `config.patch`, `paseo reload`, `paseo config validate`); a reload applies a change at once.
 
 Errors come back as MCP tool errors (`isError: true`) whose text is
 `{"error": {"code": "<stable code>", "message": "…"}}`, the codes of docs/protocol.md.
