@@ -10,13 +10,15 @@ behind the daemon's trust model, and the caller rules (docs/mcp.md).
   a valid token (``?token=`` or ``Authorization: Bearer``) of an agent that exists.
 * **Calls** run the wire protocol's own methods (their validation, their stable error codes)
   as a local session would, limited to :data:`METHODS`, with the caller rules: a child gets
-  :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and (same provider)
-  its mode; a caller reaches itself and the agents it created, and no other agent unless
-  ``daemon.mcp.callerScope`` widens that to its workspace's agents or to every agent.
+  :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and its mode (mapped
+  across providers by access level); a caller reaches itself and the agents it created, and
+  no other agent unless ``daemon.mcp.callerScope`` widens that to its workspace's agents or
+  to every agent.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -41,6 +43,7 @@ from paseo_hookspecs.mcp_host import (
 from paseo_hookspecs.transport import PeerFacts
 from pydantic import BaseModel, ValidationError
 
+from paseo.agents.mode_mapping import mapped_mode
 from paseo.daemon.mcp_notify import FinishNotices
 from paseo.rpc.address import parse_address
 
@@ -88,6 +91,9 @@ METHODS = frozenset(
     }
 )
 """What an agent may run through MCP: never config, auth, plugins or daemon control."""
+
+MODE_LISTING_TIMEOUT = 30.0
+"""Bound on listing the two providers' modes when a child's mode is mapped."""
 
 
 class CapabilityTokens:
@@ -408,6 +414,32 @@ class KernelMcpHost:
             )
         return params
 
+    async def _inherited_mode(self, caller: McpCaller, provider: str) -> str | None:
+        """The mode a child on ``provider`` (empty: the default provider) starts in: the
+        caller's current mode, mapped across providers by access level
+        (:mod:`paseo.agents.mode_mapping`); ``None`` leaves the provider's default."""
+        parent = self.agents.agents.get(caller.agent_id)
+        if parent is None:
+            return None
+        record = parent.record
+        mode = record.lastModeId or (record.config.modeId if record.config else None)
+        registry = self.agents.registry
+        child = provider or registry.default_provider()
+        if not mode or child is None:
+            return None
+        if child == caller.provider:
+            return mode
+        launcher = self.agents.launcher
+        try:
+            async with asyncio.timeout(MODE_LISTING_TIMEOUT):
+                parent_modes = await registry.usable(caller.provider).list_modes(launcher)
+                child_modes = await registry.usable(child).list_modes(launcher)
+        except (PaseoError, OSError, TimeoutError) as exc:
+            # The create itself says what is wrong with the child's provider.
+            log.info("no mode mapped from %s to %s: %s", caller.provider, child, exc)
+            return None
+        return mapped_mode(mode, parent_modes, child_modes)
+
     def _list_rules(self, caller: McpCaller, params: dict[str, Any]) -> dict[str, Any]:
         """``list_agents`` lists what the caller may reach (see :meth:`_reachable`): its
         children by label; with scope ``workspace`` the page is filtered after the call (a
@@ -426,12 +458,11 @@ class KernelMcpHost:
             labels[PARENT_LABEL] = caller.agent_id
             params["labels"] = labels
             params["cwd"] = caller.cwd
-            parent = self.agents.agents.get(caller.agent_id)
-            provider = str(params.get("provider") or "").split("/", 1)[0]
-            mode = parent.record.config.modeId if parent and parent.record.config else None
-            # Modes are provider-specific: a child of the same provider inherits the mode.
-            if mode and provider == caller.provider and "modeId" not in params:
-                params["modeId"] = mode
+            if "modeId" not in params:
+                provider = str(params.get("provider") or "").split("/", 1)[0]
+                mode = await self._inherited_mode(caller, provider)
+                if mode is not None:
+                    params["modeId"] = mode
         elif method == "agent.list":
             params = self._list_rules(caller, params)
         elif isinstance(params.get("agentId"), str):

@@ -59,8 +59,21 @@ daemon control), and with the caller's identity:
 
 * a child created with `create_agent` gets the label `paseo.parent-agent-id: <caller id>`,
   works in the caller's directory (agents get no `cwd`, mode or worktree inputs, as in the
-  TypeScript Paseo) and, when it runs on the caller's provider, inherits the caller's mode
-  (modes are provider-specific, so a child on another provider starts in its default mode);
+  TypeScript Paseo) and inherits the caller's current mode. On the caller's provider that is
+  the same mode; on another provider it is the mode of the same *access level*, which every
+  provider declares on its modes (`ModeInfo.access`), or when the child's provider has none,
+  of the nearest level below (a child never gets more autonomy than its parent); a mode with
+  no level leaves the child in its provider's default:
+
+  | level | Claude Code | Codex | OpenCode | omp | Copilot |
+  |---|---|---|---|---|---|
+  | `read-only` | `plan` | `read-only` | `plan` | `plan` | `…#plan` |
+  | `ask` | `default` | `untrusted` | `build` | `default` | `…#agent` |
+  | `edits` | `acceptEdits` | `auto` | (→ `build`) | (→ `default`) | (→ `…#agent`) |
+  | `full` | `bypassPermissions` | `full-access` | `full-access` | `full-access` | `…#autopilot` |
+
+  Pi has no modes (its child gets none); other ACP agents' modes, reported by their program,
+  carry no level;
 * a caller reaches itself and the agents it created, and no other agent unless the user
   allows it with `daemon.mcp.callerScope` in `config.json`:
 
