@@ -203,9 +203,9 @@ class KernelMcpHost:
     async def stop(self) -> None:
         return None
 
-    async def agent_attention(self, agent_id: str, reason: str) -> None:
+    async def agent_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         try:
-            await self.notices.attention(agent_id, reason)
+            await self.notices.attention(agent_id, reason, timestamp)
         except Exception:
             # A tap must not fail the plugin's task; the notice stays queued when it was saved.
             log.exception("agent %s: queueing or delivering a parent notice failed", agent_id)

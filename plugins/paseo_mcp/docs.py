@@ -99,7 +99,10 @@ running agent would replace its turn, so the notice is queued in
 `$PASEO_HOME/mcp/notices.json` (atomic writes, 0600) and delivered when the parent is idle:
 after its own turn ends, or when the daemon starts again. A notice leaves the queue only once
 the parent's prompt was accepted, so a restart loses none (one may be delivered twice if the
-daemon dies between the two).
+daemon dies between the two). The queue file also remembers, per child, the attention it
+queued last: if the daemon dies after the child's turn ended (durably, in its timeline) but
+before the notice was queued, the next start finds that attention unqueued and queues it then
+(a `permission` one excepted: the request died with the process).
 
 ## Injection and policy
 
