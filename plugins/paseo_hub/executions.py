@@ -239,6 +239,6 @@ class Executions:
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self) -> None:
-        """Wait for pending intent writes (shutdown)."""
+        """Wait for pending intent writes and auto-archives (shutdown)."""
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
