@@ -374,12 +374,10 @@ class KernelMcpHost:
         scope = self._scope()
         if scope == "all":
             return True
+        if scope != "workspace":
+            return False
         workspace = self._workspace_of(caller.agent_id)
-        return (
-            scope == "workspace"
-            and workspace is not None
-            and (live.record.workspaceId == workspace)
-        )
+        return workspace is not None and live.record.workspaceId == workspace
 
     def _target(self, caller: McpCaller, reference: str) -> str:
         """The id of the agent ``reference`` names, when the caller may reach it."""
