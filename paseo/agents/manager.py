@@ -198,7 +198,12 @@ class AgentService:
         )
         # Before the record: no session of the agent can start without its variables.
         await self.environments.put(record.id, variables)
-        if not await self.store.agents.insert(record):
+        try:
+            inserted = await self.store.agents.insert(record)
+        except BaseException:
+            await self.environments.forget(record.id)  # no record: nothing may keep them
+            raise
+        if not inserted:
             await self.environments.forget(record.id)
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
