@@ -32,7 +32,8 @@ from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 
-from paseo.agents import creation, permissions, recovery
+from paseo.agents import creation, environments, permissions, recovery
+from paseo.agents.environments import AgentEnvironments
 from paseo.agents.listing import ListFilter, Page
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
@@ -67,6 +68,7 @@ class _Rooms:
             self.tracker,
             self.launcher,
             service.config,
+            environments=service.environments,
             tools=service.session_tools,
         )
         self.runner = PromptRunner(service.roster, self.sessions, self.tracker)
@@ -85,9 +87,11 @@ class AgentService:
         config: ConfigView,
         plugins: AgentPlugins,
         placement: WorkspacePlacement,
+        environments: AgentEnvironments,
         session_tools: SessionTools | None = None,
     ) -> None:
         self.store = store
+        self.environments = environments
         self.session_tools = session_tools
         self.config = config
         self.plugins = plugins
@@ -177,15 +181,30 @@ class AgentService:
     # ================================================================ create
 
     async def create(
-        self, params: AgentCreateParams, *, extra_fields: Mapping[str, Any] | None = None
+        self,
+        params: AgentCreateParams,
+        *,
+        extra_fields: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> AgentRecord:
         """Create an agent, start its session in the background, send ``initialPrompt``.
         ``extra_fields`` go into the record before it is first written (see
-        :func:`paseo.agents.creation.new_record`)."""
+        :func:`paseo.agents.creation.new_record`); ``env`` is added to the environment of
+        every program the agent runs, and kept out of the record
+        (:mod:`paseo.agents.environments`)."""
+        variables = environments.checked(env or {})
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
-        if not await self.store.agents.insert(record):
+        # Before the record: no session of the agent can start without its variables.
+        await self.environments.put(record.id, variables)
+        try:
+            inserted = await self.store.agents.insert(record)
+        except BaseException:
+            await self.environments.forget(record.id)  # no record: nothing may keep them
+            raise
+        if not inserted:
+            await self.environments.forget(record.id)
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
@@ -240,6 +259,7 @@ class AgentService:
         agent.deleted = True
         agent.timeline.close()
         await self.store.agents.delete(agent.id)
+        await self.environments.forget(agent.id)
         self.agents.pop(agent.id, None)
         self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()

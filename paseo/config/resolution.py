@@ -202,6 +202,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
                 env.boolean("daemon.mcp.enabled", "PASEO_MCP"), mcp.enabled if mcp else None, True
             ),
             injectIntoAgents=_first_bool(mcp.injectIntoAgents if mcp else None, True),
+            callerScope=(mcp.callerScope if mcp else None) or "created",
         ),
         git=ResolvedGit.model_construct(
             maxProcessesPerSecond=env.positive_int(

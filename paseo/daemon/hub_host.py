@@ -189,7 +189,7 @@ class KernelAgentControl:
         grants = [f"mcp__{t.server}__{t.tool}" for t in spec.preapprovedTools]
         extra = {"owner": spec.owner.model_dump(mode="json"), POLICY_FIELD: grants}
         try:
-            record = await self._agents.create(params, extra_fields=extra)
+            record = await self._agents.create(params, extra_fields=extra, env=spec.env)
         except PaseoError as exc:
             raise CreateFailed(exc.message) from exc
         return self._snapshot(record.id)

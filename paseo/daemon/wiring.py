@@ -162,6 +162,7 @@ def _agents(
     tools: KernelMcpHost | None,
 ) -> AgentService:
     """The agent manager from its ports."""
+    from paseo.agents.environments import AgentEnvironments
     from paseo.agents.manager import AgentService
 
     plugins = daemon.plugins
@@ -173,6 +174,7 @@ def _agents(
         config=daemon.live_config,
         plugins=plugins,
         placement=placement,
+        environments=AgentEnvironments(daemon.home / "agent-env"),
         session_tools=tools,
     )
 

@@ -266,7 +266,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec("get_agent_status", "An agent's record and state.", AgentRef, _rpc("agent.get")),
     ToolSpec(
-        "list_agents", "The agents you created (and yourself).", ListAgentsInput, _rpc("agent.list")
+        "list_agents",
+        "The agents you can reach: yourself and those you created (or more, as the user's "
+        "daemon.mcp.callerScope allows).",
+        ListAgentsInput,
+        _rpc("agent.list"),
     ),
     ToolSpec(
         "get_agent_activity",

@@ -379,3 +379,62 @@ def test_every_tool_answers_with_data_or_a_stable_code(
     assert any("mcp-42" in line for line in answers["capture_terminal"][1]["lines"])
     listed = answers["list_terminals"][1]["terminals"]
     assert [t["terminalId"] for t in listed] == [created["terminalId"]]
+
+
+def test_caller_scope_widens_reach_as_the_user_allows(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, tmp_path: Path
+) -> None:
+    from paseo_hookspecs.errors import PaseoError
+
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config({"daemon": {"mcp": {"callerScope": "workspace"}}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+
+        def create(cwd: Path, title: str) -> dict[str, Any]:
+            body = {"provider": "scripted", "cwd": str(cwd), "title": title}
+            agent: dict[str, Any] = connected.call("agent.create", body)["agent"]
+            return agent
+
+        caller = create(workdir, "caller")
+        neighbour = create(workdir, "neighbour")
+        stranger = create(elsewhere, "stranger")
+
+        async def scenario(s: ClientSession) -> dict[str, Any]:
+            return {
+                "listed": _data(await s.call_tool("list_agents", {})),
+                "neighbour": await s.call_tool("get_agent_status", {"agentId": neighbour["id"]}),
+                "stranger": _error(
+                    await s.call_tool("get_agent_status", {"agentId": stranger["id"]})
+                ),
+            }
+
+        got = asyncio.run(_session(_url(live, caller["id"]), scenario))
+        assert {a["id"] for a in got["listed"]["agents"]} == {caller["id"], neighbour["id"]}
+        assert _data(got["neighbour"])["agent"]["id"] == neighbour["id"]
+        assert got["stranger"]["code"] == "access_denied"
+        assert "callerScope" in got["stranger"]["message"]
+
+        # A value start-up would refuse is refused; `all` applies without a restart.
+        with pytest.raises(PaseoError) as refused:
+            connected.config_patch({"daemon": {"mcp": {"callerScope": "everyone"}}})
+        assert refused.value.code == "invalid_config"
+        assert "daemon.mcp.callerScope" in refused.value.message
+        applied = connected.config_patch({"daemon": {"mcp": {"callerScope": "all"}}})
+        assert applied.applied == ["daemon.mcp.callerScope"]
+
+    async def widened(s: ClientSession) -> dict[str, Any]:
+        return {
+            "listed": _data(await s.call_tool("list_agents", {})),
+            "stranger": _data(await s.call_tool("get_agent_status", {"agentId": stranger["id"]})),
+        }
+
+    got = asyncio.run(_session(_url(live, caller["id"]), widened))
+    assert {a["id"] for a in got["listed"]["agents"]} >= {
+        caller["id"],
+        neighbour["id"],
+        stranger["id"],
+    }
+    assert got["stranger"]["agent"]["id"] == stranger["id"]
