@@ -128,7 +128,8 @@ def test_a_spoken_prompt_reaches_claude_and_its_speak_comes_back_as_audio(
     assert prompts[-1].startswith(PHRASE + "\n\n"), prompts
     calls = [e["event"]["item"] for e in entries if item_type(e) == "tool_call"]
     speak = [c for c in calls if c["name"] == "mcp__paseo__speak"]
-    assert speak and speak[-1]["status"] == "completed", calls
+    assert speak, calls
+    assert speak[-1]["status"] == "completed", calls
     requested = [e["event"]["request"] for e in entries if item_type(e) == "permission_requested"]
     resolved = [e["event"] for e in entries if item_type(e) == "permission_resolved"]
     # Claude Code's default mode asked; voice mode allowed it without a person.
