@@ -227,13 +227,19 @@ async def _run(
         args.timeout,
         "the transcripts",
     )
-    waited = None
-    if any(t.get("prompted") for t in talk.transcripts):
-        waited = await client.call(
-            "agent.wait",
-            {"agentId": state["agentId"], "timeout": min(args.timeout, 600)},
-            timeout=args.timeout + 10,
+    if not any(t.get("prompted") for t in talk.transcripts):
+        if talk.errors:
+            first = talk.errors[0]
+            raise CliError(f"voice mode failed: {first.get('message')} ({first.get('code')})")
+        raise CliError(
+            f"heard {heard} utterance(s) but recognised no words; check "
+            "features.voiceMode.stt (a grammar model recognises only its phrases)"
         )
+    waited = await client.call(
+        "agent.wait",
+        {"agentId": state["agentId"], "timeout": min(args.timeout, 600)},
+        timeout=args.timeout + 10,
+    )
     return {
         "voiceId": talk.voice_id,
         "agentId": state["agentId"],
@@ -251,7 +257,7 @@ async def _run(
             }
             for r in talk.replies.values()
         ],
-        "outcome": waited["outcome"] if waited else None,
+        "outcome": waited["outcome"],
         "errors": [{"code": e.get("code"), "message": e.get("message")} for e in talk.errors],
     }
 
