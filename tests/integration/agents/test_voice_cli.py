@@ -8,8 +8,11 @@ voice session's instructions), and the reply comes back as audio the command sav
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
 import wave
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 from conftest import RunPaseo
 from helpers.daemon_rpc import LiveDaemon
+from helpers.waiting import wait_for
 
 from .conftest import scripted_config
 
@@ -152,3 +156,40 @@ def test_silence_unrecognised_speech_and_unknown_agents_are_clean_errors(
     assert unknown.returncode == 1
     assert "not_found" in unknown.stderr
     assert "Traceback" not in quiet.stderr + unheard.stderr + unknown.stderr
+
+
+def test_ctrl_c_aborts_the_agents_turn_and_detaches(
+    voice_daemon: LiveDaemon, client: Any, workdir: Path, tmp_path: Path
+) -> None:
+    agent_id = _agent(client, workdir)
+    spoken = _espeak(PHRASE, tmp_path / "prompt.wav")
+    command = [sys.executable, "-m", "paseo", "voice", agent_id, str(spoken)]
+    process = subprocess.Popen(
+        [*command, "--instructions", "[[slow:120]]"],
+        env={**os.environ, "PASEO_HOME": str(voice_daemon.home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        def running() -> bool:
+            agent = client.call("agent.get", {"agentId": agent_id})["agent"]
+            return bool(agent["lastStatus"] == "running")
+
+        wait_for(running, timeout=60, what="the spoken prompt's turn to start")
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    waited = client.call("agent.wait", {"agentId": agent_id, "timeout": 30}, timeout=40)
+    assert waited["outcome"] == "idle", waited
+    entries = client.call("agent.timeline", {"agentId": agent_id, "limit": 5, "tail": True})
+    assert entries["entries"][-1]["event"]["type"] == "turn_canceled"
+    # The session was stopped on the way out: a new one can attach.
+    fresh = client.call("voice.start", {"agentId": agent_id}, timeout=60)
+    assert client.call("voice.stop", {"voiceId": fresh["voiceId"]})["stopped"] is True
