@@ -18,6 +18,7 @@ from helpers.daemon_rpc import LiveDaemon
 from helpers.waiting import wait_for
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from paseo_hookspecs.errors import PaseoError
 from paseo_mcp.tools import TOOLS
 
 from paseo.daemon.mcp_host import CapabilityTokens
@@ -400,6 +401,12 @@ def test_speak_is_offered_only_while_voice_mode_is_attached(
     assert _error(refused)["code"] == "not_found"
 
     voice = client.call("voice.start", {"agentId": agent["id"]}, timeout=60)
+    # A reconnecting client resumes its session by id; a second session is refused.
+    resumed = client.call("voice.start", {"voiceId": voice["voiceId"]})
+    assert (resumed["voiceId"], resumed["agentId"]) == (voice["voiceId"], agent["id"])
+    with pytest.raises(PaseoError) as second:
+        client.call("voice.start", {"agentId": agent["id"]})
+    assert second.value.code == "conflict"
     listed, spoken = asyncio.run(_session(url, scenario))
     assert listed == ALL_TOOLS | VOICE_ONLY
     said = _data(spoken)
