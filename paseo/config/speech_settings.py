@@ -45,13 +45,24 @@ def read_view(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def clean_patch(patch: Mapping[str, Any], placeholder: str) -> dict[str, Any]:
     """``patch`` without what a re-saved read carries back: ``hasApiKey`` and an ``apiKey``
-    equal to the redaction ``placeholder`` (the stored key is kept)."""
-    cleaned: dict[str, Any] = copy.deepcopy(dict(patch))
+    equal to the redaction ``placeholder`` (the stored key is kept).
+
+    Only the objects on the way to a speech site are copied: the rest is handed on as it came,
+    so the write path's own limits (depth, size) judge it."""
+    cleaned: dict[str, Any] = dict(patch)
     for path in SPEECH_SITES:
-        site = _site(cleaned, path)
-        if site is None:
-            continue
-        site.pop(HAS_API_KEY, None)
-        if site.get("apiKey") == placeholder:
-            del site["apiKey"]
+        parent: dict[str, Any] = cleaned
+        for key in path[:-1]:
+            child = parent.get(key)
+            if not isinstance(child, Mapping):
+                break
+            parent[key] = parent = dict(child)
+        else:
+            site = parent.get(path[-1])
+            if not isinstance(site, Mapping):
+                continue
+            site = parent[path[-1]] = dict(site)
+            site.pop(HAS_API_KEY, None)
+            if site.get("apiKey") == placeholder:
+                del site["apiKey"]
     return cleaned
