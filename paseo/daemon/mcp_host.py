@@ -19,6 +19,7 @@ behind the daemon's trust model, and the caller rules (docs/mcp.md).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -88,12 +89,17 @@ METHODS = frozenset(
         "terminal.kill",
         "terminal.capture",
         "terminal.input",
+        "voice.speak",
     }
 )
 """What an agent may run through MCP: never config, auth, plugins or daemon control."""
 
 MODE_LISTING_TIMEOUT = 30.0
 """Bound on listing the two providers' modes when a child's mode is mapped."""
+
+VOICE_TOOL = "speak"
+"""The voice-only tool: offered to an agent exactly while voice mode is attached to it,
+whatever its provider's ``paseoTools.disabledTools`` says (that policy covers the catalog)."""
 
 
 class CapabilityTokens:
@@ -190,6 +196,7 @@ class KernelMcpHost:
         self._mounts: dict[str, AsgiApp] = {}
         self._policies: dict[str, ToolPolicy] = {}
         self._agents: AgentService | None = None
+        self._voice: Callable[[str], bool] = lambda agent_id: False
         self.notices = FinishNotices(notices_path, lambda: self.agents)
 
     # ---------------------------------------------------------------- service
@@ -212,6 +219,11 @@ class KernelMcpHost:
 
     def bind_agents(self, agents: AgentService) -> None:
         self._agents = agents
+
+    def bind_voice(self, attached: Callable[[str], bool]) -> None:
+        """``attached(agentId)``: voice mode is attached to that agent (it is offered
+        :data:`VOICE_TOOL`)."""
+        self._voice = attached
 
     @property
     def agents(self) -> AgentService:
@@ -315,6 +327,13 @@ class KernelMcpHost:
             return None
         record = live.record
         policy = self._policies.get(agent_id) or self.policy(record.provider)
+        voice = {VOICE_TOOL}
+        disabled = (
+            policy.disabled_tools - voice
+            if self._voice(agent_id)
+            else policy.disabled_tools | voice
+        )
+        policy = dataclasses.replace(policy, disabled_tools=frozenset(disabled))
         return McpCaller(agent_id=agent_id, provider=record.provider, cwd=record.cwd, policy=policy)
 
     # ---------------------------------------------------------------- calls

@@ -19,7 +19,8 @@ from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
 from paseo.config import get_path, patch_file
-from paseo.daemon.reload import ReloadOutcome, redact, reload_config
+from paseo.config.speech_settings import clean_patch, read_view
+from paseo.daemon.reload import REDACTED, ReloadOutcome, redact, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -149,8 +150,9 @@ async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeRe
 
 async def config_get(ref: DaemonRef, ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
     loaded = ref.get().config
-    document: Any = redact(loaded.document)
-    resolved: Any = redact(loaded.resolved.to_json())
+    # Speech sites say hasApiKey; every other secret is masked.
+    document: Any = redact(read_view(loaded.document))
+    resolved: Any = redact(read_view(loaded.resolved.to_json()))
     if params.path:
         try:
             document = _get(document, params.path)
@@ -261,12 +263,14 @@ async def config_patch(
     ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
 ) -> ConfigPatchResult:
     _check_patch_access(params.patch, ctx.session_kind)
+    # A client re-saving what it read sends hasApiKey (and maybe placeholders) back.
+    changes = clean_patch(params.patch, REDACTED)
     daemon = ref.get()
     async with daemon.config_lock:
-        written = await asyncio.to_thread(patch_file, daemon.layout.config, params.patch)
+        written = await asyncio.to_thread(patch_file, daemon.layout.config, changes)
         outcome = await reload_config(daemon)
     _announce(_server(daemon), outcome)
-    return ConfigPatchResult(config=redact(written.document), **_outcome(outcome))
+    return ConfigPatchResult(config=redact(read_view(written.document)), **_outcome(outcome))
 
 
 def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:

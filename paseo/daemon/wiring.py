@@ -123,10 +123,16 @@ def compose(daemon: Daemon) -> Composition:
     ]
 
     from paseo.plugins.drivers import load_driver
+    from paseo.speech.agents_port import AgentServiceVoicePort
     from paseo.speech.service import SpeechService
 
-    speech = SpeechService(config, load_driver)
+    speech = SpeechService(config, load_driver, agents=AgentServiceVoicePort(lambda: agents))
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
+    # Voice mode approves its agents' `speak` requests, and the MCP server offers `speak` only
+    # to an agent voice mode is attached to.
+    tap.observers.append(speech.voice)
+    if mcp is not None:
+        mcp.bind_voice(speech.voice.attached)
 
     services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
     if mcp is not None:

@@ -125,6 +125,16 @@ policy decides what an agent is offered, not what it can do.
 `agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
 and ACP agents have no equivalent a client can set, so it does not apply to them.
 
+## Voice mode: `speak`
+
+`speak` is offered to an agent only while voice mode is attached to it (`voice.start`,
+`paseo voice`; see docs/speech.md): it is left out of `tools/list` and refused in `tools/call`
+otherwise, whatever `paseoTools.disabledTools` says. Attaching restarts the agent's program
+(the next prompt resumes it) so that it lists its tools again. Its permission requests (Claude
+Code's default mode asks for MCP tools) are approved by voice mode. The text is synthesized
+with `features.voiceMode.tts` and streamed to the voice client; the call returns once it is
+sent, or fails with `conflict` when the user aborted.
+
 ## Tools
 
 Terminal tools (`list_terminals`, `create_terminal`, `kill_terminal`, `capture_terminal`,

@@ -18,13 +18,16 @@ from helpers.daemon_rpc import LiveDaemon
 from helpers.waiting import wait_for
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from paseo_hookspecs.errors import PaseoError
 from paseo_mcp.tools import TOOLS
 
 from paseo.daemon.mcp_host import CapabilityTokens
 
 from .conftest import scripted_config
 
-ALL_TOOLS = {tool.name for tool in TOOLS}
+VOICE_ONLY = {"speak"}
+ALL_TOOLS = {tool.name for tool in TOOLS} - VOICE_ONLY
+"""What an agent is offered outside voice mode."""
 
 
 def _url(live: LiveDaemon, agent_id: str) -> str:
@@ -438,3 +441,42 @@ def test_caller_scope_widens_reach_as_the_user_allows(
         stranger["id"],
     }
     assert got["stranger"]["agent"]["id"] == stranger["id"]
+
+
+def test_speak_is_offered_only_while_voice_mode_is_attached(
+    agent_daemon: LiveDaemon, client: Any, create_agent: Callable[..., dict[str, Any]]
+) -> None:
+    agent = create_agent(title="talker")
+    url = _url(agent_daemon, agent["id"])
+    heard: list[dict[str, Any]] = []
+    client.on("voice.output", lambda method, event: heard.append(event))
+
+    async def scenario(s: ClientSession) -> tuple[set[str], Any]:
+        listed = {tool.name for tool in (await s.list_tools()).tools}
+        return listed, await s.call_tool("speak", {"text": "hello there"})
+
+    listed, refused = asyncio.run(_session(url, scenario))
+    assert "speak" not in listed
+    assert _error(refused)["code"] == "not_found"
+
+    voice = client.call("voice.start", {"agentId": agent["id"]}, timeout=60)
+    # A reconnecting client resumes its session by id; a second session is refused.
+    resumed = client.call("voice.start", {"voiceId": voice["voiceId"]})
+    assert (resumed["voiceId"], resumed["agentId"]) == (voice["voiceId"], agent["id"])
+    with pytest.raises(PaseoError) as second:
+        client.call("voice.start", {"agentId": agent["id"]})
+    assert second.value.code == "conflict"
+    listed, spoken = asyncio.run(_session(url, scenario))
+    assert listed == ALL_TOOLS | VOICE_ONLY
+    said = _data(spoken)
+    assert said["voiceId"] == voice["voiceId"]
+    assert said["chunks"] >= 1
+    wait_for(lambda: len(heard) >= said["chunks"], timeout=30, what="the voice.output pieces")
+    assert heard[0]["text"] == "hello there"
+    assert heard[-1]["final"] is True
+    assert all(event["speechId"] == said["speechId"] for event in heard)
+
+    assert client.call("voice.stop", {"voiceId": voice["voiceId"]})["stopped"] is True
+    listed, refused = asyncio.run(_session(url, scenario))
+    assert "speak" not in listed
+    assert _error(refused)["code"] == "not_found"
