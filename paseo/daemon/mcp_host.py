@@ -345,6 +345,8 @@ class KernelMcpHost:
         return _json(await entry.method.handler(_Context(self._context, caller), validated))
 
     def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
+        """Whether ``agent_id`` is the caller or its child; for loaded agents only (every agent
+        with a pending permission request is loaded)."""
         live = self.agents.agents.get(agent_id)
         if live is None:
             return False
@@ -352,15 +354,15 @@ class KernelMcpHost:
             agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id
         )
 
-    def _target(self, caller: McpCaller, reference: str) -> str:
+    async def _target(self, caller: McpCaller, reference: str) -> str:
         """The id of the agent ``reference`` names, when the caller may reach it."""
         try:
-            agent_id = self.agents.get(reference).id
+            agent = await self.agents.get(reference)
         except PaseoError:
             raise NotFound(f"no agent {reference!r}") from None
-        if not self._reachable(caller, agent_id):
-            raise AccessDenied(f"agent {agent_id} was not created by you ({caller.agent_id})")
-        return agent_id
+        if agent.id != caller.agent_id and agent.record.labels.get(PARENT_LABEL) != caller.agent_id:
+            raise AccessDenied(f"agent {agent.id} was not created by you ({caller.agent_id})")
+        return agent.id
 
     async def _terminal_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
@@ -401,13 +403,13 @@ class KernelMcpHost:
             labels[PARENT_LABEL] = caller.agent_id
             params["labels"] = labels
         elif isinstance(params.get("agentId"), str):
-            params["agentId"] = self._target(caller, params["agentId"])
+            params["agentId"] = await self._target(caller, params["agentId"])
         if method.startswith("terminal."):
             params = await self._terminal_rules(caller, method, params)
         if method == "schedule.create":
             target = params.get("target")
             if isinstance(target, dict) and isinstance(target.get("agentId"), str):
-                target["agentId"] = self._target(caller, target["agentId"])
+                target["agentId"] = await self._target(caller, target["agentId"])
         return params
 
     def __repr__(self) -> str:  # never the key

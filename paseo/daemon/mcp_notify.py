@@ -99,7 +99,7 @@ class FinishNotices:
             served: set[str] = set()
             for notice in list(self._queue):
                 parent_id = notice["parentId"]
-                parent = agents.agents.get(parent_id)
+                parent = await agents.load(parent_id)
                 if parent is None or parent.deleted:
                     self._queue.remove(notice)
                     continue

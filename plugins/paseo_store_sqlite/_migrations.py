@@ -111,7 +111,16 @@ CREATE TABLE plugin_sources (
 );
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration("0001_initial_schema", _INITIAL_SCHEMA),)
+_AGENTS_BY_STATUS = """
+-- Boot loads the agents a stopped daemon left live, by status: without this index that is a
+-- scan of every agent row, so start-up would grow with the number of agents.
+CREATE INDEX agents_by_status ON agents (last_status, created_at, id);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001_initial_schema", _INITIAL_SCHEMA),
+    Migration("0002_agents_by_status", _AGENTS_BY_STATUS),
+)
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 
 
