@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from paseo_hookspecs.records import AgentRecord, ScheduleRecord
 from paseo_hookspecs.store import AgentFilter
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, create_model
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -25,6 +25,42 @@ DEFAULT_CACHE_RECORDS = 256
 the files, so this only spares re-reading the records being worked on."""
 
 _intern = sys.intern
+
+
+def index_fields(model: type[BaseModel], names: tuple[str, ...]) -> type[BaseModel]:
+    """A model of just ``names`` of ``model`` (same types, defaults and strictness), every
+    other key ignored.
+
+    Opening a home validates each record file with it: pydantic then checks the JSON and the
+    indexed fields without building the record's nested models (several times faster than
+    the full model, and faster than ``json.loads``). The rest of a record is validated when
+    it is first read in full, which quarantines a file that fails then.
+    """
+    declared = model.model_fields
+    fields: dict[str, Any] = {name: (declared[name].annotation, declared[name]) for name in names}
+    return create_model(
+        f"{model.__name__}IndexFields",
+        __config__=ConfigDict(extra="ignore", strict=True, defer_build=True),
+        **fields,
+    )
+
+
+AGENT_INDEX_FIELDS = index_fields(
+    AgentRecord,
+    (
+        "id",
+        "cwd",
+        "createdAt",
+        "workspaceId",
+        "provider",
+        "lastStatus",
+        "archivedAt",
+        "requiresAttention",
+        "labels",
+        "title",
+    ),
+)
+SCHEDULE_INDEX_FIELDS = index_fields(ScheduleRecord, ("id", "createdAt", "status"))
 
 
 class Row(Protocol):
@@ -54,7 +90,7 @@ class ScheduleRow:
 
     __slots__ = ("createdAt", "id", "path", "status")
 
-    def __init__(self, record: ScheduleRecord, path: str) -> None:
+    def __init__(self, record: ScheduleRecord | Any, path: str) -> None:
         self.id: str = record.id
         self.createdAt: str = record.createdAt
         self.path: str = path
@@ -78,7 +114,7 @@ class AgentRow:
         "workspaceId",
     )
 
-    def __init__(self, record: AgentRecord, path: str) -> None:
+    def __init__(self, record: AgentRecord | Any, path: str) -> None:
         self.id: str = record.id
         self.createdAt: str = record.createdAt
         self.path: str = path
@@ -187,7 +223,9 @@ class RecordCache(Generic[M]):
 
 
 __all__ = [
+    "AGENT_INDEX_FIELDS",
     "DEFAULT_CACHE_RECORDS",
+    "SCHEDULE_INDEX_FIELDS",
     "AgentRow",
     "PlainRow",
     "RecordCache",

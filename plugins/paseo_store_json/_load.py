@@ -31,14 +31,12 @@ from paseo_hookspecs.records import (
     WORKSPACE_LABELS_FILE,
     WORKSPACE_LABELS_TRANSACTION_FILE,
     WORKSPACES_FILE,
-    AgentRecord,
     ManagedProcessRecord,
     PluginSource,
     PluginSourcesFile,
     ProjectRecord,
     ProjectsFile,
     PushTokensFile,
-    ScheduleRecord,
     WorkspaceLabelDefinition,
     WorkspaceLabelsFile,
     WorkspaceLabelTransaction,
@@ -58,7 +56,14 @@ from paseo_store_json._files import (
     quarantine,
     remove_temp_files,
 )
-from paseo_store_json._index import AgentRow, PlainRow, Row, ScheduleRow
+from paseo_store_json._index import (
+    AGENT_INDEX_FIELDS,
+    SCHEDULE_INDEX_FIELDS,
+    AgentRow,
+    PlainRow,
+    Row,
+    ScheduleRow,
+)
 
 log = logging.getLogger("paseo.store.json")
 
@@ -231,8 +236,9 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             home,
             reader,
             agent_files,
-            AgentRecord,
+            AGENT_INDEX_FIELDS,
             AgentRow,
+            kind="agent",
             into=loaded.agents,
             loaded=loaded,
             canonical=_agent_is_canonical,
@@ -241,8 +247,9 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             home,
             reader,
             _scan(str(home / SCHEDULES_DIR)),
-            ScheduleRecord,
+            SCHEDULE_INDEX_FIELDS,
             ScheduleRow,
+            kind="schedule",
             into=loaded.schedules,
             loaded=loaded,
         )
@@ -252,12 +259,14 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             _scan(str(home / MANAGED_PROCESSES_DIR)),
             ManagedProcessRecord,
             PlainRow,
+            kind="managed process",
             into=loaded.processes,
             loaded=loaded,
         )
 
 
-def _agent_is_canonical(record: AgentRecord, path: str) -> bool:
+def _agent_is_canonical(record: Any, path: str) -> bool:
+    """Whether ``path`` is where an agent with these (index) fields is written."""
     return os.path.basename(os.path.dirname(path)) == sanitize_cwd(record.cwd) and (
         os.path.basename(path) == f"{record.id}.json"
     )
@@ -311,16 +320,19 @@ def _load_files(
     model: type[M],
     row_type: Callable[[M, str], R],
     *,
+    kind: str,
     into: dict[str, R],
     loaded: Loaded,
     canonical: Callable[[M, str], bool] = _id_is_canonical,
 ) -> None:
-    """Validate the records in ``paths`` and index them into ``into`` (keyed by ``id``).
+    """Validate the records in ``paths`` as ``model`` and index them into ``into`` (by id).
 
     This is the cold-start hot path: reader threads read the next batches of files while this
-    thread validates the current one (every record is validated in full, so a damaged file is
-    quarantined now, not when first read), and only the index row of each record is kept.
-    Paths stay ``str`` (``Path`` objects cost as much as parsing).
+    thread validates the current one, and only the index row of each record is kept. For
+    agents and schedules ``model`` checks the JSON and the indexed fields only (see
+    :func:`paseo_store_json._index.index_fields`): a file that is not JSON or whose indexed
+    fields are invalid is quarantined now, one invalid elsewhere when it is first read. Paths
+    stay ``str`` (``Path`` objects cost as much as parsing).
     """
     batches = [paths[i : i + _READ_BATCH] for i in range(0, len(paths), _READ_BATCH)]
     canonical_paths: dict[str, bool] = {}
@@ -355,7 +367,7 @@ def _load_files(
                 quarantine(
                     home,
                     Path(lose.path),
-                    f"duplicate {model.__name__} {row.id}; kept {keep.path}",
+                    f"duplicate {kind} {row.id}; kept {keep.path}",
                 )
             )
 

@@ -4,6 +4,7 @@ the store's back is quarantined when it is next read, never served or silently d
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from paseo_hookspecs.records import agent_record_path, dump_record
@@ -82,3 +83,29 @@ def test_an_update_reads_an_evicted_record_from_its_file(home, make_agent):
         await reopened.close()
 
     asyncio.run(main())
+
+
+def test_a_field_outside_the_index_is_validated_when_first_read(home, make_agent):
+    """Open checks the JSON and the indexed fields; the rest of a record is checked when it is
+    read in full, and a file failing then is quarantined, not served."""
+    good = make_agent(AGENTS[0])
+    bad = dump_record(make_agent(AGENTS[1]))
+    bad["config"] = {**(bad.get("config") or {}), "modeId": 5}
+    for data in (dump_record(good), bad):
+        path = home / agent_record_path(data["id"], data["cwd"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data))
+
+    async def main() -> list[str]:
+        store = JsonStore(home)
+        await store.open()
+        assert store.quarantined == []
+        page = await store.agents.list()
+        assert [a.id for a in page.items] == [AGENTS[0]]
+        assert await store.agents.get(AGENTS[1]) is None
+        reasons = [q.reason for q in store.quarantined]
+        await store.close()
+        return reasons
+
+    [reason] = asyncio.run(main())
+    assert "config.modeId" in reason
