@@ -90,7 +90,7 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
         clauses.append("substr(lower(id), 1, ?) = ?")
         params.extend((len(filter.id_prefix), filter.id_prefix.lower()))
     if filter.title is not None:
-        clauses.append("json_extract(record, '$.title') = ?")
+        clauses.append("title = ?")
         params.append(filter.title)
     return clauses, params
 
