@@ -5,12 +5,16 @@ memory and loaded again, and their streams can be subscribed to before they were
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
-from helpers.daemon_rpc import LiveDaemon, stop_daemon
+from helpers.daemon_rpc import LiveDaemon
+from helpers.waiting import wait_for
 from paseo_hookspecs.errors import NotFound
 from paseo_hookspecs.records import agent_record_path
 
@@ -19,6 +23,13 @@ from paseo.client import SyncClient
 from paseo.testing.store_conformance import agent_data, iso
 
 CLOSED = KEEP_AT_REST + 40
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 def _agent_id(n: int) -> str:
@@ -45,7 +56,7 @@ def test_agents_load_on_demand_and_keep_every_change(
     agent_daemon_factory: Callable[..., LiveDaemon], paseo_home: Path
 ) -> None:
     _seed(paseo_home)
-    agent_daemon_factory()
+    daemon = agent_daemon_factory()
     with SyncClient(home=paseo_home, client_type="sdk") as client:
         listed = client.call("agent.list", {"limit": 5})
         assert listed["total"] == CLOSED + 2
@@ -71,6 +82,8 @@ def test_agents_load_on_demand_and_keep_every_change(
             assert client.call("agent.get", {"agentId": _agent_id(n)})["agent"]["id"]
         again = client.call("agent.get", {"agentId": first})["agent"]
         assert again["title"] == "renamed while loaded"
+        # A change to an agent loaded again after it was dropped (its record read back).
+        client.call("agent.update", {"agentId": _agent_id(1), "labels": {"pass": "second"}})
 
         # Named by a unique id prefix and by title, loaded or not.
         by_prefix = client.call("agent.get", {"agentId": _agent_id(CLOSED - 1)[:8]})
@@ -83,9 +96,12 @@ def test_agents_load_on_demand_and_keep_every_change(
         assert len(every) == CLOSED + 2
         assert {a["id"]: a["title"] for a in every}[first] == "renamed while loaded"
 
-    # What was changed while loaded is on disk: a restarted daemon lists it.
-    stop_daemon(paseo_home)
+    # Every acknowledged change is on disk: it survives the daemon being killed.
+    os.kill(daemon.pid, signal.SIGKILL)
+    wait_for(lambda: _gone(daemon.pid), what="the daemon to die")
     agent_daemon_factory()
     with SyncClient(home=paseo_home, client_type="sdk") as client:
         record = client.call("agent.get", {"agentId": first})["agent"]
         assert record["title"] == "renamed while loaded"
+        relabelled = client.call("agent.get", {"agentId": _agent_id(1)})["agent"]
+        assert relabelled["labels"]["pass"] == "second"
