@@ -149,25 +149,28 @@ class RecordFiles(Generic[M, R]):
 
     async def _drop_damaged(self, row: R, damage: _Damaged, *, locked: bool) -> None:
         """Quarantine (or forget, when it is gone) a file that failed to read back, unless a
-        write replaced it meanwhile."""
+        write replaced it meanwhile. Under the id's lock, so no write of it runs meanwhile;
+        the index changes on the event loop, never in the worker thread."""
 
-        def work() -> None:
+        async def settle() -> None:
             if self.index.rows.get(row.id) is not row:
                 return
             if damage.missing:
                 log.error("%s %s vanished from %s: dropped", self.kind, row.id, row.path)
             else:
-                self.core.quarantined.append(
-                    quarantine(self.core.home, Path(row.path), damage.reason)
+                moved = await self.core.io(
+                    lambda: quarantine(self.core.home, Path(row.path), damage.reason),
+                    f"quarantining {row.path}",
                 )
+                self.core.quarantined.append(moved)
             self.index.pop(row.id)
             self.cache.drop(row.id)
 
         if locked:
-            await self.core.io(work, f"quarantining {row.path}")
+            await settle()
             return
         async with self.locks.hold(row.id):
-            await self.core.io(work, f"quarantining {row.path}")
+            await settle()
 
     async def get(self, row_id: str) -> M | None:
         self.core.check_open()
