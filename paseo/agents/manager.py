@@ -35,7 +35,13 @@ from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 from paseo.agents import creation, environments, permissions, recovery
 from paseo.agents.environments import AgentEnvironments
 from paseo.agents.listing import ListFilter, Page
-from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
+from paseo.agents.live import (
+    AGENT_STREAM_PREFIX,
+    AGENTS_STREAM,
+    STREAM_ACCESS,
+    LiveAgent,
+    runtime_changes,
+)
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.registry import ProviderRegistry
@@ -122,6 +128,8 @@ class AgentService:
 
     @property
     def agents(self) -> dict[str, LiveAgent]:
+        """The loaded agents: every one with a session, a run or a waiter, and some at rest
+        (see :mod:`paseo.agents.roster`); any other is loaded by :meth:`get` or :meth:`load`."""
         return self.roster.agents
 
     async def start(self) -> None:
@@ -147,7 +155,8 @@ class AgentService:
     async def stop(self) -> None:
         rooms = self._started
         await rooms.registry.stop()
-        # Closed agents at rest are durable already: stopping costs the live ones only.
+        # Only loaded agents can have anything to stop, and closed ones at rest are durable
+        # already: stopping costs the live ones only, whatever the number of agents.
         agents = [agent for agent in self.agents.values() if not agent.at_rest]
         await asyncio.gather(
             *(rooms.sessions.close(agent, reason="daemon_stopped") for agent in agents),
@@ -163,11 +172,22 @@ class AgentService:
 
     # ================================================================ lookups
 
-    def get(self, reference: str) -> LiveAgent:
-        """The agent ``reference`` names (id, unique prefix or title)."""
-        return self.roster.get(reference)
+    async def get(self, reference: str) -> LiveAgent:
+        """The agent ``reference`` names (id, unique prefix or title), loaded."""
+        return await self.roster.get(reference)
 
-    def list_agents(
+    async def load(self, agent_id: str) -> LiveAgent | None:
+        """The agent with exactly this id, loaded; ``None`` when there is none."""
+        return await self.roster.load(agent_id)
+
+    async def declare_stream(self, name: str) -> None:
+        """Declare ``agent:{id}`` by loading the agent (an unknown id declares nothing, so the
+        subscription is refused as ``not_found``)."""
+        agent_id = name.removeprefix(AGENT_STREAM_PREFIX)
+        if agent_id != name:
+            await self.roster.load(agent_id)
+
+    async def list_agents(
         self,
         admit: ListFilter,
         *,
@@ -176,7 +196,9 @@ class AgentService:
         newest_first: bool = False,
     ) -> Page:
         """A page of the agents ``admit`` lets through, oldest (or newest) first."""
-        return self.roster.index.page(admit, cursor=cursor, limit=limit, newest_first=newest_first)
+        return await self.roster.page(
+            admit, cursor=cursor, limit=limit, newest_first=newest_first
+        )
 
     # ================================================================ create
 
@@ -222,37 +244,37 @@ class AgentService:
     ) -> tuple[LiveAgent, str, bool]:
         """Queue ``text`` as the agent's next prompt; returns ``(agent, messageId, accepted)``
         (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         message_id, accepted = await self._started.runner.send(agent, text, message_id)
         return agent, message_id, accepted
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.runner.interrupt(agent)
         return agent
 
     async def close_agent(self, reference: str, *, reason: str = "stopped") -> LiveAgent:
         """Interrupt the run and stop the provider process; the agent becomes ``closed``."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason=reason)
         return agent
 
     async def archive(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="archived")
         if agent.record.archivedAt is None:
             await self.roster.save(agent, {"archivedAt": iso_now()})
         return agent
 
     async def restore(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         if agent.record.archivedAt is not None:
             await self.roster.save(agent, {"archivedAt": None})
         return agent
 
     async def delete(self, reference: str) -> str:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="deleted")
         # Nothing written behind may land after the record is gone.
         await agent.writer.flush()
@@ -268,7 +290,7 @@ class AgentService:
     async def update(
         self, reference: str, *, title: str | None, labels: dict[str, str | None]
     ) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         changes: dict[str, Any] = {}
         if title is not None:
             changes["title"] = title
@@ -289,7 +311,7 @@ class AgentService:
         self, reference: str, option: str, value: Any, feature: str | None = None
     ) -> LiveAgent:
         """Set the mode, model, thinking level or a feature, live when a session runs."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         async with agent.lock:
             session = agent.session
             if session is not None:
@@ -330,20 +352,20 @@ class AgentService:
 
     async def ensure_session(self, reference: str) -> LiveAgent:
         """Start the provider session if none runs (resuming the stored conversation)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.ensure(agent)
         return agent
 
     async def reload(self, reference: str) -> LiveAgent:
         """Restart the provider process and resume the conversation in it."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         sessions = self._started.sessions
         await sessions.close(agent, reason="reloaded")
         await sessions.ensure(agent)
         return agent
 
     async def clear_attention(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         if agent.record.requiresAttention:
             await self.roster.save(
                 agent,
@@ -362,7 +384,7 @@ class AgentService:
         interrupt: bool = False,
     ) -> LiveAgent:
         """Answer a pending request (see :func:`paseo.agents.permissions.respond`)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await permissions.respond(
             agent,
             request_id,
@@ -373,8 +395,11 @@ class AgentService:
         )
         return agent
 
-    def pending_permissions(self, reference: str | None) -> list[tuple[str, PermissionRequest]]:
-        agents = [self.get(reference)] if reference else list(self.agents.values())
+    async def pending_permissions(
+        self, reference: str | None
+    ) -> list[tuple[str, PermissionRequest]]:
+        # Requests live with sessions, and an agent with a session is always loaded.
+        agents = [await self.get(reference)] if reference else list(self.agents.values())
         return permissions.pending(agents)
 
     # ================================================================ reads
@@ -393,7 +418,7 @@ class AgentService:
     async def wait(self, reference: str, within: float) -> tuple[LiveAgent, str]:
         """Wait until the agent is idle, asks for permission, fails, or ``within`` seconds
         pass (outcome ``timeout``)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         deadline = time.monotonic() + within
         while True:
             outcome = self.outcome(agent)

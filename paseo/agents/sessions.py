@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from paseo_hookspecs.errors import NotFound, PaseoError
 from paseo_hookspecs.events import AgentEvent, TurnCanceled
@@ -201,5 +202,9 @@ class SessionKeeper:
             )
         agent.provider_prompt = None
         await agent.timeline.drain()
-        if agent.record.lastStatus != "closed":
-            await self._roster.save(agent, {"lastStatus": "closed"})
+        changes: dict[str, Any] = {"lastStatus": "closed"}
+        if agent.record.attentionReason == "permission":
+            # The request died with the process: nothing can answer it any more (a restarted
+            # daemon would clear it too, see paseo.agents.recovery).
+            changes.update(requiresAttention=False, attentionReason=None, attentionTimestamp=None)
+        await self._roster.save(agent, changes)

@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
@@ -347,7 +347,11 @@ class KernelMcpHost:
         result = await self._dispatch(caller, method, params)
         if method == "agent.list" and self._scope() == "workspace":
             result["agents"] = [
-                item for item in result.get("agents", []) if self._reachable(caller, item["id"])
+                item
+                for item in result.get("agents", [])
+                if self._reaches(
+                    caller, item["id"], item.get("workspaceId"), item.get("labels") or {}
+                )
             ]
         if method == "agent.permissions.list":
             result["requests"] = [
@@ -379,16 +383,28 @@ class KernelMcpHost:
         return self._config.resolved.daemon.mcp.callerScope
 
     def _workspace_of(self, agent_id: str) -> str | None:
+        # The caller is running, so it is loaded.
         live = self.agents.agents.get(agent_id)
         return live.record.workspaceId if live is not None else None
 
     def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
-        """Whether ``caller`` may reach ``agent_id``: itself and the agents it created, or
-        as ``daemon.mcp.callerScope`` widens it (its workspace's agents, every agent)."""
+        """:meth:`_reaches` for a loaded agent (every agent with a pending permission
+        request is loaded); an agent not in memory is not reachable this way."""
         live = self.agents.agents.get(agent_id)
         if live is None or live.deleted:
             return False
-        if agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id:
+        return self._reaches(caller, agent_id, live.record.workspaceId, live.record.labels)
+
+    def _reaches(
+        self,
+        caller: McpCaller,
+        agent_id: str,
+        workspace_id: str | None,
+        labels: Mapping[str, str],
+    ) -> bool:
+        """Whether ``caller`` may reach the agent: itself and the agents it created, or as
+        ``daemon.mcp.callerScope`` widens it (its workspace's agents, every agent)."""
+        if agent_id == caller.agent_id or labels.get(PARENT_LABEL) == caller.agent_id:
             return True
         scope = self._scope()
         if scope == "all":
@@ -396,20 +412,22 @@ class KernelMcpHost:
         if scope != "workspace":
             return False
         workspace = self._workspace_of(caller.agent_id)
-        return workspace is not None and live.record.workspaceId == workspace
+        return workspace is not None and workspace_id == workspace
 
-    def _target(self, caller: McpCaller, reference: str) -> str:
+    async def _target(self, caller: McpCaller, reference: str) -> str:
         """The id of the agent ``reference`` names, when the caller may reach it."""
         try:
-            agent_id = self.agents.get(reference).id
+            agent = await self.agents.get(reference)
         except PaseoError:
             raise NotFound(f"no agent {reference!r}") from None
-        if not self._reachable(caller, agent_id):
+        if agent.deleted:
+            raise NotFound(f"no agent {reference!r}")
+        if not self._reaches(caller, agent.id, agent.record.workspaceId, agent.record.labels):
             raise AccessDenied(
-                f"agent {agent_id} was not created by you ({caller.agent_id}) and "
+                f"agent {agent.id} was not created by you ({caller.agent_id}) and "
                 f"daemon.mcp.callerScope ({self._scope()}) does not let you reach it"
             )
-        return agent_id
+        return agent.id
 
     async def _terminal_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
@@ -483,13 +501,13 @@ class KernelMcpHost:
         elif method == "agent.list":
             params = self._list_rules(caller, params)
         elif isinstance(params.get("agentId"), str):
-            params["agentId"] = self._target(caller, params["agentId"])
+            params["agentId"] = await self._target(caller, params["agentId"])
         if method.startswith("terminal."):
             params = await self._terminal_rules(caller, method, params)
         if method == "schedule.create":
             target = params.get("target")
             if isinstance(target, dict) and isinstance(target.get("agentId"), str):
-                target["agentId"] = self._target(caller, target["agentId"])
+                target["agentId"] = await self._target(caller, target["agentId"])
         return params
 
     def __repr__(self) -> str:  # never the key

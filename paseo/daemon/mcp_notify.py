@@ -26,11 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.atomic import atomic_write_json, read_json
 from paseo_hookspecs.mcp_host import NOTIFY_LABEL, PARENT_LABEL
+from paseo_hookspecs.records import AgentRecord
+from paseo_hookspecs.store import AgentFilter
 
 if TYPE_CHECKING:
     from paseo.agents.manager import AgentService
 
 log = logging.getLogger("paseo.mcp")
+
+RECOVERY_PAGE = 500
+"""Children read per store page when the queue is recovered at start."""
 
 WHAT = {
     "finished": "finished its turn",
@@ -93,23 +98,34 @@ class FinishNotices:
         await self.deliver()
 
     async def _recover(self, *, mark_only: bool = False) -> None:
-        """Queue the notice of every attention a crash kept from the queue."""
+        """Queue the notice of every attention a crash kept from the queue. The children are
+        read from the store (an idle child is not loaded at start); watermarks of agents no
+        longer there are dropped, so the file does not grow with every child ever made."""
         agents = self._agents()
-        changed = False
-        for live in list(agents.agents.values()):
-            labels = live.record.labels
-            parent = labels.get(PARENT_LABEL)
-            if not parent or labels.get(NOTIFY_LABEL) != "true" or live.deleted:
+        wanted = AgentFilter(labels={NOTIFY_LABEL: "true"}, include_archived=True)
+        children: dict[str, AgentRecord] = {}
+        cursor: str | None = None
+        while True:
+            page = await agents.store.agents.list(wanted, cursor=cursor, limit=RECOVERY_PAGE)
+            children.update((record.id, record) for record in page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        changed = set(self._notified) - set(children)
+        self._notified = {k: v for k, v in self._notified.items() if k in children}
+        for child_id, record in children.items():
+            parent = record.labels.get(PARENT_LABEL)
+            if not parent:
                 continue
-            attention = await self._newest_attention(agents, live.id)
-            if attention is None or self._notified.get(live.id) == attention[1]:
+            attention = await self._newest_attention(agents, child_id)
+            if attention is None or self._notified.get(child_id) == attention[1]:
                 continue
             reason, timestamp = attention
-            self._notified[live.id] = timestamp
-            changed = True
+            self._notified[child_id] = timestamp
+            changed.add(child_id)
             if not mark_only and reason != "permission":
-                log.info("agent %s: queueing the notice a restart kept from its parent", live.id)
-                self._queue.append(self._notice(parent, live.id, live.record.title, reason))
+                log.info("agent %s: queueing the notice a restart kept from its parent", child_id)
+                self._queue.append(self._notice(parent, child_id, record.title, reason))
         if changed:
             async with self._lock:
                 await self._save()
@@ -166,7 +182,7 @@ class FinishNotices:
             served: set[str] = set()
             for notice in list(self._queue):
                 parent_id = notice["parentId"]
-                parent = agents.agents.get(parent_id)
+                parent = await agents.load(parent_id)
                 if parent is None or parent.deleted:
                     self._queue.remove(notice)
                     continue
@@ -188,9 +204,6 @@ class FinishNotices:
                 await self._save()
 
     async def _save(self) -> None:
-        # Watermarks of deleted agents go: the file does not grow with every child ever made.
-        known = self._agents().agents
-        self._notified = {k: v for k, v in self._notified.items() if k in known}
         document = {"queue": self._queue, "notified": self._notified}
         self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         await asyncio.to_thread(atomic_write_json, self._path, document, mode=0o600)

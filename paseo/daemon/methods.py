@@ -11,7 +11,7 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from paseo_hookspecs.errors import AccessDenied, InvalidParams
@@ -52,6 +52,14 @@ if TYPE_CHECKING:
     from paseo.rpc.server import RpcServer
 
 DaemonRef: TypeAlias = ServiceRef["Daemon"]
+
+StreamDeclarer: TypeAlias = Callable[[Sequence[str]], Awaitable[None]]
+"""Declares the on-demand streams among some names before a subscription (see
+:meth:`paseo.daemon.publisher.ForwardingPublisher.declare`)."""
+
+
+async def _no_streams_on_demand(names: Sequence[str]) -> None:
+    return None
 """How the handlers reach the running daemon (bound by :mod:`paseo.daemon.wiring`)."""
 
 ALL = frozenset({"local", "remote", "hub"})
@@ -134,7 +142,10 @@ async def shutdown(ref: DaemonRef, ctx: RpcContext, params: ShutdownParams) -> S
     return ShutdownResult(accepted=True)
 
 
-async def subscribe(ref: DaemonRef, ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
+async def subscribe(
+    declare: StreamDeclarer, ctx: RpcContext, params: SubscribeParams
+) -> SubscribeResult:
+    await declare(params.streams)
     positions = ctx.subscribe(params.streams)
     return SubscribeResult(
         streams=[StreamPosition(stream=name, seq=seq) for name, seq in positions.items()]
@@ -273,8 +284,11 @@ async def config_patch(
     return ConfigPatchResult(config=redact(read_view(written.document)), **_outcome(outcome))
 
 
-def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:
-    """The ``server`` and ``config`` method groups, reaching the daemon through ``ref``."""
+def kernel_groups(
+    ref: DaemonRef, declare: StreamDeclarer = _no_streams_on_demand
+) -> list[RpcMethodGroup]:
+    """The ``server`` and ``config`` method groups, reaching the daemon through ``ref``;
+    ``declare`` runs before every subscription."""
 
     def bound(handler: Callable[..., Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
         return functools.partial(handler, ref)
@@ -317,7 +331,7 @@ def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "server.subscribe",
-                    bound(subscribe),
+                    functools.partial(subscribe, declare),
                     SubscribeParams,
                     SubscribeResult,
                     access=OWNER,

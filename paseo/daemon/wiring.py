@@ -61,7 +61,9 @@ def compose(daemon: Daemon) -> Composition:
 
     daemon_ref: ServiceRef[Daemon] = ServiceRef("daemon")
     daemon_ref.bind(daemon)
-    composition.groups.extend((KERNEL, group) for group in kernel_groups(daemon_ref))
+    composition.groups.extend(
+        (KERNEL, group) for group in kernel_groups(daemon_ref, publisher.declare)
+    )
 
     git = GitService(config)
     workspaces = WorkspacesService(
@@ -79,6 +81,10 @@ def compose(daemon: Daemon) -> Composition:
     agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp)
     if mcp is not None:
         mcp.bind_agents(agents)
+    from paseo.agents.live import AGENT_STREAM_PREFIX
+
+    # An agent's stream exists once the agent is loaded; subscribing loads it.
+    publisher.on_demand(AGENT_STREAM_PREFIX, agents.declare_stream)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
     daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 

@@ -21,12 +21,12 @@ class AgentServiceVoicePort:
     def __init__(self, service: Callable[[], AgentService]) -> None:
         self._service = service
 
-    def resolve(self, reference: str) -> str:
-        return self._service().get(reference).id
+    async def resolve(self, reference: str) -> str:
+        return (await self._service().get(reference)).id
 
     async def refresh_tools(self, agent_id: str) -> None:
         service = self._service()
-        if service.get(agent_id).session is not None:
+        if (await service.get(agent_id)).session is not None:
             # MCP clients list tools when they connect: the next prompt resumes the
             # conversation in a new process, which lists them again.
             await service.close_agent(agent_id, reason="reloaded")
@@ -36,7 +36,7 @@ class AgentServiceVoicePort:
 
     async def interrupt(self, agent_id: str) -> bool:
         service = self._service()
-        running = service.get(agent_id).record.lastStatus == "running"
+        running = (await service.get(agent_id)).record.lastStatus == "running"
         await service.interrupt(agent_id)
         return running
 

@@ -176,7 +176,7 @@ class SpeechService:
 class _NoAgents:
     """The agent port of a speech service built without agents (tests of the engines)."""
 
-    def resolve(self, reference: str) -> str:
+    async def resolve(self, reference: str) -> str:
         raise Unavailable("voice mode needs the agent service")
 
     async def refresh_tools(self, agent_id: str) -> None:

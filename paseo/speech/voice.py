@@ -62,7 +62,7 @@ Synthesize = Callable[[str], Awaitable[tuple[bytes, str]]]
 class VoiceAgents(Protocol):
     """The agent manager as voice mode needs it (bound by the composition root)."""
 
-    def resolve(self, reference: str) -> str:
+    async def resolve(self, reference: str) -> str:
         """The id of the agent ``reference`` names; :class:`NotFound` otherwise."""
 
     async def refresh_tools(self, agent_id: str) -> None:
@@ -311,7 +311,7 @@ class VoiceSessions:
         self, agent_ref: str, *, mime_type: str, instructions: str | None, silence_ms: int
     ) -> VoiceSession:
         await self.sweep()
-        agent_id = self._agents.resolve(agent_ref)
+        agent_id = await self._agents.resolve(agent_ref)
         current = self.for_agent(agent_id)
         if current is not None:
             raise Conflict(
@@ -363,7 +363,7 @@ class VoiceSessions:
 
     async def speak(self, agent_ref: str, text: str) -> tuple[VoiceSession, tuple[str, int, str]]:
         await self.sweep()
-        agent_id = self._agents.resolve(agent_ref)
+        agent_id = await self._agents.resolve(agent_ref)
         session = self.for_agent(agent_id)
         if session is None:
             raise Conflict(

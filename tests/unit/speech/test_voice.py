@@ -44,7 +44,7 @@ class Agents:
         self.refreshed: list[str] = []
         self.running = True
 
-    def resolve(self, reference: str) -> str:
+    async def resolve(self, reference: str) -> str:
         if reference.startswith("missing"):
             raise NotFound(f"no agent {reference!r}")
         return reference

@@ -17,6 +17,7 @@ from paseo_store_sqlite._migrations import MIGRATIONS, Migration, split_statemen
 # migration instead, and pin its digest here.
 PINNED_SHA256 = {
     "0001_initial_schema": "e1732124735efeff3eac450225473d652d8e8e0f4c3b799755c05398eee4996b",
+    "0002_agent_lookups": "e47a8b258d3c80ea347c0f58d510b95878afaa9549ff11d0732a3fe51c108b11",
 }
 
 
