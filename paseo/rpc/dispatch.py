@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from paseo_hookspecs.errors import AccessDenied, InvalidParams, PaseoError
 from paseo_hookspecs.registration import SESSION_KINDS, RpcMethod, RpcMethodGroup
 from pydantic import BaseModel, ValidationError
@@ -128,12 +129,20 @@ def _valid_id(value: Any) -> bool:
 
 def decode_frame(text: str) -> Call | Rejection:
     """Turn one text frame into a call, or into the error to answer it with."""
+    strict = True
     try:
-        message = json.loads(text)
-    except (ValueError, RecursionError):
-        # ValueError covers malformed JSON and integers too long to convert; RecursionError
-        # deeply nested arrays. Neither reveals anything about the server.
-        return Rejection(None, ParseError("invalid JSON"))
+        # orjson is several times faster than the stdlib on the small frames of the hot path.
+        message = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        # What orjson refuses (lone surrogate escapes, NaN, nesting past 1024) the stdlib
+        # decides, so every such frame is answered exactly as it always was.
+        strict = False
+        try:
+            message = json.loads(text)
+        except (ValueError, RecursionError):
+            # ValueError covers malformed JSON and integers too long to convert;
+            # RecursionError deeply nested arrays. Neither reveals anything about the server.
+            return Rejection(None, ParseError("invalid JSON"))
     if isinstance(message, list):
         return Rejection(None, InvalidRequest("batch requests are not supported"))
     if not isinstance(message, dict):
@@ -144,7 +153,8 @@ def decode_frame(text: str) -> Call | Rejection:
     if has_id and request_id is None:
         return Rejection(None, InvalidRequest("id must be a string or an integer"))
     notification = not has_id
-    if _SURROGATE_ESCAPE.search(text):
+    # orjson refuses lone surrogates: only text the stdlib decoded can hold one.
+    if not strict and _SURROGATE_ESCAPE.search(text):
         refused = _unicode_rejection(message, request_id)
         if refused is not None:
             return refused
@@ -163,7 +173,18 @@ def decode_frame(text: str) -> Call | Rejection:
     return Call(request_id, method, params, notification)
 
 
+_ORJSON_OPTIONS = (
+    orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+"""What the stdlib encoder did: keys that are not strings become strings, datetimes and
+dataclasses go through ``default=str``."""
+
+
 def _json(data: Any) -> str:
+    try:
+        return orjson.dumps(data, default=str, option=_ORJSON_OPTIONS).decode()
+    except orjson.JSONEncodeError:
+        pass  # a lone surrogate, or an integer beyond 64 bits: the stdlib handles both
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
     if text.isascii() or not _SURROGATE.search(text):  # isascii() is O(1)
         return text
@@ -176,14 +197,21 @@ def _body(data: BaseModel | Any) -> str:
     if not isinstance(data, BaseModel):
         return _json(data)
     try:
-        return data.model_dump_json(by_alias=True)
+        # The serializer itself: model_dump_json's keyword handling costs as much on a small
+        # result.
+        return data.__pydantic_serializer__.to_json(data, by_alias=True).decode()
     except PydanticSerializationError:  # a lone surrogate (see _json)
         return _json(data.model_dump(mode="json", by_alias=True))
 
 
+def _id(request_id: RequestId | None) -> str:
+    # Integers (the usual id) need no encoder; _valid_id bounds them.
+    return str(request_id) if type(request_id) is int else _json(request_id)
+
+
 def encode_result(request_id: RequestId, result: Any) -> str:
     """The response frame for a result (a pydantic model, or plain JSON data)."""
-    return f'{{"jsonrpc":"2.0","id":{_json(request_id)},"result":{_body(result)}}}'
+    return f'{{"jsonrpc":"2.0","id":{_id(request_id)},"result":{_body(result)}}}'
 
 
 def encode_error(request_id: RequestId | None, error: PaseoError) -> str:

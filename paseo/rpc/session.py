@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 
+from paseo.rpc import eager
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
@@ -101,6 +102,7 @@ class SessionHost(Protocol):
     def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
         """The session kinds allowed on stream ``name`` and its current ``seq``; ``None`` when
         no such stream is registered."""
+
     def make_room(self, size: int, limit: int) -> None:
         """Shed the largest outbound queues (:meth:`Session.shed`) until ``size`` more bytes
         fit under ``limit`` bytes queued across every session, or nothing is left to shed."""
@@ -194,6 +196,10 @@ class Session:
         self.queued_bytes = 0
         """Bytes of the frames queued or being written (counted on the host too)."""
         self._wake = asyncio.Event()
+        self._writing = False
+        """A task is in :meth:`_drain`: frames queued meanwhile go out from it."""
+        self._answering: asyncio.Task[Any] | None = None
+        """The call task writing for the session (it is not busy with a call any more)."""
         self._resync_pending = False
         self._session_seq: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -225,9 +231,12 @@ class Session:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
             return
-        task = asyncio.get_running_loop().create_task(self._run_call(decoded))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        # Eager: a call that needs to wait for nothing is answered before the next frame is
+        # read, without a task switch (see paseo.rpc.eager).
+        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded))
+        if not task.done():
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _admission_error(self, call: Call) -> PaseoError | None:
         if not self.server.accepting:
@@ -269,8 +278,21 @@ class Session:
                     )
                 )
             raise
-        if answer is not None:
-            self._enqueue(_Outbound(answer, call.id))
+        if answer is None:
+            return
+        self._enqueue(_Outbound(answer, call.id), wake=False)
+        if self._writing:
+            return  # the task writing now writes this answer too, in order
+        # The answer goes out from this task when nothing else is being written: no wake-up
+        # of the writer task per call. A client that does not read blocks this task only.
+        self._answering = asyncio.current_task()
+        try:
+            await self._drain()
+        except Exception:  # noqa: BLE001 - a send failure means the connection is gone; the
+            # writer task meets the same failure and ends the flush.
+            self._wake.set()
+        finally:
+            self._answering = None
 
     def mark_hello(self, client_id: str, client_type: str) -> None:
         self.hello_done = True
@@ -312,7 +334,7 @@ class Session:
         """Queue an already-encoded notification of a published ``stream``."""
         self._enqueue(_Outbound(text, stream=stream))
 
-    def _enqueue(self, item: _Outbound) -> None:
+    def _enqueue(self, item: _Outbound, *, wake: bool = True) -> None:
         if self._closing is not None:
             return
         limits = self.limits
@@ -328,7 +350,8 @@ class Session:
             return
         self._queue.append(item)
         self._count(item.size)
-        self._wake.set()
+        if wake:
+            self._wake.set()
 
     def _count(self, delta: int) -> None:
         self.queued_bytes += delta
@@ -392,22 +415,34 @@ class Session:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
+    async def _drain(self) -> None:
+        """Write the queued frames in order, unless another task is writing them already."""
+        if self._writing:
+            return
+        self._writing = True
+        try:
+            while self._queue:
+                item = self._queue.popleft()
+                try:
+                    await self.channel.send(item.text)
+                finally:
+                    # Counted until written: the frame is held until then.
+                    self._count(-item.size)
+                if item.resync:
+                    # The client read up to the drop; a later overflow gets a new notice.
+                    self._resync_pending = False
+        finally:
+            self._writing = False
+        if self._closing is not None:
+            self._wake.set()  # the writer task confirms the flush
+
     async def _write_loop(self) -> None:
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while self._queue:
-                    item = self._queue.popleft()
-                    try:
-                        await self.channel.send(item.text)
-                    finally:
-                        # Counted until written: the frame is held until then.
-                        self._count(-item.size)
-                    if item.resync:
-                        # The client read up to the drop; a later overflow gets a new notice.
-                        self._resync_pending = False
-                if self._closing is not None:
+                await self._drain()
+                if self._closing is not None and not self._writing and not self._queue:
                     self._flushed.set()
                     return
         except asyncio.CancelledError:
@@ -423,7 +458,8 @@ class Session:
             return
         while self._closing is None:
             idle = time.monotonic() - self._last_inbound
-            if idle >= self.limits.idle_timeout and not self.subscriptions and not self._tasks:
+            busy = len(self._tasks) - (self._answering in self._tasks)
+            if idle >= self.limits.idle_timeout and not self.subscriptions and not busy:
                 self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
                 return
             await asyncio.sleep(max(1.0, self.limits.idle_timeout - idle))
