@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -209,9 +210,46 @@ def _id(request_id: RequestId | None) -> str:
     return str(request_id) if type(request_id) is int else _json(request_id)
 
 
-def encode_result(request_id: RequestId, result: Any) -> str:
-    """The response frame for a result (a pydantic model, or plain JSON data)."""
-    return f'{{"jsonrpc":"2.0","id":{_id(request_id)},"result":{_body(result)}}}'
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A result encoded once (:meth:`of`), which a handler returns for a large payload that
+    many answers carry (a project icon): every frame answering with it refers to this one text
+    instead of holding its own copy."""
+
+    json: str
+
+    @classmethod
+    def of(cls, result: BaseModel) -> Encoded:
+        return cls(_body(result))
+
+
+@dataclass(frozen=True, slots=True)
+class SharedFrame:
+    """An answer frame around an :class:`Encoded` result: joined only while it is written."""
+
+    head: str
+    body: str
+
+    def text(self) -> str:
+        return f"{self.head}{self.body}}}"
+
+    @property
+    def size(self) -> int:
+        """What a copy of the frame would occupy: the byte bounds count it whole."""
+        return sys.getsizeof(self.head) + sys.getsizeof(self.body)
+
+
+Frame = str | SharedFrame
+"""An encoded frame, as queued for a connection."""
+
+
+def encode_result(request_id: RequestId, result: Any) -> Frame:
+    """The response frame for a result (a pydantic model, plain JSON data, or
+    :class:`Encoded`)."""
+    head = f'{{"jsonrpc":"2.0","id":{_id(request_id)},"result":'
+    if isinstance(result, Encoded):
+        return SharedFrame(head, result.json)
+    return f"{head}{_body(result)}}}"
 
 
 def encode_error(request_id: RequestId | None, error: PaseoError) -> str:
@@ -315,7 +353,7 @@ def _prepare(table: MethodTable, allowed: frozenset[str], call: Call) -> tuple[R
 
 async def invoke(
     table: MethodTable, allowed: frozenset[str], call: Call, ctx: RpcContext
-) -> str | None:
+) -> Frame | None:
     """Run ``call``; return the frame to send back (``None`` for a client notification)."""
     try:
         method, params = _prepare(table, allowed, call)

@@ -36,6 +36,7 @@ from paseo.rpc import eager
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
+    Frame,
     Rejection,
     decode_frame,
     encode_error,
@@ -116,15 +117,16 @@ class _Outbound:
 
     def __init__(
         self,
-        text: str,
+        text: Frame,
         request_id: Any = None,
         stream: str | None = None,
         *,
         resync: bool = False,
     ) -> None:
         self.text = text
-        # What the frame really occupies (a non-ASCII str takes 2 or 4 bytes a character).
-        self.size = sys.getsizeof(text)
+        # What the frame really occupies (a non-ASCII str takes 2 or 4 bytes a character); a
+        # shared frame counts whole on every queue that holds it.
+        self.size = sys.getsizeof(text) if isinstance(text, str) else text.size
         self.request_id = request_id
         self.stream = stream
         self.resync = resync
@@ -423,8 +425,10 @@ class Session:
         try:
             while self._queue:
                 item = self._queue.popleft()
+                text = item.text
                 try:
-                    await self.channel.send(item.text)
+                    # A shared frame is copied only for the time it is written.
+                    await self.channel.send(text if isinstance(text, str) else text.text())
                 finally:
                     # Counted until written: the frame is held until then.
                     self._count(-item.size)
