@@ -200,8 +200,8 @@ class Session:
         self._wake = asyncio.Event()
         self._writing = False
         """A task is in :meth:`_drain`: frames queued meanwhile go out from it."""
-        self._answering: asyncio.Task[Any] | None = None
-        """The call task writing for the session (it is not busy with a call any more)."""
+        self._answering = False
+        """A call task is writing for the session (it is not busy with its call any more)."""
         self._resync_pending = False
         self._session_seq: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -217,7 +217,7 @@ class Session:
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one inbound frame; never blocks (calls run in their own tasks)."""
-        self._last_inbound = time.monotonic()
+        self._last_inbound = now = time.monotonic()
         if self._closing is not None:
             return
         if isinstance(frame, bytes):
@@ -228,7 +228,7 @@ class Session:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, decoded.error), decoded.id))
             return
-        error = self._admission_error(decoded)
+        error = self._admission_error(decoded, now)
         if error is not None:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
@@ -240,12 +240,11 @@ class Session:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def _admission_error(self, call: Call) -> PaseoError | None:
+    def _admission_error(self, call: Call, now: float) -> PaseoError | None:
         if not self.server.accepting:
             return ShuttingDown("the daemon is shutting down")
         if not self.hello_done and call.method != HELLO:
             return HelloRequired("call server.hello first")
-        now = time.monotonic()
         self._tokens = min(
             float(self.limits.rate_burst),
             self._tokens + (now - self._refilled) * self.limits.rate_per_second,
@@ -287,14 +286,14 @@ class Session:
             return  # the task writing now writes this answer too, in order
         # The answer goes out from this task when nothing else is being written: no wake-up
         # of the writer task per call. A client that does not read blocks this task only.
-        self._answering = asyncio.current_task()
+        self._answering = True
         try:
             await self._drain()
         except Exception:  # noqa: BLE001 - a send failure means the connection is gone; the
             # writer task meets the same failure and ends the flush.
             self._wake.set()
         finally:
-            self._answering = None
+            self._answering = False
 
     def mark_hello(self, client_id: str, client_type: str) -> None:
         self.hello_done = True
@@ -462,7 +461,7 @@ class Session:
             return
         while self._closing is None:
             idle = time.monotonic() - self._last_inbound
-            busy = len(self._tasks) - (self._answering in self._tasks)
+            busy = len(self._tasks) - self._answering
             if idle >= self.limits.idle_timeout and not self.subscriptions and not busy:
                 self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
                 return
