@@ -8,13 +8,14 @@ frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and 
 :class:`~paseo_hookspecs.transport.SessionHandle`.
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
-writer task. A client that stops reading blocks only that task; when its queue reaches
-``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and replaced by one
-``server.resync`` notification, and if the client still has not read that one by the next
-overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes queued on all
-sessions together are bounded too (``outbound_bytes_total``): past it the host sheds the
-largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in total stays
-bounded in bytes, whatever the size of the answers.
+writer task, or by the call task that made an answer when nothing else is being written (no
+task switch per answer). A client that stops reading blocks only that task; when its queue
+reaches ``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and
+replaced by one ``server.resync`` notification, and if the client still has not read that one
+by the next overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes
+queued on all sessions together are bounded too (``outbound_bytes_total``): past it the host
+sheds the largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in
+total stays bounded in bytes, whatever the size of the answers.
 """
 
 from __future__ import annotations
@@ -216,7 +217,8 @@ class Session:
     # ------------------------------------------------------------------ inbound
 
     def receive(self, frame: str | bytes) -> None:
-        """Handle one inbound frame; never blocks (calls run in their own tasks)."""
+        """Handle one inbound frame; never blocks (calls run in their own tasks, whose first
+        step runs at once: a call that waits for nothing is answered before this returns)."""
         self._last_inbound = now = time.monotonic()
         if self._closing is not None:
             return
@@ -514,9 +516,10 @@ class Session:
         return len(self._tasks)
 
     async def drain_calls(self) -> None:
-        """Wait for the calls in flight (the caller bounds the wait)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Wait for the calls in flight (the caller bounds the wait); a call task only writing
+        answers to a client that does not read is not one."""
+        while len(self._tasks) > self._answering:
+            await asyncio.wait(list(self._tasks), return_when=asyncio.FIRST_COMPLETED)
 
     def fail_calls(self) -> None:
         """Cancel calls still running at shutdown; their callers get ``shutting_down``."""
