@@ -479,7 +479,9 @@ def run_set_password(args: argparse.Namespace) -> int:
     if args.clear:
         value: str | None = None
     else:
-        password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else _ask_password()
+        password = (
+            sys.stdin.readline().rstrip("\r\n") if args.password_stdin else _ask_password()
+        )
         if len(password) < 8:
             raise CliError("the password must have at least 8 characters; nothing changed")
         value = hash_password(password)

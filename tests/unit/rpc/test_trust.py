@@ -87,7 +87,10 @@ def test_authenticator() -> None:
     try:
         assert asyncio.run(kinds()) == ["local", None, "remote", "remote", None, None]
         without_password = Authenticator("local-token", None, guard)
-        assert asyncio.run(without_password.authenticate("anything", local=False, peer="p")) is None
+        assert (
+            asyncio.run(without_password.authenticate("anything", local=False, peer="p"))
+            is None
+        )
         broken = Authenticator("t", "not-a-bcrypt-hash", guard)
         assert asyncio.run(broken.authenticate("x", local=False, peer="p")) is None
     finally:
