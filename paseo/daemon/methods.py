@@ -116,8 +116,10 @@ async def hello(ref: DaemonRef, ctx: RpcContext, params: HelloParams) -> HelloRe
     )
 
 
-async def ping(ctx: RpcContext, params: PingParams) -> PingResult:
-    return PingResult(data=params.data, time=time.time())
+async def ping(ctx: RpcContext, params: PingParams) -> dict[str, Any]:
+    # The PingResult shape, built from validated params: a model would only be validated
+    # and serialised again on the hot probe.
+    return {"data": params.data, "time": time.time()}
 
 
 async def status(ref: DaemonRef, ctx: RpcContext, params: None) -> StatusResult:
