@@ -31,10 +31,17 @@ from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
+from paseo_hookspecs.records.agent import PersistenceHandle
 
 from paseo.agents import creation, permissions, recovery
 from paseo.agents.listing import ListFilter, Page
-from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
+from paseo.agents.live import (
+    AGENTS_STREAM,
+    STREAM_ACCESS,
+    AgentStartError,
+    LiveAgent,
+    runtime_changes,
+)
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.registry import ProviderRegistry
@@ -194,6 +201,39 @@ class AgentService:
         else:
             agent.want_session = True
             self._started.runner.kick(agent)
+        return agent.record
+
+    async def import_session(self, params: AgentCreateParams, session_id: str) -> AgentRecord:
+        """Adopt the provider's existing conversation ``session_id`` as a new agent: its session
+        is resumed at once and the timeline refilled from the program's history. An agent whose
+        conversation cannot be resumed is not kept (the error says why)."""
+        record = await creation.new_record(
+            params, self.registry, self.store.workspaces, self._placement
+        )
+        for existing in self.agents.values():
+            held = existing.record.persistence
+            if held is not None and (held.provider, held.sessionId) == (
+                record.provider,
+                session_id,
+            ):
+                raise Conflict(
+                    f"agent {existing.id[:8]} already holds {record.provider} conversation "
+                    f"{session_id}; use it (`paseo send {existing.id[:8]} …`)",
+                    data={"agentId": existing.id},
+                )
+        handle = PersistenceHandle.model_validate(
+            {"provider": record.provider, "sessionId": session_id, "nativeHandle": session_id}
+        )
+        record = record.model_copy(update={"persistence": handle})
+        if not await self.store.agents.insert(record):
+            raise Conflict(f"agent id {record.id} is taken; retry")
+        agent = self.roster.adopt(record)
+        self.roster.publish_record(agent.record, "agent.created")
+        try:
+            await self._started.sessions.ensure(agent, adopting=True)
+        except AgentStartError as exc:
+            await self.delete(agent.id)
+            raise Unavailable(f"cannot import {session_id}: {exc}") from None
         return agent.record
 
     # ================================================================ operations

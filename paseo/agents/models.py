@@ -50,6 +50,18 @@ class AgentCreateParams(WireModel):
     internal: bool = Field(default=False, description="internal agents never ask for attention")
 
 
+class AgentImportParams(WireModel):
+    provider: str = Field(min_length=1, max_length=100, description="provider id")
+    sessionId: str = Field(
+        min_length=1,
+        max_length=300,
+        description="the provider's conversation id (Claude session, Codex thread, ACP session)",
+    )
+    cwd: str = Field(description="absolute directory the conversation ran in")
+    title: str | None = Field(default=None, max_length=300)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
 class AgentResult(WireModel):
     agent: AgentRecord
 

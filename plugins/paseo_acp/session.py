@@ -55,6 +55,7 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_acp import _mapping
 from paseo_acp._events import OrderedEvents
+from paseo_acp._history import Replay
 from paseo_acp._options import SessionOptions, Setting
 from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
 from paseo_acp._stream import TurnStream
@@ -111,6 +112,7 @@ class AcpSession(AgentSession):
         self._commands: list[Any] = []
         self._title: str | None = None
         self._loading = False
+        self._replay = Replay()
         self._resumed: bool | None = None
         self._resume_note: str | None = None
         self._closed = False
@@ -298,6 +300,9 @@ class AcpSession(AgentSession):
     def modes(self) -> list[ModeInfo] | None:
         listed = self._options.modes()
         return listed or None
+
+    async def history(self) -> list[TimelineItem] | None:
+        return self._replay.items() if self._resumed else None
 
     def persistence_handle(self) -> PersistenceHandle | None:
         if self._session_id is None:
@@ -550,6 +555,7 @@ class AcpSession(AgentSession):
         elif kind == "session_info_update" and isinstance(update.get("title"), str):
             self._title = update["title"]
         if self._loading:
+            self._replay.add(update)
             return
         if kind in ("agent_message_chunk", "agent_thought_chunk"):
             text = _mapping.content_text(update.get("content"))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,7 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 from paseo_claude import mapping
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
 from paseo_claude.stream import StreamTranslator, api_retry_item
+from paseo_claude.transcript import read_history
 
 log = logging.getLogger("paseo_claude.session")
 
@@ -211,6 +213,11 @@ class ClaudeSession(AgentSession):
             nativeHandle=self._session_id,
             metadata={"cwd": self._config.cwd},
         )
+
+    async def history(self) -> list[TimelineItem] | None:
+        # The program's own environment decides where its transcripts are.
+        env = {**os.environ, **self._spec.env}
+        return await asyncio.to_thread(read_history, env, self._session_id)
 
     def runtime_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {

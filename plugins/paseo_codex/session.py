@@ -67,6 +67,7 @@ from paseo_hookspecs.stdio_rpc import (
     host_version,
 )
 
+from .history import READ_TIMEOUT, thread_messages
 from .mapping import ItemMapper, add_usage, as_dict, turn_error
 from .modes import MODES, ModePreset
 from .requests import (
@@ -279,6 +280,16 @@ class CodexSession(AgentSession):
         return PersistenceHandle(
             provider=self._provider, sessionId=self._thread_id, nativeHandle=self._thread_id
         )
+
+    async def history(self) -> list[TimelineItem] | None:
+        if self._thread_id is None:
+            return None
+        params = {"threadId": self._thread_id, "includeTurns": True}
+        try:
+            result = await self._conn.request("thread/read", params, timeout=READ_TIMEOUT)
+        except (RpcError, ConnectionLost, TimeoutError):
+            return None  # no history to refill from; the conversation itself still resumes
+        return thread_messages(result)
 
     def runtime_info(self) -> dict[str, Any]:
         return {

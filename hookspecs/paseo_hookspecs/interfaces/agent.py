@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paseo_hookspecs.events import AgentEvent, PermissionResolution
+from paseo_hookspecs.events import AgentEvent, PermissionResolution, TimelineItem
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.terminals import TerminalProfile
 
@@ -133,6 +133,19 @@ class AgentSession(ABC):
         """The modes this live session offers, as its program reported them (ACP agents say so
         when a session starts), or ``None`` when the session has no report of its own and the
         provider's :meth:`AgentProvider.list_modes` applies. Cheap: no process is started."""
+        return None
+
+    async def history(self) -> list[TimelineItem] | None:
+        """The conversation as the program itself keeps it, oldest first, or ``None`` when it
+        keeps none this session can read (the default).
+
+        Asked once after a session was resumed (and when a session is imported): the kernel
+        appends what its timeline lacks, so an imported conversation, or turns taken outside
+        Paseo, show up without duplicating what Paseo recorded. Give the user and assistant
+        messages, one ``UserMessageItem`` / ``AssistantMessageItem`` per message with its whole
+        text (other items may be given; the kernel keeps only the messages). Read it from the
+        program (Codex ``thread/read``, the replay of ACP ``session/load``) or from the files it
+        writes (Claude Code's session transcript). The kernel bounds the call in time."""
         return None
 
     def runtime_info(self) -> dict[str, Any]:
