@@ -90,6 +90,7 @@ def configure_restart(parser: argparse.ArgumentParser) -> None:
     """``daemon restart``, also the top-level ``paseo restart``."""
     _stop_options(parser)
     parser.add_argument("--listen", help="as for start")
+    parser.add_argument("--no-mcp", action="store_true", help="as for start")
     parser.set_defaults(run=run_restart, foreground=False)
 
 
