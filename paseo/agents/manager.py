@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
@@ -230,10 +230,18 @@ class AgentService:
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
         try:
-            await self._started.sessions.ensure(agent, adopting=True)
+            session = await self._started.sessions.ensure(agent, adopting=True)
         except AgentStartError as exc:
             await self.delete(agent.id)
             raise Unavailable(f"cannot import {session_id}: {exc}") from None
+        if session.session_id != session_id:
+            # The program started a conversation of its own instead (an ACP agent that could
+            # not load it): that is not the one asked for.
+            await self.delete(agent.id)
+            raise NotFound(
+                f"the {record.provider} program could not resume conversation {session_id} "
+                "(it does not know it, or cannot resume); check the id and --cwd"
+            )
         return agent.record
 
     # ================================================================ operations
