@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import PermissionRequest
+from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 from paseo_hookspecs.records.agent import PersistenceHandle
@@ -197,7 +198,7 @@ class AgentService:
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
         if params.initialPrompt:
-            await self.send(record.id, params.initialPrompt, params.messageId)
+            await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:
             agent.want_session = True
             self._started.runner.kick(agent)
@@ -247,12 +248,16 @@ class AgentService:
     # ================================================================ operations
 
     async def send(
-        self, reference: str, text: str, message_id: str | None = None
+        self,
+        reference: str,
+        text: str,
+        message_id: str | None = None,
+        images: list[PromptImage] | None = None,
     ) -> tuple[LiveAgent, str, bool]:
-        """Queue ``text`` as the agent's next prompt; returns ``(agent, messageId, accepted)``
-        (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
+        """Queue ``text`` (with ``images``) as the agent's next prompt; returns ``(agent,
+        messageId, accepted)`` (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = self.get(reference)
-        message_id, accepted = await self._started.runner.send(agent, text, message_id)
+        message_id, accepted = await self._started.runner.send(agent, text, message_id, images)
         return agent, message_id, accepted
 
     async def interrupt(self, reference: str) -> LiveAgent:

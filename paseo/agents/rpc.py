@@ -116,7 +116,7 @@ class _Handlers:
 
     async def send(self, ctx: RpcContext, params: AgentSendParams) -> AgentSendResult:
         agent, message_id, accepted = await self._ref.get().send(
-            params.agentId, params.text, params.messageId
+            params.agentId, params.text, params.messageId, params.images
         )
         return AgentSendResult(agentId=agent.id, messageId=message_id, accepted=accepted)
 

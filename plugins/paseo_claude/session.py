@@ -59,6 +59,7 @@ from paseo_hookspecs.interfaces.agent import (
     AgentSession,
     EventSink,
     PersistenceHandle,
+    PromptImage,
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -252,6 +253,25 @@ class ClaudeSession(AgentSession):
     # ------------------------------------------------------------------ turns
 
     async def prompt(self, text: str, *, message_id: str) -> None:
+        await self._prompt(text, text, message_id)
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        # Anthropic Messages content blocks, the images first (as Anthropic advises); Claude
+        # Code passes them on to the model.
+        blocks: list[dict[str, Any]] = [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": image.mediaType, "data": image.data},
+            }
+            for image in images
+        ]
+        await self._prompt(text, [*blocks, {"type": "text", "text": text}], message_id)
+
+    async def _prompt(
+        self, text: str, content: str | list[dict[str, Any]], message_id: str
+    ) -> None:
         if self._exited or self._closing:
             raise Unavailable(
                 f"Claude Code is no longer running (exit code {self._exit_code}); "
@@ -262,7 +282,7 @@ class ClaudeSession(AgentSession):
         self._retries.clear()
         line = {
             "type": "user",
-            "message": {"role": "user", "content": text},
+            "message": {"role": "user", "content": content},
             "parent_tool_use_id": None,
             "session_id": self._session_id,
         }
@@ -487,9 +507,7 @@ class ClaudeSession(AgentSession):
         elif kind == "assistant":
             await self._emit_items(self._stream.assistant(message))
         elif kind == "user":
-            await self._emit_items(
-                self._stream.user(message, canceling=self._canceling())
-            )
+            await self._emit_items(self._stream.user(message, canceling=self._canceling()))
         elif kind == "result":
             await self._on_result(message)
 

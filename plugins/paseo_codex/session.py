@@ -56,6 +56,7 @@ from paseo_hookspecs.interfaces.agent import (
     AgentSession,
     EventSink,
     PersistenceHandle,
+    PromptImage,
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -305,13 +306,26 @@ class CodexSession(AgentSession):
         return self._process.stderr_tail()
 
     async def prompt(self, text: str, *, message_id: str) -> None:
+        await self._prompt([{"type": "text", "text": text}], message_id)
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        # Codex user input takes an image as a URL; a data URL carries the bytes themselves.
+        urls = [f"data:{image.mediaType};base64,{image.data}" for image in images]
+        await self._prompt(
+            [{"type": "text", "text": text}, *({"type": "image", "url": url} for url in urls)],
+            message_id,
+        )
+
+    async def _prompt(self, user_input: list[dict[str, Any]], message_id: str) -> None:
         if self._closed or self._conn.closed:
             raise Unavailable("the Codex process has exited; resume the agent to continue")
         if self._turn_active:
             raise Conflict("a Codex turn is already running")
         params: dict[str, Any] = {
             "threadId": self._thread_id,
-            "input": [{"type": "text", "text": text}],
+            "input": user_input,
             "clientUserMessageId": message_id,
         }
         wanted: dict[str, Any] = {

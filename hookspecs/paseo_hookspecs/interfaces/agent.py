@@ -50,6 +50,16 @@ class SessionConfig(BaseModel):
     """Provider-specific options."""
 
 
+class PromptImage(BaseModel):
+    """An image attached to a prompt (``paseo run --image``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mediaType: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    data: str = Field(min_length=1)
+    """The image file's bytes, base64-encoded (no ``data:`` prefix)."""
+
+
 class ThinkingOption(BaseModel):
     id: str
     label: str
@@ -157,6 +167,17 @@ class AgentSession(ABC):
         """Start a turn with ``text``. Returns once the turn is accepted, not when it ends; the
         end arrives as ``turn_completed``, ``turn_failed`` or ``turn_canceled``. Raises
         ``Conflict`` if a turn is already running (the manager interrupts first)."""
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        """:meth:`prompt` with images the program shows the model along with ``text``. By
+        default ``InvalidParams``: a provider whose program takes images overrides it (and one
+        that takes them only sometimes, like an ACP agent without ``promptCapabilities.image``,
+        raises ``InvalidParams`` saying so)."""
+        from paseo_hookspecs.errors import InvalidParams
+
+        raise InvalidParams("this provider's program does not take images with a prompt")
 
     @abstractmethod
     async def interrupt(self) -> None:

@@ -23,6 +23,7 @@ from paseo.cli.commands._agentcli import (
     report_outcome,
     wait_agent,
 )
+from paseo.cli.commands._images import add_image_option, load_images
 from paseo.cli.errors import EXIT_USAGE, CliError
 from paseo.cli.output import emit
 
@@ -54,6 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(created, or the one made before)",
     )
     parser.add_argument("--base", metavar="REF", help="with --worktree: the branch to start from")
+    add_image_option(parser)
     parser.add_argument(
         "--output-schema",
         metavar="FILE|JSON",
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         "cwd": cwd,
         "labels": parse_labels(args.label),
         "initialPrompt": _structured.first_prompt(args.prompt, schema) if schema else args.prompt,
+        "images": load_images(args.image) or None,
     }
     with connect(args) as client:
         if args.worktree:

@@ -14,6 +14,7 @@ daemon and CLI, against the fake model server; and the timeline refill after a r
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 from collections import Counter
@@ -53,6 +54,10 @@ def direct(argv: list[str], env: dict[str, str], cwd: Path) -> str:
     )
     assert done.returncode == 0, f"{argv[0]} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
+
+
+def model_bodies(fake: FakeModelServer) -> list[str]:
+    return [request.body.decode("utf-8", "replace") for request in fake.model_requests()]
 
 
 def carried(fake: FakeModelServer, marker: str, earlier: str) -> bool:
@@ -220,3 +225,58 @@ def test_acp_resume_does_not_duplicate_and_its_session_imports(
     assert unknown.returncode == 1
     assert "could not resume conversation no-such-session" in unknown.stderr
     assert daemon.cli("ls", "-a", "-q").stdout.split() == [adopted]
+
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+"""A one-pixel PNG."""
+
+
+def test_images_reach_the_model_or_are_refused_clearly(
+    daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path, workdir: Path
+) -> None:
+    programs = tmp_path / "programs"
+    daemon.configure(
+        {name: provider_settings(name, fake, programs) for name in ("claude", "codex", "py-acp")}
+    )
+    daemon.start()
+    image = workdir / "dot.png"
+    image.write_bytes(PNG)
+    encoded = base64.b64encode(PNG).decode()
+    for provider in ("claude", "codex"):
+        marker = f"{provider}-image-marker"
+        ran = daemon.cli(
+            "run",
+            "--provider",
+            provider,
+            "--cwd",
+            str(workdir),
+            "--wait-timeout",
+            WAIT,
+            "--image",
+            str(image),
+            f"{marker} [[reply:seen]]",
+        )
+        assert ran.returncode == 0
+        # Programs may add their own text after the image (Claude Code names the file it kept):
+        # the request is found by the prompt's marker anywhere in it.
+        bodies = [body for body in model_bodies(fake) if marker in body]
+        assert bodies, f"{provider}: no model request for the prompt"
+        assert any(encoded in body for body in bodies), f"{provider}: the image did not arrive"
+
+    refused = daemon.cli(
+        "run",
+        "--provider",
+        "py-acp",
+        "--cwd",
+        str(workdir),
+        "--image",
+        str(image),
+        "x",
+        check=False,
+    )
+    assert refused.returncode == 5
+    assert "does not take images" in refused.stderr
+    not_an_image = daemon.cli("run", "--image", str(workdir), "x", check=False)
+    assert not_an_image.returncode == 2
