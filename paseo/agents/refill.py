@@ -5,7 +5,10 @@ remembers of the conversation. The messages Paseo's timeline lacks are appended 
 imported conversation, or turns taken outside Paseo (``claude --resume`` in a terminal), show up;
 what Paseo already recorded is never added twice. The rule (:func:`missing`) is pure: the
 program's messages are matched in order against the timeline's, a message matches the next one
-with the same role and text (whitespace aside), and the unmatched ones are the missing ones.
+with the same role and text (whitespace aside), and the missing ones are those after the last
+match. An unmatched message before it happened while Paseo was recording the conversation: it
+is one the program made up for itself (Claude Code's "[Request interrupted by user]"), not a
+turn Paseo missed.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ def missing(history: Sequence[TimelineItem], have: Sequence[Message]) -> list[Me
             lacking.append(item)
         else:
             found = index + 1
+            lacking = []  # what came before a match is not new
     return lacking
 
 

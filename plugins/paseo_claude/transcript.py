@@ -4,7 +4,8 @@ Claude Code appends every session to ``<config dir>/projects/<cwd, / and . as ->
 the config dir being ``$CLAUDE_CONFIG_DIR`` or ``$HOME/.claude`` of the agent's environment. A
 line of ``type`` ``user`` or ``assistant`` holds one API message; an assistant message is
 written one line per content block, all with the same ``message.id``. Meta lines (Claude's own
-reminders), sub-agent lines (``isSidechain``) and tool results are not the conversation.
+reminders), lines Claude Code writes itself (``rowSource: harness``, such as "[Request interrupted
+by user]"), sub-agent lines (``isSidechain``) and tool results are not the conversation.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def messages(lines: Iterable[str]) -> list[TimelineItem]:
         except ValueError:
             continue  # a line cut short by a crash, or not JSON: not a message
         if not isinstance(row, dict) or row.get("isMeta") or row.get("isSidechain"):
+            continue
+        if row.get("rowSource") == "harness":
             continue
         message = row.get("message")
         if row.get("type") not in ("user", "assistant") or not isinstance(message, dict):

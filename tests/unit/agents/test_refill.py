@@ -52,6 +52,12 @@ def test_an_empty_timeline_lacks_everything_and_a_partial_one_the_rest() -> None
     assert missing(history, []) == history
     # Repeated texts are matched in order: the second "ok" is still missing.
     assert missing(history, [("user", "one"), ("assistant", "ok")]) == history[2:]
+    # A message the program has and Paseo lacks before one they share is not a new turn.
+    made_up = [U(text="one"), U(text="[Request interrupted by user]"), A(text="ok")]
+    assert missing(made_up, [("user", "one"), ("assistant", "ok")]) == []
+    assert missing([*made_up, U(text="later")], [("user", "one"), ("assistant", "ok")]) == [
+        U(text="later")
+    ]
     # Empty messages and other items are not refilled.
     assert missing([U(text="  "), A(text="")], []) == []
 
@@ -61,6 +67,7 @@ def test_claude_transcript_lines() -> None:
         {"type": "queue-operation", "content": "hello"},
         {"type": "user", "message": {"role": "user", "content": "hello"}},
         {"type": "user", "isMeta": True, "message": {"content": "<reminder>"}},
+        {"type": "user", "rowSource": "harness", "message": {"content": "[Request interrupted]"}},
         {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": "a"}]}},
         {"type": "assistant", "message": {"id": "m1", "content": [{"type": "tool_use"}]}},
         {"type": "assistant", "message": {"id": "m1", "content": [{"type": "text", "text": "b"}]}},
