@@ -9,7 +9,7 @@ daemon and CLI, against the fake model server; and the timeline refill after a r
   appears after the next resume, and nothing is ever listed twice.
 - The Python ACP agent (no model): a resume replays the conversation through ``session/load``
   without duplicating it; its session imported anew shows the whole history; an unknown session
-  is refused and leaves no agent.
+  is refused and leaves no agent; a reply that never matches ``--output-schema`` ends after three.
 """
 
 from __future__ import annotations
@@ -225,6 +225,27 @@ def test_acp_resume_does_not_duplicate_and_its_session_imports(
     assert unknown.returncode == 1
     assert "could not resume conversation no-such-session" in unknown.stderr
     assert daemon.cli("ls", "-a", "-q").stdout.split() == [adopted]
+
+    # A reply that never validates: three replies asked for, then exit 8 saying why.
+    schema = json.dumps({"type": "object", "required": ["answer"]})
+    never = daemon.cli(
+        "run",
+        "--provider",
+        "py-acp",
+        "--cwd",
+        str(workdir),
+        "--output-schema",
+        schema,
+        "--title",
+        "stubborn",
+        "anything",
+        check=False,
+    )
+    assert never.returncode == 8, never.stderr
+    assert "no reply matched the schema in 3 attempts" in never.stderr
+    assert never.stderr.count("does not match the schema") == 2
+    said = messages(daemon, "stubborn")
+    assert [role for role, _ in said] == ["user", "assistant"] * 3
 
 
 PNG = base64.b64decode(
