@@ -26,18 +26,19 @@ def named(args: argparse.Namespace) -> bool:
     return bool(args.agent or args.all or args.cwd)
 
 
+def require_one(args: argparse.Namespace) -> None:
+    """A usage error unless exactly one of ``ID``, ``--all`` and ``--cwd`` is given (checked
+    before connecting: a wrong command line is wrong whether or not the daemon runs)."""
+    if sum(1 for value in (args.agent, args.all, args.cwd) if value) != 1:
+        raise CliError("give an agent ID, --all or --cwd DIR (exactly one)", exit_code=EXIT_USAGE)
+
+
 def selected(
     client: SyncClient, args: argparse.Namespace, statuses: list[str] | None = None
 ) -> list[str]:
     """The agent references the command line selects (``statuses`` bounds ``--all`` and
-    ``--cwd``); exactly one of ``ID``, ``--all`` and ``--cwd`` must be given."""
-    given = [
-        flag
-        for flag, value in (("ID", args.agent), ("--all", args.all), ("--cwd", args.cwd))
-        if value
-    ]
-    if len(given) != 1:
-        raise CliError("give an agent ID, --all or --cwd DIR (exactly one)", exit_code=EXIT_USAGE)
+    ``--cwd``); see :func:`require_one`."""
+    require_one(args)
     if args.agent:
         return [str(args.agent)]
     params = {"statuses": statuses} if statuses is not None else {}

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from paseo.cli.commands._agentcli import add_host, connect
-from paseo.cli.commands._select import add_selection, selected
+from paseo.cli.commands._select import add_selection, require_one, selected
 from paseo.cli.output import emit
 
 
@@ -18,6 +18,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_one(args)
     with connect(args) as client:
         targets = selected(client, args)
         deleted = [client.call("agent.delete", {"agentId": ref})["agentId"] for ref in targets]

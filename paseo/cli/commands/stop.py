@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from paseo.cli.commands._agentcli import add_host, connect
-from paseo.cli.commands._select import add_selection, named, selected
+from paseo.cli.commands._select import add_selection, named, require_one, selected
 from paseo.cli.errors import EXIT_USAGE, CliError
 from paseo.cli.output import emit
 
@@ -33,7 +33,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     daemon_flags = args.timeout is not None or args.force or args.kill_timeout is not None
-    if not named(args):
+    # Only the top-level `paseo stop` is the daemon's alias; `paseo agent stop` always means agents.
+    if not named(args) and getattr(args, "command", None) == "stop":
         from paseo.cli.commands import daemon
 
         args.timeout = 15.0 if args.timeout is None else args.timeout
@@ -41,9 +42,11 @@ def run(args: argparse.Namespace) -> int:
         return daemon.run_stop(args)
     if daemon_flags:
         raise CliError(
-            "--timeout, --force and --kill-timeout stop the daemon: give them without an agent",
+            "--timeout, --force and --kill-timeout are for stopping the daemon: `paseo stop` "
+            "naming no agent",
             exit_code=EXIT_USAGE,
         )
+    require_one(args)
     with connect(args) as client:
         targets = selected(client, args, LIVE)
         stopped = [client.call("agent.stop", {"agentId": ref})["agent"] for ref in targets]

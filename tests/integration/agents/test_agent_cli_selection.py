@@ -109,7 +109,9 @@ def test_top_level_daemon_aliases(paseo: Run, workdir: Path) -> None:
     agent = _agent(paseo, workdir)
     mixed = paseo("stop", agent, "--force")
     assert mixed.returncode == 2
-    assert "give them without an agent" in mixed.stderr
+    assert "are for stopping the daemon" in mixed.stderr
+    # Under the agent group, naming no agent is a usage error, never the daemon's stop.
+    assert paseo("agent", "stop").returncode == 2
     assert paseo("stop", check=True).stdout == "paseo daemon stopped\n"
     not_running = paseo("status", "-o", "json")
     assert not_running.returncode == 3
