@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -67,22 +68,23 @@ def recorded(entries: Iterable[TimelineEntry]) -> list[Message]:
 
 
 def missing(history: Sequence[TimelineItem], have: Sequence[Message]) -> list[MessageItem]:
-    """The messages of ``history`` that ``have`` lacks (see the module docstring)."""
+    """The messages of ``history`` that ``have`` lacks (see the module docstring). Linear in
+    both lengths (up to a logarithm): it runs on the daemon's event loop."""
+    spots: dict[Message, list[int]] = {}
+    for index, (kind, text) in enumerate(have):
+        spots.setdefault((kind, _key(text)), []).append(index)
     found = 0
     lacking: list[MessageItem] = []
     for item in history:
         if not isinstance(item, UserMessageItem | AssistantMessageItem) or not item.text.strip():
             continue
         role: Role = "user" if isinstance(item, UserMessageItem) else "assistant"
-        key = _key(item.text)
-        index = next(
-            (i for i in range(found, len(have)) if have[i][0] == role and _key(have[i][1]) == key),
-            None,
-        )
-        if index is None:
+        places = spots.get((role, _key(item.text)), [])
+        at = bisect_left(places, found)
+        if at == len(places):
             lacking.append(item)
         else:
-            found = index + 1
+            found = places[at] + 1
             lacking = []  # what came before a match is not new
     return lacking
 
