@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from paseo_hookspecs.errors import InvalidParams
 from paseo_hookspecs.events import (
     AgentEvent,
     AnyToolDetail,
@@ -33,9 +34,14 @@ from paseo_hookspecs.events import (
     Usage,
     WriteDetail,
 )
-from paseo_hookspecs.interfaces.agent import SessionConfig
+from paseo_hookspecs.interfaces.agent import PromptImage, SessionConfig
 
 log = logging.getLogger("paseo_acp.mapping")
+
+PROTOCOL_VERSION = 1
+"""The ACP protocol version this client speaks."""
+AUTH_REQUIRED = -32000
+"""The JSON-RPC error code of an agent that must be signed in first."""
 
 OUTPUT_LIMIT = 20_000
 """Characters of tool output kept in a detail (the full output stays with the agent)."""
@@ -332,3 +338,22 @@ def prompt_end(provider_id: str, result: Any, last_usage: dict[str, Any] | None)
     return TurnCompleted(
         provider=provider_id, usage=usage(result.get("usage"), last_usage), stopReason=stop
     )
+
+
+def prompt_blocks(
+    text: str, images: list[PromptImage], capabilities: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The ``session/prompt`` content for ``text`` and ``images``; ``InvalidParams`` for images
+    when the agent did not advertise ``promptCapabilities.image``."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    if not images:
+        return blocks
+    prompt_caps = capabilities.get("promptCapabilities")
+    if not (isinstance(prompt_caps, Mapping) and prompt_caps.get("image") is True):
+        raise InvalidParams(
+            "this ACP agent does not take images (it advertises no promptCapabilities.image); "
+            "send the prompt without --image"
+        )
+    return blocks + [
+        {"type": "image", "mimeType": image.mediaType, "data": image.data} for image in images
+    ]
