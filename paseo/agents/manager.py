@@ -37,6 +37,7 @@ from paseo.agents.listing import ListFilter, Page
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
+from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
 from paseo.agents.runner import PromptRunner
@@ -181,7 +182,11 @@ class AgentService:
     ) -> AgentRecord:
         """Create an agent, start its session in the background, send ``initialPrompt``.
         ``extra_fields`` go into the record before it is first written (see
-        :func:`paseo.agents.creation.new_record`)."""
+        :func:`paseo.agents.creation.new_record`). A ``profile`` fills in what ``params``
+        leaves unset (:mod:`paseo.agents.profiles`)."""
+        if params.profile is not None:
+            profile = find_profile(self.config.resolved.daemon.agentProfiles, params.profile)
+            params = apply_profile(params, profile)
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )

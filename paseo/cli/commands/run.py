@@ -26,6 +26,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_CODES_HELP
     parser.add_argument("prompt", metavar="PROMPT", help="what the agent should do")
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="an agent profile (daemon.agentProfiles, by name or id): its provider, model, mode, "
+        "thinking, system prompt, MCP servers and labels, unless given here",
+    )
+    parser.add_argument(
         "--provider", help="provider id or PROVIDER/MODEL (default: the first ready provider)"
     )
     parser.add_argument("--model", help="model id")
@@ -44,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     params = {
+        "profile": args.profile,
         "provider": args.provider,
         "model": args.model,
         "modeId": args.mode,
