@@ -35,7 +35,7 @@ from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 from paseo.agents import creation, permissions, recovery
 from paseo.agents.listing import ListFilter, Page
 from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
-from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, SessionTools, TitleSource, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
@@ -95,6 +95,10 @@ class AgentService:
         self._placement = placement
         self.roster = AgentRoster(store, publisher, plugins)
         self._rooms: _Rooms | None = None
+        self.titles: TitleSource | None = None
+        """Bound by the composition root once the metadata service exists."""
+        self._titling: set[str] = set()
+        """Agents whose title was asked for in this run (once is enough)."""
 
     # ================================================================ service lifecycle
 
@@ -210,7 +214,17 @@ class AgentService:
         (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = self.get(reference)
         message_id, accepted = await self._started.runner.send(agent, text, message_id)
+        if accepted:
+            self._maybe_title(agent, text)
         return agent, message_id, accepted
+
+    def _maybe_title(self, agent: LiveAgent, prompt: str) -> None:
+        if self.titles is None or agent.internal or agent.record.title is not None:
+            return
+        if agent.id in self._titling:
+            return
+        self._titling.add(agent.id)
+        self.titles.request_title(agent.id, agent.record.cwd, prompt)
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
@@ -246,7 +260,8 @@ class AgentService:
         agent.timeline.close()
         await self.store.agents.delete(agent.id)
         self.agents.pop(agent.id, None)
-        self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
+        if not agent.internal:
+            self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()
         return agent.id
 

@@ -9,7 +9,7 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-schedules (prompt agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents).
 """
 
 from __future__ import annotations
@@ -82,6 +82,14 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
     daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
+    from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
+    from paseo.metadata.service import MetadataService
+
+    # Titles for untitled agents and names for new branches, by an internal agent.
+    metadata = MetadataService(agents=MetadataAgentsPort(agents), config=config)
+    agents.titles = metadata
+    workspaces.placement.worktrees.branch_namer = metadata.branch_name
+
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
 
@@ -128,7 +136,16 @@ def compose(daemon: Daemon) -> Composition:
     speech = SpeechService(config, load_driver)
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
 
-    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
+    services: list[Service] = [
+        git,
+        workspaces,
+        agents,
+        metadata,
+        schedules,
+        skills,
+        terminals,
+        speech,
+    ]
     if mcp is not None:
         services.insert(3, mcp)  # after the agents it notifies
     composition.services.extend(services)

@@ -1,0 +1,79 @@
+""":class:`~paseo.metadata.service.MetadataAgents` over the agent manager.
+
+It uses only these members of :class:`paseo.agents.manager.AgentService`: ``registry``
+(``usable``, ``availability``), ``create``, ``wait``, ``last_reply``, ``delete``, ``get`` and
+``update``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs.errors import NotFound, PaseoError
+
+from paseo.metadata.service import Candidate
+from paseo.metadata.tasks import INSTRUCTIONS, Task
+
+if TYPE_CHECKING:
+    from paseo.agents.manager import AgentService
+
+log = logging.getLogger(__name__)
+
+METADATA_LABEL = "paseo.metadata"
+"""Label of an internal metadata agent: which task it runs."""
+
+
+class AgentServicePort:
+    """The metadata service's view of the agent manager."""
+
+    def __init__(self, service: AgentService) -> None:
+        self._service = service
+
+    def usable(self, provider: str) -> bool:
+        registry = self._service.registry
+        try:
+            registry.usable(provider)
+        except PaseoError:
+            return False
+        # `loading` right after boot: the attempt itself finds out.
+        return registry.availability(provider).availability.status in ("ready", "loading")
+
+    async def answer(self, candidate: Candidate, cwd: str, task: Task, within: float) -> str:
+        from paseo.agents.models import AgentCreateParams
+
+        service = self._service
+        record = await service.create(
+            AgentCreateParams(
+                provider=candidate.provider,
+                model=candidate.model,
+                thinkingOptionId=candidate.thinking,
+                cwd=cwd,
+                systemPrompt=INSTRUCTIONS,
+                # Native structured output where the provider has it (Claude, Codex).
+                providerOptions={"outputSchema": task.schema},
+                labels={METADATA_LABEL: task.kind},
+                initialPrompt=task.prompt,
+                internal=True,
+            )
+        )
+        try:
+            agent, outcome = await service.wait(record.id, within)
+            if outcome != "idle":
+                raise RuntimeError(
+                    f"the internal agent ended {outcome}: {agent.record.lastError or 'no reply'}"
+                )
+            return await service.last_reply(agent) or ""
+        finally:
+            # Gone either way: an internal agent outlives nothing it was started for.
+            try:
+                await service.delete(record.id)
+            except Exception:
+                log.exception("deleting the internal metadata agent %s failed", record.id)
+
+    async def set_title(self, agent_id: str, title: str) -> None:
+        with contextlib.suppress(NotFound):
+            agent = self._service.get(agent_id)
+            if agent.record.title is None and not agent.deleted:
+                await self._service.update(agent_id, title=title, labels={})
