@@ -86,9 +86,15 @@ def compose(daemon: Daemon) -> Composition:
     from paseo.metadata.service import MetadataService
 
     # Titles for untitled agents and names for new branches, by an internal agent.
-    metadata = MetadataService(agents=MetadataAgentsPort(agents), config=config)
+    metadata = MetadataService(
+        agents=MetadataAgentsPort(agents),
+        config=config,
+        git=git.runner,
+        paths=lambda raw, kind: workspaces.placement.workspaces.check_path(raw, session_kind=kind),
+    )
     agents.titles = metadata
     workspaces.placement.worktrees.branch_namer = metadata.branch_name
+    composition.groups.extend((KERNEL, group) for group in _adapter("metadata", metadata))
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
@@ -198,6 +204,7 @@ def _agents(
 
 ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
+    "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",

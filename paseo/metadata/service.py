@@ -21,8 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.errors import InvalidParams, PaseoError
 
+from paseo.git.facts import default_branch
+from paseo.git.runner import GitRunner
 from paseo.metadata import tasks
 from paseo.services import ConfigView
 
@@ -58,6 +60,11 @@ AUTOMATIC = (
 """What Automatic tries, in order (the TypeScript Paseo's choice)."""
 
 
+PathCheck = Callable[[str, str], Awaitable[str]]
+"""``(raw path, session kind) -> normalized path``, refusing what the caller may not open (the
+workspaces service's check)."""
+
+
 class MetadataAgents(Protocol):
     """What the metadata service needs of the agents room."""
 
@@ -82,10 +89,14 @@ class MetadataService:
         *,
         agents: MetadataAgents,
         config: ConfigView,
+        git: GitRunner | None = None,
+        paths: PathCheck | None = None,
         timeout: Callable[[], float] = generation_timeout,
     ) -> None:
         self._agents = agents
         self._config = config
+        self._git = git
+        self._paths = paths
         self._timeout = timeout
         self._background: set[asyncio.Task[None]] = set()
 
@@ -147,6 +158,46 @@ class MetadataService:
     async def change_request(self, diff: str, commits: str, cwd: str) -> tuple[str, str] | None:
         task = tasks.change_request_task(diff, commits)
         return await self._cleaned(task, cwd, tasks.clean_change_request)
+
+    # ------------------------------------------------------------------ from a checkout
+
+    def _runner(self) -> GitRunner:
+        if self._git is None:
+            raise RuntimeError("the metadata service has no git runner")
+        return self._git
+
+    async def checked_path(self, raw: str, session_kind: str) -> str:
+        """``raw`` normalized, if a caller of ``session_kind`` may open it."""
+        if self._paths is None:
+            raise RuntimeError("the metadata service has no path check")
+        return await self._paths(raw, session_kind)
+
+    async def commit_message_for(self, cwd: str) -> tuple[str, str] | None:
+        """A commit message for the staged change in the checkout at ``cwd`` (the uncommitted
+        one when nothing is staged); ``InvalidParams`` when there is no change."""
+        git = self._runner()
+        flags = ["--no-color", "--no-ext-diff"]
+        diff = (await git.run(["diff", "--cached", *flags], cwd=cwd)).stdout
+        if not diff.strip():
+            diff = (await git.run(["diff", "HEAD", *flags], cwd=cwd)).stdout
+        if not diff.strip():
+            raise InvalidParams(f"nothing to describe in {cwd}: no staged or uncommitted change")
+        return await self.commit_message(diff, cwd)
+
+    async def change_request_for(self, cwd: str, base: str | None) -> tuple[str, str] | None:
+        """Change-request text for the commits of ``cwd``'s ``HEAD`` beyond ``base`` (default:
+        the repository's default branch); ``InvalidParams`` when there are none."""
+        git = self._runner()
+        base = base or await asyncio.to_thread(default_branch, cwd)
+        if not base:
+            raise InvalidParams(f"{cwd} has no default branch to compare with; give a base")
+        if base.startswith("-"):
+            raise InvalidParams(f"invalid base {base!r}")
+        commits = await git.run(["log", "--oneline", "--no-color", f"{base}..HEAD"], cwd=cwd)
+        if not commits.stdout.strip():
+            raise InvalidParams(f"HEAD of {cwd} has no commits beyond {base}")
+        diff = await git.run(["diff", "--no-color", "--no-ext-diff", f"{base}...HEAD"], cwd=cwd)
+        return await self.change_request(diff.stdout, commits.stdout, cwd)
 
     # ------------------------------------------------------------------ titles
 

@@ -107,6 +107,25 @@ def test_a_generated_title_and_branch_name_and_the_silent_fallback(
         )
         assert re.fullmatch(r"paseo/[0-9a-f]{8}", failed["worktree"]["branch"])
 
+        # A commit message for the staged change, and change-request text for the branch:
+        # the change itself scripts the answer.
+        (repo / "README.md").write_text("hello\n[[reply:Greet the reader]]\n")
+        git(repo, "add", "README.md")
+        commit = client.call("metadata.commit-message", {"cwd": str(repo)})
+        assert commit == {
+            "generated": True,
+            "subject": "Greet the reader",
+            "body": "Greet the reader",
+        }
+        git(repo, "checkout", "-q", "-b", "topic")
+        git(repo, "commit", "-q", "-m", "Greet the reader")
+        change = client.call("metadata.change-request", {"cwd": str(repo), "base": "main"})
+        assert (change["generated"], change["title"]) == (True, "Greet the reader")
+        assert [schema["required"] for _, schema in structured_requests(fake)][-2:] == [
+            ["subject", "body"],
+            ["title", "body"],
+        ]
+
         # Only the user's agent was ever listed; every internal agent and its process is gone.
         listed = client.call("agent.list", {"includeArchived": True})["agents"]
         assert [a["id"] for a in listed] == [agents[0]["id"]]
