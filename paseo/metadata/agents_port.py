@@ -37,8 +37,8 @@ class AgentServicePort:
             registry.usable(provider)
         except PaseoError:
             return False
-        # `loading` right after boot: the attempt itself finds out.
-        return registry.availability(provider).availability.status in ("ready", "loading")
+        # Automatic tries only what is known to work: right after boot nothing is yet.
+        return registry.availability(provider).availability.status == "ready"
 
     async def answer(self, candidate: Candidate, cwd: str, task: Task, within: float) -> str:
         from paseo.agents.models import AgentCreateParams
@@ -71,6 +71,20 @@ class AgentServicePort:
                 await service.delete(record.id)
             except Exception:
                 log.exception("deleting the internal metadata agent %s failed", record.id)
+
+    async def remove_leftovers(self) -> int:
+        service = self._service
+        left = [
+            agent.id
+            for agent in list(service.agents.values())
+            if agent.internal and METADATA_LABEL in agent.record.labels
+        ]
+        for agent_id in left:
+            try:
+                await service.delete(agent_id)
+            except PaseoError as exc:
+                log.warning("deleting the internal metadata agent %s failed: %s", agent_id, exc)
+        return len(left)
 
     async def set_title(self, agent_id: str, title: str) -> None:
         with contextlib.suppress(NotFound):

@@ -2,7 +2,7 @@
 messages and change-request text, written by an internal structured-output agent.
 
 ``agents.metadataGeneration.providers`` picks the models: empty is Automatic (the first of
-:data:`AUTOMATIC` whose provider is installed and not known to be unavailable), non-empty is
+:data:`AUTOMATIC` whose provider is installed, enabled and ready), non-empty is
 Manual (those entries, in order, and nothing else). Each attempt is one internal agent (never
 listed, never asking for attention) given the task and a JSON schema for its answer, deleted
 afterwards; the whole generation is bounded by :func:`generation_timeout`. Any failure — no
@@ -34,6 +34,10 @@ T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds one generation may take in all (``PASEO_METADATA_TIMEOUT`` overrides it)."""
+
+CONCURRENCY = 2
+"""Internal agents running at once: five agents created together must not start ten programs
+on a small machine. Waiting for a turn counts against the generation's time."""
 
 
 def generation_timeout() -> float:
@@ -69,7 +73,7 @@ class MetadataAgents(Protocol):
     """What the metadata service needs of the agents room."""
 
     def usable(self, provider: str) -> bool:
-        """Whether ``provider`` is installed, enabled and not known to be unavailable."""
+        """Whether ``provider`` is installed, enabled and ready (Automatic's filter)."""
 
     async def answer(self, candidate: Candidate, cwd: str, task: tasks.Task, within: float) -> str:
         """Run one internal agent on ``task`` in ``cwd`` and return its final reply; raise when
@@ -77,6 +81,9 @@ class MetadataAgents(Protocol):
 
     async def set_title(self, agent_id: str, title: str) -> None:
         """Give the agent ``title`` unless it has one by now (or is gone)."""
+
+    async def remove_leftovers(self) -> int:
+        """Delete the internal metadata agents a crashed daemon left; how many there were."""
 
 
 class MetadataService:
@@ -99,9 +106,12 @@ class MetadataService:
         self._paths = paths
         self._timeout = timeout
         self._background: set[asyncio.Task[None]] = set()
+        self._slots = asyncio.Semaphore(CONCURRENCY)
 
     async def start(self) -> None:
-        return None
+        left = await self._agents.remove_leftovers()
+        if left:
+            log.info("removed %d internal metadata agent(s) left by an earlier run", left)
 
     async def stop(self) -> None:
         for task in list(self._background):
@@ -125,8 +135,11 @@ class MetadataService:
                 log.info("metadata %s: out of time", task.kind)
                 return None
             try:
-                reply = await self._agents.answer(candidate, cwd, task, remaining)
-            except (PaseoError, RuntimeError, OSError) as exc:
+                reply = await self._attempt(candidate, cwd, task, deadline)
+            except TimeoutError:
+                log.info("metadata %s: out of time waiting for a turn", task.kind)
+                return None
+            except (PaseoError, RuntimeError, OSError, ValueError) as exc:
                 log.info("metadata %s with %s failed: %s", task.kind, candidate.provider, exc)
                 continue
             answer = tasks.parse_answer(reply, task.schema)
@@ -139,6 +152,19 @@ class MetadataService:
                 reply,
             )
         return None
+
+    async def _attempt(
+        self, candidate: Candidate, cwd: str, task: tasks.Task, deadline: float
+    ) -> str:
+        async with asyncio.timeout_at(_loop_time(deadline)):
+            await self._slots.acquire()
+        try:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            return await self._agents.answer(candidate, cwd, task, remaining)
+        finally:
+            self._slots.release()
 
     async def _cleaned(
         self, task: tasks.Task, cwd: str, clean: Callable[[dict[str, str]], T | None]
@@ -222,3 +248,9 @@ class MetadataService:
         task = asyncio.get_running_loop().create_task(guarded(), name="metadata")
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _loop_time(deadline: float) -> float:
+    """``deadline`` (a :func:`time.monotonic` value) on the running loop's clock."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (deadline - time.monotonic())

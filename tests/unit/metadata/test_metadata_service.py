@@ -51,6 +51,9 @@ class Agents:
                 await asyncio.Event().wait()
         return str(answer)
 
+    async def remove_leftovers(self) -> int:
+        return 0
+
     async def set_title(self, agent_id: str, title: str) -> None:
         self.titles[agent_id] = title
         self.titled.set()
@@ -120,3 +123,17 @@ def test_answers_must_fit_the_schema() -> None:
     long = tasks.clean_title({"title": "word " * 40})
     assert long is not None
     assert len(long) <= tasks.TITLE_LIMIT
+
+
+def test_internal_agents_run_two_at_a_time_and_waiting_counts_against_the_time(
+    tmp_path: Any,
+) -> None:
+    agents = Agents({"claude": None})
+    service = MetadataService(agents=agents, config=config(None, tmp_path), timeout=lambda: 0.2)
+
+    async def body() -> list[str | None]:
+        return list(await asyncio.gather(*(service.title(str(n), "/w") for n in range(3))))
+
+    assert run(body()) == [None, None, None]
+    # The third never got a turn before its time ran out.
+    assert len(agents.asked) == 2
