@@ -46,8 +46,9 @@ from paseo.agents.live import (
     LiveAgent,
     runtime_changes,
 )
-from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, SessionTools, TitleSource, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
+from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
 from paseo.agents.runner import PromptRunner
@@ -108,6 +109,10 @@ class AgentService:
         self._placement = placement
         self.roster = AgentRoster(store, publisher, plugins)
         self._rooms: _Rooms | None = None
+        self.titles: TitleSource | None = None
+        """Bound by the composition root once the metadata service exists."""
+        self._titling: set[str] = set()
+        """Agents whose title was asked for in this run (once is enough)."""
 
     # ================================================================ service lifecycle
 
@@ -217,8 +222,12 @@ class AgentService:
         ``extra_fields`` go into the record before it is first written (see
         :func:`paseo.agents.creation.new_record`); ``env`` is added to the environment of
         every program the agent runs, and kept out of the record
-        (:mod:`paseo.agents.environments`)."""
+        (:mod:`paseo.agents.environments`). A ``profile`` fills in what ``params`` leaves
+        unset (:mod:`paseo.agents.profiles`)."""
         variables = environments.checked(env or {})
+        if params.profile is not None:
+            profile = find_profile(self.config.resolved.daemon.agentProfiles, params.profile)
+            params = apply_profile(params, profile)
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
@@ -310,7 +319,17 @@ class AgentService:
         messageId, accepted)`` (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = await self.get(reference)
         message_id, accepted = await self._started.runner.send(agent, text, message_id, images)
+        if accepted:
+            self._maybe_title(agent, text)
         return agent, message_id, accepted
+
+    def _maybe_title(self, agent: LiveAgent, prompt: str) -> None:
+        if self.titles is None or agent.internal or agent.record.title is not None:
+            return
+        if agent.id in self._titling:
+            return
+        self._titling.add(agent.id)
+        self.titles.request_title(agent.id, agent.record.cwd, prompt)
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
@@ -347,7 +366,8 @@ class AgentService:
         await self.store.agents.delete(agent.id)
         await self.environments.forget(agent.id)
         self.agents.pop(agent.id, None)
-        self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
+        if not agent.internal:
+            self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()
         return agent.id
 

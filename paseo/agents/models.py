@@ -31,6 +31,13 @@ class AgentRefParams(WireModel):
 
 
 class AgentCreateParams(WireModel):
+    profile: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="an agent profile's id or name (daemon.agentProfiles): its settings are "
+        "the defaults of the fields not given",
+    )
     provider: str | None = Field(
         default=None,
         max_length=100,

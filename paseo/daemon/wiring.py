@@ -9,7 +9,7 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-schedules (prompt agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents).
 """
 
 from __future__ import annotations
@@ -88,6 +88,20 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
     daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
+    from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
+    from paseo.metadata.service import MetadataService
+
+    # Titles for untitled agents and names for new branches, by an internal agent.
+    metadata = MetadataService(
+        agents=MetadataAgentsPort(agents),
+        config=config,
+        git=git.runner,
+        paths=lambda raw, kind: workspaces.placement.workspaces.check_path(raw, session_kind=kind),
+    )
+    agents.titles = metadata
+    workspaces.placement.worktrees.branch_namer = metadata.branch_name
+    composition.groups.extend((KERNEL, group) for group in _adapter("metadata", metadata))
+
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
 
@@ -140,7 +154,16 @@ def compose(daemon: Daemon) -> Composition:
     if mcp is not None:
         mcp.bind_voice(speech.voice.attached)
 
-    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
+    services: list[Service] = [
+        git,
+        workspaces,
+        agents,
+        metadata,
+        schedules,
+        skills,
+        terminals,
+        speech,
+    ]
     if mcp is not None:
         services.insert(3, mcp)  # after the agents it notifies
     composition.services.extend(services)
@@ -195,6 +218,7 @@ def _agents(
 
 ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
+    "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",

@@ -310,16 +310,24 @@ def session_params(
         session_capabilities.get("systemPrompt") if isinstance(session_capabilities, dict) else None
     )
     modes = advertised.get("mode") if isinstance(advertised, dict) else None
-    if system_prompt and isinstance(modes, dict):
+    if not system_prompt:
+        return params
+    if isinstance(modes, dict) and "append" in modes:
         # Paseo's system prompt adds to the agent's own instructions; only an agent that can
         # append takes it as meant ("override" would drop the agent's instructions).
-        if "append" in modes:
-            params["systemPrompt"] = {
-                "mode": "append",
-                "content": [{"type": "text", "text": system_prompt}],
-            }
-    elif system_prompt:
-        log.info("ACP agent %s cannot take a system prompt; not sent", provider_id)
+        params["systemPrompt"] = {
+            "mode": "append",
+            "content": [{"type": "text", "text": system_prompt}],
+        }
+    else:
+        # The Claude Code adapters' extension (`_meta.systemPrompt.append`), which they honour
+        # while advertising only "override"; an agent that does not know it ignores `_meta`.
+        params["_meta"] = {"systemPrompt": {"append": system_prompt}}
+        log.info(
+            "ACP agent %s advertises no appendable system prompt; sent as "
+            "_meta.systemPrompt.append",
+            provider_id,
+        )
     return params
 
 

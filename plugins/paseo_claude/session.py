@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 from collections import deque
@@ -40,6 +41,7 @@ from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     AllowResolution,
+    AssistantMessageItem,
     CompactionItem,
     DenyResolution,
     PermissionRequest,
@@ -581,6 +583,18 @@ class ClaudeSession(AgentSession):
                 diagnostic=self.diagnostics() or None,
             )
         else:
+            structured = message.get("structured_output")
+            if structured is not None:
+                # --json-schema: Claude Code takes the answer as a StructuredOutput tool call
+                # and reports it here; the turn's final reply is that JSON document.
+                await self._emit_items(
+                    [
+                        AssistantMessageItem(
+                            text=json.dumps(structured),
+                            messageId=f"structured-{message.get('uuid') or turn.number}",
+                        )
+                    ]
+                )
             usage = mapping.usage_from_result(message)
             if usage.costUsd is not None:
                 # Claude Code reports the process's running total; a turn costs the difference.

@@ -111,6 +111,9 @@ class CodexSession(AgentSession):
         self._mode = mode
         self._model: str | None = config.model
         self._effort: str | None = config.thinkingOptionId
+        schema = config.extra.get("outputSchema")
+        self._output_schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
+        """Structured output: each turn's final message is a JSON document of this schema."""
         self._model_override = config.model is not None
         self._effort_override = config.thinkingOptionId is not None
         self._applied: dict[str, Any] = {}
@@ -328,6 +331,9 @@ class CodexSession(AgentSession):
             "input": user_input,
             "clientUserMessageId": message_id,
         }
+        if self._output_schema is not None:
+            # A per-turn setting (Codex keeps none for the thread): sent with every turn.
+            params["outputSchema"] = self._output_schema
         wanted: dict[str, Any] = {
             "approvalPolicy": self._mode.approval_policy,
             "sandboxPolicy": self._mode.sandbox_policy,

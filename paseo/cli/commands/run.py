@@ -40,6 +40,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("prompt", metavar="PROMPT", help="what the agent should do")
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="an agent profile (daemon.agentProfiles, by name or id): its provider, model, mode, "
+        "thinking, system prompt, MCP servers and labels, unless given here",
+    )
+    parser.add_argument(
         "--provider", help="provider id or PROVIDER/MODEL (default: the first ready provider)"
     )
     parser.add_argument("--model", help="model id")
@@ -84,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     schema = _structured.load_schema(args.output_schema) if args.output_schema else None
     cwd = os.path.abspath(args.cwd or os.getcwd())
     params: dict[str, Any] = {
+        "profile": args.profile,
         "provider": args.provider,
         "model": args.model,
         "modeId": args.mode,

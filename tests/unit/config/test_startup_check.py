@@ -155,3 +155,25 @@ def test_default_provider_is_in_the_resolved_view_and_checked(tmp_path: Path) ->
     assert [(p.path, p.severity) for p in validate_file(path, {})] == [
         ("agents.defaultProvider", "warning")
     ]
+
+
+def test_profiles_and_metadata_models_naming_no_installed_provider_are_warned(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.json"
+    config = {
+        "daemon": {
+            "agentProfiles": [
+                {"id": "a", "name": "A", "provider": "claude"},
+                {"id": "b", "name": "B", "provider": "nobody"},
+            ]
+        },
+        "agents": {"metadataGeneration": {"providers": [{"provider": "ghost"}]}},
+    }
+    path.write_text(json.dumps(config))
+    problems = validate_file(path, {})
+    assert [(p.path, p.severity) for p in problems] == [
+        ("daemon.agentProfiles[1].provider", "warning"),
+        ("agents.metadataGeneration.providers[0].provider", "warning"),
+    ]
+    assert "no provider 'nobody' is installed or defined" in problems[0].message
