@@ -1,0 +1,101 @@
+"""Inbound session message ``type`` → (request model, handler).
+
+:func:`handle` validates one message and runs its handler. A type not in :data:`TABLE` is
+answered ``rpc_error`` with ``unknown_schema`` (never silence), a known one that does not
+validate with ``invalid_message``, a daemon error with ``handler_error`` (its message is the
+daemon's own, e.g. "no agent matches 'x'").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from paseo_tswire.bridge import RpcFailure
+from paseo_tswire.connection import ClientSession
+from paseo_tswire.handlers import agents, system
+from paseo_tswire.handlers import timeline as timeline_handlers
+from paseo_tswire.models import inbound as req
+from paseo_tswire.models.messages import RpcError
+
+log = logging.getLogger("paseo.tswire")
+
+Handler = Callable[[ClientSession, Any], Awaitable[None]]
+
+TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
+    "ping": (req.Ping, system.ping),
+    "fetch_agents_request": (req.FetchAgents, agents.fetch_agents),
+    "fetch_agent_request": (req.AgentRef, agents.fetch_agent),
+    "create_agent_request": (req.CreateAgent, agents.create_agent),
+    "import_agent_request": (req.ImportAgent, agents.import_agent),
+    "send_agent_message_request": (req.SendMessage, agents.send_message),
+    "wait_for_finish_request": (req.WaitForFinish, agents.wait_for_finish),
+    "cancel_agent_request": (req.OptionalRequestAgentRef, agents.cancel_agent),
+    "delete_agent_request": (req.AgentRef, agents.delete_agent),
+    "archive_agent_request": (req.AgentRef, agents.archive_agent),
+    "refresh_agent_request": (req.AgentRef, agents.refresh_agent),
+    "update_agent_request": (req.UpdateAgent, agents.update_agent),
+    "set_agent_mode_request": (req.SetMode, agents.set_mode),
+    "set_agent_model_request": (req.SetModel, agents.set_model),
+    "set_agent_thinking_request": (req.SetThinking, agents.set_thinking),
+    "set_agent_feature_request": (req.SetFeature, agents.set_feature),
+    "agent_permission_response": (req.PermissionAnswer, agents.answer_permission),
+    "clear_agent_attention": (req.ClearAttention, agents.clear_attention),
+    "fetch_agent_timeline_request": (req.FetchTimeline, timeline_handlers.fetch_timeline),
+    "get_providers_snapshot_request": (req.Providers, system.providers_snapshot),
+    "refresh_providers_snapshot_request": (req.Providers, system.refresh_providers),
+    "list_provider_models_request": (req.ProviderRef, system.provider_models),
+    "list_provider_modes_request": (req.ProviderRef, system.provider_modes),
+    "paseo_worktree_list_request": (req.WorktreeList, system.worktree_list),
+    "paseo_worktree_archive_request": (req.WorktreeArchive, system.worktree_archive),
+    "shutdown_server_request": (req.Request, system.shutdown),
+}
+
+IGNORED = frozenset({"client_heartbeat", "audio_played", "abort_request"})
+"""Notifications without a reply whose effect this daemon does not have (nothing to answer)."""
+
+
+def _request_id(body: dict[str, Any]) -> str | None:
+    value = body.get("requestId")
+    return value if isinstance(value, str) else None
+
+
+async def reply_error(session: ClientSession, body: dict[str, Any], error: str, code: str) -> None:
+    request_id = _request_id(body)
+    if request_id is None:
+        log.debug("tswire: %s without a requestId: %s", body.get("type"), error)
+        return
+    await session.push(
+        "rpc_error",
+        RpcError(requestId=request_id, requestType=str(body.get("type")), error=error, code=code),
+    )
+
+
+async def handle(session: ClientSession, body: dict[str, Any]) -> None:
+    """Validate and run one inbound session message (see the module docstring)."""
+    type_ = str(body.get("type"))
+    entry = TABLE.get(type_)
+    if entry is None:
+        if type_ not in IGNORED:
+            await reply_error(session, body, "Unknown request schema", "unknown_schema")
+        return
+    model, handler = entry
+    try:
+        message = model.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        await reply_error(
+            session, body, f"Invalid message: {where}: {first['msg']}", "invalid_message"
+        )
+        return
+    try:
+        await handler(session, message)
+    except RpcFailure as exc:
+        await reply_error(session, body, exc.message, "handler_error")
+    except Exception:
+        log.exception("tswire: %s failed", type_)
+        await reply_error(session, body, "internal error (see the daemon log)", "handler_error")

@@ -1,0 +1,146 @@
+"""A small TypeScript-protocol client written from the reference (docs/ts-clients.md and the
+TypeScript ``DaemonClient``): envelope, hello, correlated requests, pushes.
+
+Every frame it receives is validated against the transport's strict outbound models
+(:func:`paseo_tswire.envelope.validate_outbound`), so a test fails on any shape the real
+clients would drop silently.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from paseo_tswire.envelope import validate_outbound
+from websockets.sync.client import ClientConnection, connect, unix_connect
+
+DEFAULT_TIMEOUT = 30.0
+
+
+class TsClient:
+    """One connection; ``frames`` keeps every validated frame received, in order."""
+
+    def __init__(
+        self,
+        *,
+        socket_path: str | None = None,
+        uri: str | None = None,
+        subprotocols: list[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        protocols: Any = subprotocols
+        if socket_path is not None:
+            self.ws: ClientConnection = unix_connect(
+                socket_path, "ws://localhost/ws", subprotocols=protocols, open_timeout=10
+            )
+        else:
+            assert uri is not None
+            self.ws = connect(
+                uri, subprotocols=protocols, additional_headers=headers, open_timeout=10
+            )
+        self.frames: list[dict[str, Any]] = []
+        self._unread: list[dict[str, Any]] = []
+        self._ids = itertools.count(1)
+
+    def __enter__(self) -> TsClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.ws.close()
+
+    # ------------------------------------------------------------------ frames
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(frame))
+
+    def session(self, message: dict[str, Any]) -> None:
+        self.send({"type": "session", "message": message})
+
+    def receive(self, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+        text = self.ws.recv(timeout=timeout)
+        assert isinstance(text, str), "the daemon sent a binary frame"
+        frame = json.loads(text)
+        validate_outbound(frame)
+        self.frames.append(frame)
+        return frame
+
+    def wait_for(
+        self, match: Callable[[dict[str, Any]], bool], *, timeout: float = DEFAULT_TIMEOUT
+    ) -> dict[str, Any]:
+        """The first message (``frame["message"]``) matching, read or already buffered."""
+        for index, message in enumerate(self._unread):
+            if match(message):
+                return self._unread.pop(index)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching message arrived")
+            frame = self.receive(left)
+            if frame["type"] != "session":
+                continue
+            message = frame["message"]
+            if match(message):
+                return message
+            self._unread.append(message)
+
+    def messages(self, type_: str) -> list[dict[str, Any]]:
+        """Every session message of ``type_`` received so far."""
+        return [
+            f["message"]
+            for f in self.frames
+            if f["type"] == "session" and f["message"]["type"] == type_
+        ]
+
+    # ---------------------------------------------------------------- protocol
+
+    def hello(
+        self, client_id: str = "cid_test", *, client_type: str = "cli", version: int = 1
+    ) -> dict[str, Any]:
+        self.send(
+            {
+                "type": "hello",
+                "clientId": client_id,
+                "clientType": client_type,
+                "protocolVersion": version,
+                "capabilities": {"reasoning_merge_enum": True},
+                "appVersion": "0.1.65-beta.5",
+            }
+        )
+        status = self.wait_for(
+            lambda m: m["type"] == "status" and m["payload"]["status"] == "server_info"
+        )
+        payload: dict[str, Any] = status["payload"]
+        return payload
+
+    def request(
+        self,
+        type_: str,
+        reply: str | tuple[str, str],
+        timeout: float = DEFAULT_TIMEOUT,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Send ``type_`` with a fresh requestId; the payload of the reply of type ``reply``
+        (or ``("status", <status>)``) or of an ``rpc_error`` with that requestId."""
+        request_id = f"req-{next(self._ids)}"
+        self.session({"type": type_, "requestId": request_id, **fields})
+
+        def matches(message: dict[str, Any]) -> bool:
+            payload = message.get("payload") or {}
+            if payload.get("requestId") != request_id:
+                return False
+            if message["type"] == "rpc_error":
+                return True
+            if isinstance(reply, tuple):
+                return message["type"] == reply[0] and payload.get("status") in reply[1:]
+            return bool(message["type"] == reply)
+
+        message = self.wait_for(matches, timeout=timeout)
+        result: dict[str, Any] = {"__type": message["type"], **message["payload"]}
+        return result
