@@ -8,6 +8,7 @@ clients would drop silently.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import time
@@ -32,15 +33,17 @@ class TsClient:
         headers: dict[str, str] | None = None,
     ) -> None:
         protocols: Any = subprotocols
+        self._stack = contextlib.ExitStack()
         if socket_path is not None:
-            self.ws: ClientConnection = unix_connect(
+            opening: Any = unix_connect(
                 socket_path, "ws://localhost/ws", subprotocols=protocols, open_timeout=10
             )
         else:
             assert uri is not None
-            self.ws = connect(
+            opening = connect(
                 uri, subprotocols=protocols, additional_headers=headers, open_timeout=10
             )
+        self.ws: ClientConnection = self._stack.enter_context(opening)
         self.frames: list[dict[str, Any]] = []
         self._unread: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
@@ -52,7 +55,7 @@ class TsClient:
         self.close()
 
     def close(self) -> None:
-        self.ws.close()
+        self._stack.close()
 
     # ------------------------------------------------------------------ frames
 
