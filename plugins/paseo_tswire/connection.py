@@ -155,7 +155,7 @@ class ClientSession:
         """The snapshot and placement of one agent (id, prefix or title)."""
         detail = await self.call("agent.get", {"agentId": agent_id})
         record = detail["agent"]
-        pending = [p["request"] for p in detail.get("pendingPermissions") or []]
+        pending = list(detail.get("pendingPermissions") or [])
         modes = await self.modes_of(str(record.get("provider") or ""), {})
         place = await self.placements([record])
         return (
