@@ -61,6 +61,10 @@ class ClientSession:
         self.subscription_id: str | None = None
         self.extra: dict[str, Any] = {}
         """State other rooms keep on the session (terminal slots, …)."""
+        self.listeners: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
+        """Rooms that receive every notification after the agent pushes (terminals, …)."""
+        self.binary: Callable[[bytes], Awaitable[None]] | None = None
+        """Where inbound binary frames go (the terminals room, once used)."""
         self._streams: set[str] = set()
         self._expiry: asyncio.TimerHandle | None = None
         self.on_expire: Callable[[ClientSession], None] | None = None
@@ -209,6 +213,8 @@ class ClientSession:
                 await self.push("agent_update", out.AgentRemove(agentId=agent_id))
         elif method == "agent.event":
             await self._on_event(str(params["agentId"]), params["entry"])
+        for listener in self.listeners:
+            await listener(method, params)
 
     async def _upsert(self, record: dict[str, Any]) -> None:
         try:

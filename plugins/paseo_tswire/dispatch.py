@@ -16,9 +16,11 @@ from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import agents, system
+from paseo_tswire.handlers import agents, schedules, system, terminals
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.models import inbound as req
+from paseo_tswire.models import schedule as sc
+from paseo_tswire.models import terminal as tm
 from paseo_tswire.models.messages import RpcError
 
 log = logging.getLogger("paseo.tswire")
@@ -52,6 +54,22 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "paseo_worktree_list_request": (req.WorktreeList, system.worktree_list),
     "paseo_worktree_archive_request": (req.WorktreeArchive, system.worktree_archive),
     "shutdown_server_request": (req.Request, system.shutdown),
+    "list_terminals_request": (tm.ListRequest, terminals.list_terminals),
+    "subscribe_terminals_request": (tm.CwdRef, terminals.subscribe_terminals),
+    "unsubscribe_terminals_request": (tm.CwdRef, terminals.unsubscribe_terminals),
+    "create_terminal_request": (tm.CreateRequest, terminals.create_terminal),
+    "subscribe_terminal_request": (tm.TerminalRef, terminals.subscribe_terminal),
+    "unsubscribe_terminal_request": (tm.TerminalOnly, terminals.unsubscribe_terminal),
+    "terminal_input": (tm.InputRequest, terminals.terminal_input),
+    "kill_terminal_request": (tm.TerminalRef, terminals.kill_terminal),
+    "capture_terminal_request": (tm.CaptureRequest, terminals.capture_terminal),
+    "schedule/create": (sc.CreateRequest, schedules.create),
+    "schedule/list": (sc.ListRequest, schedules.list_schedules),
+    "schedule/inspect": (sc.ScheduleRef, schedules.inspect),
+    "schedule/logs": (sc.ScheduleRef, schedules.logs),
+    "schedule/pause": (sc.ScheduleRef, schedules.pause),
+    "schedule/resume": (sc.ScheduleRef, schedules.resume),
+    "schedule/delete": (sc.ScheduleRef, schedules.delete),
 }
 
 IGNORED = frozenset({"client_heartbeat", "audio_played", "abort_request"})

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
+from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
+from paseo_tswire.models.terminal import TERMINAL_OUTBOUND, Subscribed, SubscribeFailed
 from paseo_tswire.models.wire import Wire
+
+_ALL_OUTBOUND = {**OUTBOUND, **TERMINAL_OUTBOUND, **SCHEDULE_OUTBOUND}
 
 WS_PONG = json.dumps({"type": "pong"})
 
@@ -83,8 +87,10 @@ def validate_outbound(frame: dict[str, Any]) -> Wire | None:
         model = STATUS_PAYLOADS.get(payload.get("status"))
     elif type_ == "agent_update":
         return _agent_update(payload)
+    elif type_ == "subscribe_terminal_response":
+        model = SubscribeFailed if isinstance(payload.get("error"), str) else Subscribed
     else:
-        model = OUTBOUND.get(type_)
+        model = _ALL_OUTBOUND.get(type_)
     if model is None:
         raise ValueError(f"no model for outbound {type_!r}")
     return model.model_validate(payload)

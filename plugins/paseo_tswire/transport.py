@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from paseo_tswire import handshake, trust
+from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.dispatch import handle
 from paseo_tswire.envelope import WS_PONG, FrameError, parse_frame, session_frame
@@ -205,7 +206,8 @@ class TsWireTransport(Transport):
         try:
             async for raw in connection:
                 if isinstance(raw, bytes):
-                    continue  # binary frames carry terminal data this daemon does not serve here
+                    await _binary(session, raw)
+                    continue
                 try:
                     frame = parse_frame(raw)
                 except FrameError as exc:
@@ -269,6 +271,17 @@ class TsWireTransport(Transport):
         return handshake.server_info(
             str(result.get("serverId") or ""), str(result.get("version") or "")
         )
+
+
+async def _binary(session: ClientSession, frame: bytes) -> None:
+    """An inbound binary frame (terminal input or resize); a refused one is only logged, as
+    the TypeScript daemon does: the client has no reply to wait for."""
+    if session.binary is None:
+        return
+    try:
+        await session.binary(frame)
+    except RpcFailure as exc:
+        log.debug("tswire: a terminal frame from %s was refused: %s", session.client_id, exc)
 
 
 def _finished(

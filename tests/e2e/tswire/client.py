@@ -45,6 +45,7 @@ class TsClient:
             )
         self.ws: ClientConnection = self._stack.enter_context(opening)
         self.frames: list[dict[str, Any]] = []
+        self.binary: list[bytes] = []
         self._unread: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 
@@ -66,12 +67,34 @@ class TsClient:
         self.send({"type": "session", "message": message})
 
     def receive(self, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-        text = self.ws.recv(timeout=timeout)
-        assert isinstance(text, str), "the daemon sent a binary frame"
-        frame = json.loads(text)
+        """One frame: a validated JSON frame, or ``{"type": "binary", "data": ...}`` (kept in
+        :attr:`binary`, checked by the terminal tests)."""
+        data = self.ws.recv(timeout=timeout)
+        if isinstance(data, bytes):
+            self.binary.append(data)
+            return {"type": "binary", "data": data}
+        frame = json.loads(data)
         validate_outbound(frame)
         self.frames.append(frame)
         return frame
+
+    def wait_binary(
+        self, match: Callable[[bytes], bool], *, timeout: float = DEFAULT_TIMEOUT
+    ) -> bytes:
+        """The first binary frame matching, read or already received."""
+        for frame in self.binary:
+            if match(frame):
+                return frame
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no matching binary frame arrived")
+            frame = self.receive(left)
+            if frame["type"] == "session":
+                self._unread.append(frame["message"])
+            elif frame["type"] == "binary" and match(frame["data"]):
+                return bytes(frame["data"])
 
     def wait_for(
         self, match: Callable[[dict[str, Any]], bool], *, timeout: float = DEFAULT_TIMEOUT
