@@ -16,11 +16,12 @@ from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import agents, schedules, system, terminals
+from paseo_tswire.handlers import agents, schedules, system, terminals, workspaces
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import schedule as sc
 from paseo_tswire.models import terminal as tm
+from paseo_tswire.models import workspace as wm
 from paseo_tswire.models.messages import RpcError
 
 log = logging.getLogger("paseo.tswire")
@@ -31,6 +32,11 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "ping": (req.Ping, system.ping),
     "fetch_agents_request": (req.FetchAgents, agents.fetch_agents),
     "fetch_agent_request": (req.AgentRef, agents.fetch_agent),
+    "fetch_agent_history_request": (req.FetchAgents, agents.fetch_history),
+    "close_items_request": (req.CloseItems, agents.close_items),
+    "fetch_workspaces_request": (wm.FetchRequest, workspaces.fetch_workspaces),
+    "open_project_request": (wm.OpenRequest, workspaces.open_project),
+    "archive_workspace_request": (wm.ArchiveRequest, workspaces.archive_workspace),
     "create_agent_request": (req.CreateAgent, agents.create_agent),
     "import_agent_request": (req.ImportAgent, agents.import_agent),
     "send_agent_message_request": (req.SendMessage, agents.send_message),

@@ -16,8 +16,9 @@ from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove,
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
 from paseo_tswire.models.terminal import TERMINAL_OUTBOUND, Subscribed, SubscribeFailed
 from paseo_tswire.models.wire import Wire
+from paseo_tswire.models.workspace import WORKSPACE_OUTBOUND, Remove, Upsert
 
-_ALL_OUTBOUND = {**OUTBOUND, **TERMINAL_OUTBOUND, **SCHEDULE_OUTBOUND}
+_ALL_OUTBOUND = {**OUTBOUND, **TERMINAL_OUTBOUND, **SCHEDULE_OUTBOUND, **WORKSPACE_OUTBOUND}
 
 WS_PONG = json.dumps({"type": "pong"})
 
@@ -87,6 +88,8 @@ def validate_outbound(frame: dict[str, Any]) -> Wire | None:
         model = STATUS_PAYLOADS.get(payload.get("status"))
     elif type_ == "agent_update":
         return _agent_update(payload)
+    elif type_ == "workspace_update":
+        return (Remove if payload.get("kind") == "remove" else Upsert).model_validate(payload)
     elif type_ == "subscribe_terminal_response":
         model = SubscribeFailed if isinstance(payload.get("error"), str) else Subscribed
     else:

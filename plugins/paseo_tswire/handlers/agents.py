@@ -39,7 +39,9 @@ async def _snapshots(
     return entries
 
 
-async def fetch_agents(session: ClientSession, msg: req.FetchAgents) -> None:
+async def _directory(
+    session: ClientSession, msg: req.FetchAgents
+) -> tuple[list[out.DirectoryEntry], out.PageInfo]:
     params: dict[str, Any] = {"newestFirst": True}
     flt = msg.filter
     if flt is not None:
@@ -59,22 +61,65 @@ async def fetch_agents(session: ClientSession, msg: req.FetchAgents) -> None:
     records = list(result.get("agents") or [])
     if flt is not None and flt.requiresAttention is not None:
         records = [r for r in records if bool(r.get("requiresAttention")) == flt.requiresAttention]
+    next_cursor = result.get("nextCursor") if msg.page is not None else None
+    page = out.PageInfo(
+        nextCursor=next_cursor,
+        prevCursor=msg.page.cursor if msg.page is not None else None,
+        hasMore=next_cursor is not None,
+    )
+    return await _snapshots(session, records), page
+
+
+async def fetch_agents(session: ClientSession, msg: req.FetchAgents) -> None:
+    entries, page = await _directory(session, msg)
     subscription = None
     if msg.subscribe is not None:
         session.agents_subscribed = True
         subscription = msg.subscribe.subscriptionId or f"agents:{session.client_id}"
         session.subscription_id = subscription
-    next_cursor = result.get("nextCursor") if msg.page is not None else None
     await session.push(
         "fetch_agents_response",
         out.FetchAgents(
-            requestId=msg.requestId,
-            subscriptionId=subscription,
-            entries=await _snapshots(session, records),
-            pageInfo=out.PageInfo(
-                nextCursor=next_cursor, prevCursor=None, hasMore=next_cursor is not None
-            ),
+            requestId=msg.requestId, subscriptionId=subscription, entries=entries, pageInfo=page
         ),
+    )
+
+
+async def fetch_history(session: ClientSession, msg: req.FetchAgents) -> None:
+    """The same directory as ``fetch_agents_request`` (the TypeScript daemon's rule), never
+    subscribed."""
+    entries, page = await _directory(session, msg)
+    await session.push(
+        "fetch_agent_history_response",
+        out.AgentHistory(requestId=msg.requestId, entries=entries, pageInfo=page),
+    )
+
+
+async def close_items(session: ClientSession, msg: req.CloseItems) -> None:
+    """Archive the agents and kill the terminals; each result says what happened."""
+    agents: list[out.ClosedAgent] = []
+    for agent_id in msg.agentIds:
+        try:
+            archived = await session.call("agent.archive", {"agentId": agent_id})
+        except RpcFailure:
+            continue
+        record = archived["agent"]
+        agents.append(
+            out.ClosedAgent(
+                agentId=str(record["id"]), archivedAt=str(record.get("archivedAt") or "")
+            )
+        )
+    terminals: list[out.ClosedTerminal] = []
+    for terminal_id in msg.terminalIds:
+        try:
+            await session.call("terminal.kill", {"terminalId": terminal_id})
+        except RpcFailure:
+            terminals.append(out.ClosedTerminal(terminalId=terminal_id, success=False))
+        else:
+            terminals.append(out.ClosedTerminal(terminalId=terminal_id, success=True))
+    await session.push(
+        "close_items_response",
+        out.CloseItems(agents=agents, terminals=terminals, requestId=msg.requestId),
     )
 
 

@@ -44,6 +44,11 @@ class FetchAgents(Request):
     subscribe: Subscribe | None = None
 
 
+class CloseItems(Request):
+    agentIds: list[str] = Field(default_factory=list)
+    terminalIds: list[str] = Field(default_factory=list)
+
+
 class AgentRef(Request):
     """``fetch_agent_request``, ``delete``, ``archive``, ``refresh``: an id, prefix or title."""
 

@@ -102,6 +102,28 @@ class FetchAgents(Wire):
     pageInfo: PageInfo
 
 
+class AgentHistory(Wire):
+    requestId: str
+    entries: list[DirectoryEntry]
+    pageInfo: PageInfo
+
+
+class ClosedAgent(Wire):
+    agentId: str
+    archivedAt: str
+
+
+class ClosedTerminal(Wire):
+    terminalId: str
+    success: bool
+
+
+class CloseItems(Wire):
+    agents: list[ClosedAgent]
+    terminals: list[ClosedTerminal]
+    requestId: str
+
+
 class FetchAgent(Wire):
     requestId: str
     agent: AgentSnapshot | None
@@ -296,6 +318,8 @@ OUTBOUND: dict[str, type[Wire]] = {
     "rpc_error": RpcError,
     "fetch_agents_response": FetchAgents,
     "fetch_agent_response": FetchAgent,
+    "fetch_agent_history_response": AgentHistory,
+    "close_items_response": CloseItems,
     "fetch_agent_timeline_response": FetchTimeline,
     "set_agent_mode_response": AgentAction,
     "set_agent_model_response": AgentAction,

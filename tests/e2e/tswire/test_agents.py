@@ -58,6 +58,10 @@ def test_agent_flows_over_the_typescript_protocol(
                 page={"limit": 200},
             )
             assert listed["subscriptionId"]
+            sidebar = app.request(
+                "fetch_workspaces_request", "fetch_workspaces_response", subscribe={}
+            )
+            assert sidebar["entries"] == []
 
             # create → status:agent_created, then wait_for_finish.
             created = cli.request(
@@ -163,6 +167,16 @@ def test_agent_flows_over_the_typescript_protocol(
             pending = asking["final"]["pendingPermissions"]
             assert len(pending) == 1
             assert pending[0]["provider"] == "claude"
+            # The app's sidebar shows the workspace waiting for input.
+            waiting = app.wait_for(
+                lambda m: (
+                    m["type"] == "workspace_update"
+                    and m["payload"]["kind"] == "upsert"
+                    and m["payload"]["workspace"]["status"] == "needs_input"
+                ),
+                timeout=TURN,
+            )
+            assert waiting["payload"]["workspace"]["workspaceDirectory"] == str(work)
             pushed = cli.wait_for(lambda m: m["type"] == "agent_permission_request")
             assert pushed["payload"]["request"]["id"] == pending[0]["id"]
             cli.session(

@@ -5,6 +5,7 @@ each stateless message. Every frame received is validated against the strict mod
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from e2e.tswire.client import TsClient
@@ -158,3 +159,49 @@ def test_stateless_messages(ts_daemon: TsDaemon) -> None:
             direction="tail",
         )
         assert timeline["error"]
+
+
+def test_workspaces_sidebar(ts_daemon: TsDaemon, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    with TsClient(socket_path=ts_daemon.socket_path) as client:
+        client.hello("cid_sidebar", client_type="mobile")
+        first = client.request(
+            "fetch_workspaces_request",
+            "fetch_workspaces_response",
+            subscribe={},
+            sort=[{"key": "activity_at", "direction": "desc"}],
+            page={"limit": 50},
+        )
+        assert first["subscriptionId"]
+        opened = client.request("open_project_request", "open_project_response", cwd=str(project))
+        assert opened["error"] is None
+        workspace = opened["workspace"]
+        assert (workspace["workspaceDirectory"], workspace["status"]) == (str(project), "done")
+        assert workspace["projectKind"] == "non_git"
+        assert workspace["project"]["checkout"]["isGit"] is False
+        pushed = client.wait_for(lambda m: m["type"] == "workspace_update")
+        assert pushed["payload"]["workspace"]["id"] == workspace["id"]
+        listed = client.request(
+            "fetch_workspaces_request",
+            "fetch_workspaces_response",
+            filter={"idPrefix": workspace["id"]},
+        )
+        assert [w["id"] for w in listed["entries"]] == [workspace["id"]]
+        archived = client.request(
+            "archive_workspace_request", "archive_workspace_response", workspaceId=workspace["id"]
+        )
+        assert (archived["error"], bool(archived["archivedAt"])) == (None, True)
+        removed = client.wait_for(
+            lambda m: m["type"] == "workspace_update" and m["payload"]["kind"] == "remove"
+        )
+        assert removed["payload"]["id"] == workspace["id"]
+        history = client.request("fetch_agent_history_request", "fetch_agent_history_response")
+        assert history["entries"] == []
+        closed = client.request(
+            "close_items_request", "close_items_response", agentIds=["nobody"], terminalIds=["none"]
+        )
+        assert (closed["agents"], closed["terminals"]) == (
+            [],
+            [{"terminalId": "none", "success": False}],
+        )
