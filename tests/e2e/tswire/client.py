@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,17 @@ from paseo_tswire.envelope import validate_outbound
 from websockets.sync.client import ClientConnection, connect, unix_connect
 
 DEFAULT_TIMEOUT = 30.0
+SNAPSHOT = b"\x04"
+FRAME_LOG = os.environ.get("TSWIRE_FRAME_LOG")
+"""When set, every frame received is appended to this JSON-lines file, so the frames can be
+checked against the TypeScript clients' own zod schemas while developing (docs/ts-clients.md,
+"Tests")."""
+
+
+def _record(kind: str, frame: Any) -> None:
+    if FRAME_LOG:
+        with open(FRAME_LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"kind": kind, "frame": frame}) + "\n")
 
 
 class TsClient:
@@ -72,9 +84,12 @@ class TsClient:
         data = self.ws.recv(timeout=timeout)
         if isinstance(data, bytes):
             self.binary.append(data)
+            if data[:1] == SNAPSHOT:
+                _record("snapshot", json.loads(data[2:]))
             return {"type": "binary", "data": data}
         frame = json.loads(data)
         validate_outbound(frame)
+        _record("frame", frame)
         self.frames.append(frame)
         return frame
 
