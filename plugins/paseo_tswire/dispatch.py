@@ -60,6 +60,9 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "paseo_worktree_list_request": (req.WorktreeList, system.worktree_list),
     "paseo_worktree_archive_request": (req.WorktreeArchive, system.worktree_archive),
     "shutdown_server_request": (req.Request, system.shutdown),
+    "list_available_providers_request": (req.Request, system.available_providers),
+    "client_heartbeat": (req.Heartbeat, system.heartbeat),
+    "register_push_token": (req.PushToken, system.register_push_token),
     "list_terminals_request": (tm.ListRequest, terminals.list_terminals),
     "subscribe_terminals_request": (tm.CwdRef, terminals.subscribe_terminals),
     "unsubscribe_terminals_request": (tm.CwdRef, terminals.unsubscribe_terminals),
@@ -78,7 +81,7 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "schedule/delete": (sc.ScheduleRef, schedules.delete),
 }
 
-IGNORED = frozenset({"client_heartbeat", "audio_played", "abort_request"})
+IGNORED = frozenset({"audio_played", "abort_request"})
 """Notifications without a reply whose effect this daemon does not have (nothing to answer)."""
 
 

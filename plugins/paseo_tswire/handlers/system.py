@@ -235,3 +235,39 @@ async def shutdown(session: ClientSession, msg: req.Request) -> None:
         "status", out.ShutdownRequested(clientId=session.client_id, requestId=msg.requestId)
     )
     await session.call("server.shutdown", {"reason": "shutdown_server_request (TypeScript client)"})
+
+
+async def available_providers(session: ClientSession, msg: req.Request) -> None:
+    listed = await session.call("provider.list", {})
+    providers = []
+    for view in listed.get("providers") or []:
+        availability = view.get("availability") or {}
+        ready = availability.get("status") == "ready" and bool(view.get("enabled", True))
+        providers.append(
+            out.ProviderAvailability(
+                provider=str(view["id"]),
+                available=ready,
+                error=None if ready else availability.get("reason"),
+            )
+        )
+    await session.push(
+        "list_available_providers_response",
+        out.AvailableProviders(
+            providers=providers, error=None, fetchedAt=_now(), requestId=msg.requestId
+        ),
+    )
+
+
+async def heartbeat(session: ClientSession, msg: req.Heartbeat) -> None:
+    """Where attention notices go (the ``push`` plugin's ``client.heartbeat``); no reply."""
+    params: dict[str, Any] = {"deviceType": msg.deviceType, "visible": msg.appVisible}
+    if msg.focusedAgentId is not None:
+        params["focusedAgentId"] = msg.focusedAgentId
+    if msg.lastActivityAt is not None:
+        params["lastActivityAt"] = msg.lastActivityAt
+    await session.call("client.heartbeat", params)
+
+
+async def register_push_token(session: ClientSession, msg: req.PushToken) -> None:
+    """``push.register`` (the ``push`` plugin); no reply."""
+    await session.call("push.register", {"token": msg.token})

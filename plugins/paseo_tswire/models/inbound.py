@@ -188,3 +188,18 @@ class WorktreeArchive(Request):
 
 class Ping(Request):
     clientSentAt: int | None = None
+
+
+class Heartbeat(Inbound):
+    """``client_heartbeat`` (no reply)."""
+
+    deviceType: Literal["web", "mobile"]
+    focusedAgentId: str | None = None
+    lastActivityAt: str | None = None
+    appVisible: bool
+
+
+class PushToken(Inbound):
+    """``register_push_token`` (no reply)."""
+
+    token: str

@@ -288,6 +288,19 @@ class ProviderModes(Wire):
     requestId: str
 
 
+class ProviderAvailability(Wire):
+    provider: str
+    available: bool
+    error: str | None = None
+
+
+class AvailableProviders(Wire):
+    providers: list[ProviderAvailability]
+    error: str | None = None
+    fetchedAt: str
+    requestId: str
+
+
 class CheckoutError(Wire):
     code: Literal["NOT_GIT_REPO", "NOT_ALLOWED", "MERGE_CONFLICT", "UNKNOWN"]
     message: str
@@ -340,6 +353,7 @@ OUTBOUND: dict[str, type[Wire]] = {
     "refresh_providers_snapshot_response": RefreshProvidersSnapshot,
     "list_provider_models_response": ProviderModels,
     "list_provider_modes_response": ProviderModes,
+    "list_available_providers_response": AvailableProviders,
     "paseo_worktree_list_response": WorktreeList,
     "paseo_worktree_archive_response": WorktreeArchive,
 }

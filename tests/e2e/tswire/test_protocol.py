@@ -133,6 +133,23 @@ def test_stateless_messages(ts_daemon: TsDaemon) -> None:
         )
         assert refreshed["acknowledged"] is True
         client.wait_for(lambda m: m["type"] == "providers_snapshot_update")
+        available = client.request(
+            "list_available_providers_request", "list_available_providers_response"
+        )
+        assert {p["provider"] for p in available["providers"]} == set(providers)
+        # Presence messages have no reply; nothing comes back but what is asked next.
+        client.session(
+            {
+                "type": "client_heartbeat",
+                "deviceType": "web",
+                "focusedAgentId": None,
+                "lastActivityAt": "2026-12-01T00:00:00.000Z",
+                "appVisible": True,
+            }
+        )
+        client.session({"type": "register_push_token", "token": "ExponentPushToken[tswire-test]"})
+        assert client.request("ping", "pong")["__type"] == "pong"
+        assert client.messages("rpc_error") == []
         models = client.request(
             "list_provider_models_request", "list_provider_models_response", provider="no-such"
         )
