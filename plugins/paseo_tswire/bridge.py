@@ -25,6 +25,10 @@ log = logging.getLogger("paseo.tswire")
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 """Called, in order, with each notification's method and params."""
 
+QUEUE_LIMIT = 10_000
+"""Notifications held for a client that does not read; beyond, ``on_overflow`` is called
+(the session closes that client's socket: it reconnects and refetches)."""
+
 
 class RpcFailure(Exception):
     """A JSON-RPC error answer: ``code`` is ``error.data.code`` (``not_found``, …)."""
@@ -54,11 +58,14 @@ class RpcBridge:
         observed: Observed,
         limits: SessionLimits,
         notify: Notify,
+        on_overflow: Callable[[], None] | None = None,
     ) -> None:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._notify = notify
+        # Unbounded for the end marker only: notifications are bounded by QUEUE_LIMIT below.
         self._notifications: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        self._on_overflow = on_overflow
         self._closed: str | None = None
         self._session: SessionHandle = host.open_session(
             kind=kind, channel=self, observed=observed, limits=limits
@@ -90,8 +97,19 @@ class RpcBridge:
                 future.set_result(message["result"])
             return
         method = message.get("method")
-        if isinstance(method, str):
-            self._notifications.put_nowait((method, message.get("params") or {}))
+        if not isinstance(method, str):
+            return
+        if self._notifications.qsize() >= QUEUE_LIMIT:
+            # Never block the daemon's writer: an answer this session waits for may be behind.
+            self._drain()
+            if self._on_overflow is not None:
+                self._on_overflow()
+            return
+        self._notifications.put_nowait((method, message.get("params") or {}))
+
+    def _drain(self) -> None:
+        while not self._notifications.empty():
+            self._notifications.get_nowait()
 
     async def close(self, code: int, reason: str) -> None:
         """The daemon closed the session (see :class:`BridgeClosed`)."""

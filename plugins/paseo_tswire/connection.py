@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from paseo_hookspecs.transport import Observed, SessionLimits, TransportHost
@@ -35,6 +35,11 @@ SUBSCRIBE_BATCH = 64
 Send = Callable[[str | bytes], Awaitable[None]]
 
 
+def _ignore(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: a socket that failed to close is already gone
+
+
 class ClientSession:
     """See the module docstring."""
 
@@ -52,9 +57,16 @@ class ClientSession:
         self.client_type = client_type
         self.kind = kind
         self.bridge = RpcBridge(
-            host, kind=kind, observed=observed, limits=limits, notify=self._on_notification
+            host,
+            kind=kind,
+            observed=observed,
+            limits=limits,
+            notify=self._on_notification,
+            on_overflow=self._overflowed,
         )
         self._send: Send | None = None
+        self._socket: Send | None = None
+        self._close: Callable[[], Coroutine[Any, Any, None]] | None = None
         self.indexes: dict[str, timeline.TimelineIndex] = {}
         self.agents_subscribed = False
         """The client asked for ``agent_update`` pushes (``fetch_agents_request.subscribe``)."""
@@ -71,17 +83,31 @@ class ClientSession:
 
     # ---------------------------------------------------------------- sockets
 
-    def attach(self, send: Send) -> None:
+    def attach(self, send: Send, close: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Bind a socket: ``send`` writes one frame, ``close`` drops a client too slow to read."""
         if self._expiry is not None:
             self._expiry.cancel()
             self._expiry = None
+        self._socket = send
         self._send = send
+        self._close = close
+
+    def _overflowed(self) -> None:
+        """The client stopped reading: close its socket; what it missed is refetched after it
+        reconnects, and the timeline numbering is rebuilt from the durable copy."""
+        log.warning("tswire: %s does not read its pushes; closing its connection", self.client_id)
+        self.indexes.clear()
+        self._send = None
+        close, self._close = self._close, None
+        if close is not None:
+            task: asyncio.Task[None] = asyncio.get_running_loop().create_task(close())
+            task.add_done_callback(_ignore)
 
     def detach(self, send: Send) -> None:
         """The socket ``send`` belongs to went away: keep the session for a reattach."""
-        if self._send is not send:
-            return
-        self._send = None
+        if self._socket is not send:
+            return  # a newer socket took over this session
+        self._socket = self._send = None
         loop = asyncio.get_running_loop()
         self._expiry = loop.call_later(REATTACH_SECONDS, self._expired)
 

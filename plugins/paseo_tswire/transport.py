@@ -38,6 +38,8 @@ from paseo_tswire.settings import TsWireSettings
 log = logging.getLogger("paseo.tswire")
 
 STOP_GRACE = 5.0
+CLOSE_SLOW = 4008
+"""The client did not read its pushes (as ``/ws``'s slow-consumer close)."""
 
 
 def _settings(host: TransportHost) -> TsWireSettings:
@@ -198,7 +200,7 @@ class TsWireTransport(Transport):
             await connection.close(1011, "the daemon refused the session")
             return
         send = connection.send
-        session.attach(send)
+        session.attach(send, functools.partial(connection.close, CLOSE_SLOW, "Client too slow"))
         info = await self._server_info(session)
         await connection.send(session_frame("status", info))
         in_flight = asyncio.Semaphore(self._settings.maxInFlight)
