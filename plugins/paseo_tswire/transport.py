@@ -38,6 +38,8 @@ from paseo_tswire.settings import TsWireSettings
 log = logging.getLogger("paseo.tswire")
 
 STOP_GRACE = 5.0
+MAX_SOCKET_PATH = 107
+"""Bytes of a unix socket path (``sun_path`` holds 108 with the terminating NUL)."""
 CLOSE_SLOW = 4008
 """The client did not read its pushes (as ``/ws``'s slow-consumer close)."""
 
@@ -98,8 +100,17 @@ class TsWireTransport(Transport):
         }
         urls: list[str] = []
         try:
-            if settings.socket:
-                path = _socket_path(host.home, settings.socket)
+            path = _socket_path(host.home, settings.socket) if settings.socket else None
+            if path is not None and len(os.fsencode(path)) > MAX_SOCKET_PATH:
+                # An optional compatibility socket never stops the daemon from starting.
+                log.warning(
+                    "tswire: %s is longer than a unix socket path may be (%d bytes); set "
+                    "plugins.tswire.settings.socket to a shorter absolute path",
+                    path,
+                    MAX_SOCKET_PATH,
+                )
+                path = None
+            if path is not None:
                 await asyncio.to_thread(_prepare_socket_path, path)
                 previous = os.umask(0o177)  # created owner-only, never chmod-ed afterwards
                 try:

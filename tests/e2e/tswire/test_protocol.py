@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from e2e.daemon.harness import RealDaemon
 from e2e.tswire.client import TsClient
 from e2e.tswire.conftest import TsDaemon
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from paseo.testing.fake_model import RefusingProxy
 
 pytestmark = pytest.mark.e2e
 
@@ -222,3 +225,18 @@ def test_workspaces_sidebar(ts_daemon: TsDaemon, tmp_path: Path) -> None:
             [],
             [{"terminalId": "none", "success": False}],
         )
+
+
+def test_a_socket_path_too_long_is_skipped_not_fatal(tmp_path: Path, proxy: RefusingProxy) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    daemon = RealDaemon(deep, proxy)
+    try:
+        daemon.start()
+        info = json.loads((daemon.home / "paseo.pid").read_text())
+        assert info["listen"] == info["rpcListen"]
+        assert not (daemon.home / "paseo-ts.sock").exists()
+        log = (daemon.home / "daemon.log").read_text()
+        assert "plugins.tswire.settings.socket" in log
+        assert json.loads(daemon.cli("ls", "-o", "json").stdout) == []
+    finally:
+        daemon.cleanup()
