@@ -4,7 +4,7 @@ hello timeout, so the 4001 test is quick), shared by the protocol tests of a mod
 from __future__ import annotations
 
 import json
-import socket
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,16 +16,8 @@ from paseo.testing.fake_model import RefusingProxy
 HELLO_TIMEOUT = 1.0
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class TsDaemon(RealDaemon):
     """A :class:`RealDaemon` with the TypeScript transport's addresses."""
-
-    tcp_port: int
 
     @property
     def socket_path(self) -> str:
@@ -33,16 +25,19 @@ class TsDaemon(RealDaemon):
 
     @property
     def tcp_uri(self) -> str:
-        return f"ws://127.0.0.1:{self.tcp_port}/ws"
+        """The TCP address the transport bound (any free port: the daemon logs it)."""
+        log = (self.home / "daemon.log").read_text()
+        found = re.findall(r"transport tswire listening on .*?(ws://127\.0\.0\.1:\d+/ws)", log)
+        assert found, "the tswire transport logged no TCP address"
+        return found[-1]
 
     def write_config(self, providers: dict[str, object] | None = None) -> None:
-        self.tcp_port = free_port()
         config = {
             "agents": {"providers": providers or {}},
             "plugins": {
                 "tswire": {
                     "settings": {
-                        "listen": f"127.0.0.1:{self.tcp_port}",
+                        "listen": "127.0.0.1:0",
                         "helloTimeout": HELLO_TIMEOUT,
                     }
                 }
