@@ -221,6 +221,7 @@ def _wait_gone(layout: HomeLayout, pid: int, timeout: float, *, lock: bool = Tru
 
 def _stop(args: argparse.Namespace) -> bool:
     """Stop the daemon; ``False`` when none was running."""
+    from paseo.client.discovery import pid_listen
     from paseo.daemon.control import clean_after_kill, local_state, signal_daemon
 
     layout = home_layout(args)
@@ -228,7 +229,7 @@ def _stop(args: argparse.Namespace) -> bool:
     if not state.running or state.pid is None:
         return False
     pid = state.pid
-    listen = state.info.get("listen")
+    listen = pid_listen(state.info)
     asked = isinstance(listen, str) and _request_shutdown(
         listen, str(layout.root), min(5.0, args.timeout)
     )
@@ -336,7 +337,7 @@ def _started_uptime(started_at: Any) -> float | None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from paseo.client.discovery import daemon_running, discover, home_path, pid_info
+    from paseo.client.discovery import daemon_running, discover, home_path, pid_info, pid_listen
     from paseo.client.quick import get_json
     from paseo.rpc.address import AddressError
 
@@ -350,7 +351,7 @@ def run_status(args: argparse.Namespace) -> int:
         data.update(
             running=True,
             pid=info.get("pid"),
-            listen=info.get("listen"),
+            listen=pid_listen(info),
             version=info.get("version"),
             startedAt=info.get("startedAt"),
         )
