@@ -26,8 +26,9 @@ Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 """Called, in order, with each notification's method and params."""
 
 QUEUE_LIMIT = 10_000
-"""Notifications held for a client that does not read; beyond, ``on_overflow`` is called
-(the session closes that client's socket: it reconnects and refetches)."""
+"""Notifications held for a client that does not read; beyond this many, or beyond the
+session's ``outbound_bytes`` of their frames, ``on_overflow`` is called (the session closes
+that client's socket: it reconnects and refetches)."""
 
 
 class RpcFailure(Exception):
@@ -64,7 +65,11 @@ class RpcBridge:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._notify = notify
         # Unbounded for the end marker only: notifications are bounded by QUEUE_LIMIT below.
-        self._notifications: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+        self._notifications: asyncio.Queue[tuple[str, dict[str, Any], int] | None] = (
+            asyncio.Queue()
+        )
+        self._queued_bytes = 0
+        self._byte_limit = limits.outbound_bytes
         self._on_overflow = on_overflow
         self._closed: str | None = None
         self._session: SessionHandle = host.open_session(
@@ -99,17 +104,21 @@ class RpcBridge:
         method = message.get("method")
         if not isinstance(method, str):
             return
-        if self._notifications.qsize() >= QUEUE_LIMIT:
+        size = len(text)
+        queued = self._notifications.qsize()
+        if queued >= QUEUE_LIMIT or (queued and self._queued_bytes + size > self._byte_limit):
             # Never block the daemon's writer: an answer this session waits for may be behind.
             self._drain()
             if self._on_overflow is not None:
                 self._on_overflow()
             return
-        self._notifications.put_nowait((method, message.get("params") or {}))
+        self._queued_bytes += size
+        self._notifications.put_nowait((method, message.get("params") or {}, size))
 
     def _drain(self) -> None:
         while not self._notifications.empty():
             self._notifications.get_nowait()
+        self._queued_bytes = 0
 
     async def close(self, code: int, reason: str) -> None:
         """The daemon closed the session (see :class:`BridgeClosed`)."""
@@ -158,7 +167,8 @@ class RpcBridge:
 
     async def _deliver(self) -> None:
         while (item := await self._notifications.get()) is not None:
-            method, params = item
+            method, params, size = item
+            self._queued_bytes -= size
             try:
                 await self._notify(method, params)
             except Exception:  # a push that cannot be translated must not stop the others

@@ -45,7 +45,7 @@ def test_a_hub_create_runs_a_real_turn_and_reconciles_after_a_reconnect(
     async def scenario() -> None:
         async with FakeHub() as hub:
             # enroll → connected
-            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            await cli(daemon, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
             state = await status(daemon)
             assert state["state"] == "connected", state
             daemon_id = state["daemonId"]
@@ -148,7 +148,7 @@ def test_a_turn_the_daemon_dies_in_is_replayed_once_and_disconnect_outlives_an_o
 
     async def scenario() -> None:
         async with FakeHub() as hub:
-            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            await cli(daemon, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
             daemon_id = (await status(daemon))["daemonId"]
             generation = await hub.wait_connected(daemon_id, within=WITHIN)
 
@@ -214,7 +214,7 @@ def test_a_4403_while_connected_revokes_for_good(daemon: RealDaemon) -> None:
 
     async def scenario() -> None:
         async with FakeHub() as hub:
-            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            await cli(daemon, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
             daemon_id = (await status(daemon))["daemonId"]
             await hub.wait_connected(daemon_id, within=WITHIN)
             attempts = hub.socket_attempts[daemon_id]
@@ -255,7 +255,7 @@ def test_a_branch_off_target_runs_the_agent_in_a_new_worktree(
 
     async def scenario() -> None:
         async with FakeHub() as hub:
-            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            await cli(daemon, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
             daemon_id = (await status(daemon))["daemonId"]
             await hub.wait_connected(daemon_id, within=WITHIN)
             answer = await hub.create(
