@@ -64,10 +64,8 @@ class RpcBridge:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._notify = notify
-        # Unbounded for the end marker only: notifications are bounded by QUEUE_LIMIT below.
-        self._notifications: asyncio.Queue[tuple[str, dict[str, Any], int] | None] = (
-            asyncio.Queue()
-        )
+        # Unbounded for the end marker only: notifications are bounded in count and bytes below.
+        self._notifications: asyncio.Queue[tuple[str, dict[str, Any], int] | None] = asyncio.Queue()
         self._queued_bytes = 0
         self._byte_limit = limits.outbound_bytes
         self._on_overflow = on_overflow
