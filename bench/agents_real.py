@@ -266,7 +266,9 @@ async def wait_idle(client: PaseoClient, agent: str) -> None:
 
 
 async def create(client: PaseoClient, provider: str, cwd: Path, prompt: str | None) -> str:
-    params: dict[str, Any] = {"provider": provider, "cwd": str(cwd)}
+    # Titled: an untitled agent's first prompt starts an internal agent generating its title,
+    # a second program whose start-up would run beside the measured turns.
+    params: dict[str, Any] = {"provider": provider, "cwd": str(cwd), "title": f"bench {provider}"}
     if prompt:
         params["initialPrompt"] = prompt
     agent = str((await client.call("agent.create", params))["agent"]["id"])

@@ -19,7 +19,7 @@ import os
 import socket
 import stat
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
 from paseo_hookspecs.interfaces.transport import Transport
@@ -28,12 +28,13 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from paseo_tswire import handshake, trust
-from paseo_tswire.bridge import RpcFailure
-from paseo_tswire.connection import ClientSession
-from paseo_tswire.dispatch import handle
-from paseo_tswire.envelope import WS_PONG, FrameError, parse_frame, session_frame
 from paseo_tswire.settings import TsWireSettings
+
+# The protocol's models and handlers take about 0.1 s to import: they are imported by the
+# first connection, so a daemon no TypeScript client talks to never pays for them.
+if TYPE_CHECKING:
+    from paseo_tswire import handshake
+    from paseo_tswire.connection import ClientSession
 
 log = logging.getLogger("paseo.tswire")
 
@@ -91,7 +92,7 @@ class TsWireTransport(Transport):
         self._settings = settings = _settings(host)
         options: dict[str, Any] = {
             "process_request": self._process_request,
-            "select_subprotocol": lambda _c, offered: trust.select_subprotocol(list(offered)),
+            "select_subprotocol": _select_subprotocol,
             "server_header": None,
             "max_size": settings.maxFrameBytes,
             "compression": None,
@@ -155,6 +156,8 @@ class TsWireTransport(Transport):
     async def _process_request(
         self, connection: ServerConnection, request: Request
     ) -> Response | None:
+        from paseo_tswire import trust
+
         server = connection.server if hasattr(connection, "server") else None
         unix = server in self._unix if server is not None else False
         facts = trust.facts(
@@ -183,6 +186,8 @@ class TsWireTransport(Transport):
     # ------------------------------------------------------------- connections
 
     async def _connection(self, connection: ServerConnection) -> None:
+        from paseo_tswire import handshake
+
         admitted = self._admitted.pop(connection, None)
         if admitted is None or admitted.kind is None or admitted.observed is None:
             await connection.close(handshake.CLOSE_UNAUTHORIZED, "Password required")
@@ -196,6 +201,10 @@ class TsWireTransport(Transport):
             self._active -= 1
 
     async def _serve(self, connection: ServerConnection, kind: str, observed: Observed) -> None:
+        from paseo_tswire import handshake
+        from paseo_tswire.dispatch import handle
+        from paseo_tswire.envelope import WS_PONG, FrameError, parse_frame, session_frame
+
         try:
             first = await asyncio.wait_for(connection.recv(), self._settings.helloTimeout)
         except TimeoutError:
@@ -253,6 +262,8 @@ class TsWireTransport(Transport):
         if existing is not None:
             self._sessions.pop(hello.clientId, None)
             await existing.aclose()
+        from paseo_tswire.connection import ClientSession
+
         session = ClientSession(
             self.host,
             client_id=hello.clientId,
@@ -280,6 +291,8 @@ class TsWireTransport(Transport):
         task.add_done_callback(lambda _t: None)
 
     async def _server_info(self, session: ClientSession) -> Any:
+        from paseo_tswire import handshake
+
         result = session.extra.get("hello") or {}
         return handshake.server_info(
             str(result.get("serverId") or ""), str(result.get("version") or "")
@@ -289,6 +302,8 @@ class TsWireTransport(Transport):
 async def _binary(session: ClientSession, frame: bytes) -> None:
     """An inbound binary frame (terminal input or resize); a refused one is only logged, as
     the TypeScript daemon does: the client has no reply to wait for."""
+    from paseo_tswire.bridge import RpcFailure
+
     if session.binary is None:
         return
     try:
@@ -306,6 +321,9 @@ def _finished(
 
 def _first_hello(first: str | bytes) -> handshake.Hello:
     """The connection's first frame as a valid hello; :class:`handshake.HelloRefused` else."""
+    from paseo_tswire import handshake
+    from paseo_tswire.envelope import FrameError, parse_frame
+
     try:
         frame = parse_frame(first) if isinstance(first, str) else None
     except FrameError:
@@ -313,6 +331,12 @@ def _first_hello(first: str | bytes) -> handshake.Hello:
     if frame is None or frame.kind != "hello":
         raise handshake.HelloRefused(handshake.CLOSE_PROTOCOL, "Session message before hello")
     return handshake.read_hello(frame.body)
+
+
+def _select_subprotocol(_connection: ServerConnection, offered: Any) -> str | None:
+    from paseo_tswire import trust
+
+    return trust.select_subprotocol(list(offered))
 
 
 def _socket_path(home: str, configured: str) -> str:
