@@ -179,18 +179,33 @@ async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
 
 
 async def import_agent(session: ClientSession, msg: req.ImportAgent) -> None:
-    # This daemon resumes only the sessions of agents it created (agent.reload): importing a
-    # session started elsewhere has no service behind it yet.
-    await session.push(
-        "status",
-        out.AgentCreateFailed(
-            requestId=msg.requestId,
-            error=(
-                f"importing a {msg.provider} session is not supported by this daemon; "
-                "create an agent instead"
+    """``agent.import``: the program's conversation adopted with its history, resumed."""
+    if not msg.cwd:
+        # The daemon's own directory would be a guess: the conversation ran somewhere.
+        await session.push(
+            "status",
+            out.AgentCreateFailed(
+                requestId=msg.requestId,
+                error="importing needs the directory the conversation ran in (cwd)",
+                errorCode="invalid_params",
             ),
-            errorCode="unsupported",
-        ),
+        )
+        return
+    params: dict[str, Any] = {"provider": msg.provider, "sessionId": msg.sessionId}
+    params["cwd"] = msg.cwd
+    if msg.labels:
+        params["labels"] = msg.labels
+    try:
+        result = await session.call("agent.import", params)
+        agent, _ = await session.snapshot(result["agent"]["id"])
+    except RpcFailure as exc:
+        await session.push(
+            "status",
+            out.AgentCreateFailed(requestId=msg.requestId, error=exc.message, errorCode=exc.code),
+        )
+        return
+    await session.push(
+        "status", out.AgentResumed(agentId=agent.id, requestId=msg.requestId, agent=agent)
     )
 
 

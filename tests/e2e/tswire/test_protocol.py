@@ -171,7 +171,20 @@ def test_stateless_messages(ts_daemon: TsDaemon) -> None:
             provider="claude",
             sessionId="s",
         )
+        assert (imported["status"], imported["errorCode"]) == (
+            "agent_create_failed",
+            "invalid_params",
+        )
+        # Through agent.import: a conversation the program does not know is refused.
+        imported = client.request(
+            "import_agent_request",
+            ("status", "agent_create_failed", "agent_resumed"),
+            provider="claude",
+            sessionId="s",
+            cwd="/",
+        )
         assert imported["status"] == "agent_create_failed"
+        assert imported["errorCode"] != "invalid_params"
         timeline = client.request(
             "fetch_agent_timeline_request",
             "fetch_agent_timeline_response",
