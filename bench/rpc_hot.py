@@ -30,6 +30,9 @@ from typing import Any
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from daemon import make_plugin, percentile, start_daemon
+
 PYTHON = sys.executable
 PASEO = shutil.which("paseo", path=str(Path(PYTHON).parent)) or "paseo"
 
@@ -71,63 +74,11 @@ FLOOR_SERVER = textwrap.dedent(
     """
 )
 
-FANOUT_PLUGIN = textwrap.dedent(
-    '''
-    """Bench-only plugin: publishes N notifications on the ``bench`` stream."""
-    import asyncio
-
-    from paseo_hookspecs import hookimpl
-    from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
-    from pydantic import BaseModel
-
-
-    class FanoutParams(BaseModel):
-        count: int
-
-
-    async def join(ctx, params):
-        ctx.server.register_stream("bench", frozenset({"local"}))
-        ctx.session.subscriptions.add("bench")
-        return {"ok": True}
-
-
-    async def fanout(ctx, params):
-        for i in range(params.count):
-            ctx.server.publish("bench", "bench.tick", {"i": i})
-            if i % 50 == 49:
-                await asyncio.sleep(0)  # let the writers run, as real publishers do
-        return {"ok": True}
-
-
-    @hookimpl
-    def paseo_register_rpc_methods(register):
-        register(RpcMethodGroup("bench", [
-            RpcMethod("bench.join", join, access=frozenset({"local"})),
-            RpcMethod("bench.fanout", fanout, FanoutParams, access=frozenset({"local"})),
-        ]))
-    '''
-)
 
 PING = json.dumps(
     {"jsonrpc": "2.0", "id": 1, "method": "server.ping", "params": {"data": "x" * 64}}
 )
 FAN_CLIENTS = 10
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def make_plugin(root: Path) -> Path:
-    plugin = root / "bench-plugin"
-    plugin.mkdir()
-    (plugin / "paseo_bench_fanout.py").write_text(FANOUT_PLUGIN)
-    (plugin / "pyproject.toml").write_text(
-        '[project]\nname = "paseo-bench-fanout"\nversion = "0"\n'
-        '[project.entry-points.paseo]\nbench = "paseo_bench_fanout"\n'
-    )
-    return plugin
 
 
 async def _open(url: str, token: str | None) -> ClientConnection:
@@ -212,21 +163,6 @@ def start_floor(loop_name: str) -> tuple[subprocess.Popen[str], str]:
     )
     assert server.stdout is not None
     return server, f"ws://127.0.0.1:{server.stdout.readline().strip()}"
-
-
-def start_daemon(home: Path, env: dict[str, str]) -> dict[str, Any]:
-    result = subprocess.run(
-        [PASEO, "daemon", "start", "-o", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"daemon failed to start:\n{result.stderr}")
-    report: dict[str, Any] = json.loads(result.stdout)
-    return report
 
 
 def main() -> int:

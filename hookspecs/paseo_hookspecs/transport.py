@@ -24,6 +24,10 @@ A connection's life, as the transport sees it::
 
 from __future__ import annotations
 
+import errno
+import os
+import socket
+import stat
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -195,6 +199,30 @@ class TransportHost(Protocol):
         :class:`Admission`)."""
 
 
+def prepare_socket_path(path: str) -> None:
+    """Make ``path`` ready for a unix socket a transport is about to listen on: create its
+    directory (owner-only), remove a socket file a dead daemon left behind, refuse one a live
+    process listens on (``EADDRINUSE``) or a file that is no socket (``EEXIST``). Blocking: run
+    it in a thread."""
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise OSError(errno.EEXIST, f"{path}: exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except OSError:
+        os.unlink(path)
+        return
+    finally:
+        probe.close()
+    raise OSError(errno.EADDRINUSE, f"{path}: another process listens there")
+
+
 __all__ = [
     "Admission",
     "AdmissionPurpose",
@@ -204,4 +232,5 @@ __all__ = [
     "SessionHandle",
     "SessionLimits",
     "TransportHost",
+    "prepare_socket_path",
 ]

@@ -28,13 +28,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from paseo_hookspecs.errors import AccessDenied, PaseoError, Unavailable
+from paseo_hookspecs.errors import PaseoError, Unavailable
 from pydantic import BaseModel
 from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from paseo import __version__
 from paseo.client.discovery import DaemonTarget, discover
+from paseo.client.light import refusal
 from paseo.rpc.errors import ConnectionLost, from_error_object
 from paseo.rpc.models import (
     ConfigGetResult,
@@ -138,14 +139,7 @@ class PaseoClient:
             else:
                 ws = await connect(target.address.ws_url(), **options)
         except InvalidStatus as exc:
-            status = exc.response.status_code
-            if status == 401:
-                raise AccessDenied(
-                    "the daemon refused the credentials (local credential or PASEO_PASSWORD)"
-                ) from None
-            if status == 403:
-                raise AccessDenied("the daemon refused this Host or Origin") from None
-            raise Unavailable(f"the daemon refused the connection (HTTP {status})") from None
+            raise refusal(exc.response.status_code) from None
         except (OSError, TimeoutError) as exc:
             raise target.not_running(str(exc)) from None
         self._ws = ws

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from paseo_hookspecs.errors import AccessDenied, Unavailable
+from paseo_hookspecs.errors import AccessDenied, PaseoError, Unavailable
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect, unix_connect
 
@@ -28,6 +28,17 @@ from paseo.client.discovery import discover
 from paseo.rpc.errors import ConnectionLost, from_error_object
 
 MAX_MESSAGE = 64 * 1024 * 1024
+
+
+def refusal(status: int) -> PaseoError:
+    """The error for an HTTP ``status`` the daemon refused the WebSocket upgrade with."""
+    if status == 401:
+        return AccessDenied(
+            "the daemon refused the credentials (local credential or PASEO_PASSWORD)"
+        )
+    if status == 403:
+        return AccessDenied("the daemon refused this Host or Origin")
+    return Unavailable(f"the daemon refused the connection (HTTP {status})")
 
 
 class LightClient:
@@ -70,14 +81,7 @@ class LightClient:
                 opening = connect(target.address.ws_url(), **options)
             ws = self._stack.enter_context(opening)
         except InvalidStatus as exc:
-            status = exc.response.status_code
-            if status == 401:
-                raise AccessDenied(
-                    "the daemon refused the credentials (local credential or PASEO_PASSWORD)"
-                ) from None
-            if status == 403:
-                raise AccessDenied("the daemon refused this Host or Origin") from None
-            raise Unavailable(f"the daemon refused the connection (HTTP {status})") from None
+            raise refusal(exc.response.status_code) from None
         except (OSError, TimeoutError) as exc:
             raise target.not_running(str(exc)) from None
         self._ws: ClientConnection = ws

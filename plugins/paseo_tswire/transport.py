@@ -16,14 +16,17 @@ import functools
 import http
 import logging
 import os
-import socket
-import stat
 import weakref
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
 from paseo_hookspecs.interfaces.transport import Transport
-from paseo_hookspecs.transport import Observed, SessionLimits, TransportHost
+from paseo_hookspecs.transport import (
+    Observed,
+    SessionLimits,
+    TransportHost,
+    prepare_socket_path,
+)
 from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
@@ -112,7 +115,7 @@ class TsWireTransport(Transport):
                 )
                 path = None
             if path is not None:
-                await asyncio.to_thread(_prepare_socket_path, path)
+                await asyncio.to_thread(prepare_socket_path, path)
                 previous = os.umask(0o177)  # created owner-only, never chmod-ed afterwards
                 try:
                     server = await unix_serve(self._connection, path, **options)
@@ -349,23 +352,3 @@ def _tcp_address(listen: str) -> tuple[str, int]:
         raise OSError(errno.EINVAL, "plugins.tswire.settings.listen must be a TCP host:port")
     return address.host, address.port
 
-
-def _prepare_socket_path(path: str) -> None:
-    """Create the socket's directory; remove a socket a dead daemon left, refuse a live one."""
-    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(mode):
-        raise OSError(errno.EEXIST, f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(1.0)
-    try:
-        probe.connect(path)
-    except OSError:
-        os.unlink(path)
-        return
-    finally:
-        probe.close()
-    raise OSError(errno.EADDRINUSE, f"{path}: another process listens there")

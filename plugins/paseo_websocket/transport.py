@@ -23,8 +23,6 @@ import json
 import logging
 import math
 import os
-import socket
-import stat
 import weakref
 from typing import Any
 
@@ -38,6 +36,7 @@ from paseo_hookspecs.transport import (
     PeerFacts,
     SessionLimits,
     TransportHost,
+    prepare_socket_path,
 )
 from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 from websockets.datastructures import Headers
@@ -210,7 +209,7 @@ class WebSocketTransport(Transport):
         return urls
 
     async def _serve_unix(self, path: str, options: dict[str, Any]) -> Server:
-        await asyncio.to_thread(_prepare_socket_path, path)
+        await asyncio.to_thread(prepare_socket_path, path)
         # Created owner-only from the start (no chmod afterwards); nothing else creates files
         # while the daemon is starting, so the process-wide umask change is safe here.
         previous = os.umask(0o177)
@@ -373,24 +372,3 @@ def _json(connection: ServerConnection, data: dict[str, Any], extra: dict[str, s
         response.headers[key] = value
     return response
 
-
-def _prepare_socket_path(path: str) -> None:
-    """Create the socket's directory; remove a socket file a dead daemon left behind, but
-    refuse one a live process listens on (blocking: run in a thread)."""
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(mode):
-        raise OSError(errno.EEXIST, f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(1.0)
-    try:
-        probe.connect(path)
-    except OSError:
-        os.unlink(path)
-        return
-    finally:
-        probe.close()
-    raise OSError(errno.EADDRINUSE, f"{path}: another process listens there")
