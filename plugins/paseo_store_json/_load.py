@@ -32,6 +32,7 @@ from paseo_hookspecs.records import (
     WORKSPACE_LABELS_TRANSACTION_FILE,
     WORKSPACES_FILE,
     AgentRecord,
+    CleanupItem,
     ManagedProcessRecord,
     PluginSource,
     PluginSourcesFile,
@@ -66,6 +67,12 @@ M = TypeVar("M", bound=BaseModel)
 TIMELINES_DIR = "timelines"
 """Per-agent append-only timelines, ``timelines/{agentId}.jsonl`` (Python Paseo only)."""
 
+CLEANUP_DIR = "trash/cleanup"
+"""The trash's cleanup queue, ``trash/cleanup/{itemId}.json`` (Python Paseo only)."""
+
+SWEEP_FILE = "trash/sweep.json"
+"""``{"lastSweepAt": ...}``: the last successful automatic trash sweep."""
+
 _PLUGIN_SOURCE = TypeAdapter[Any](PluginSource)
 
 
@@ -76,6 +83,7 @@ class Loaded:
     agents: dict[str, tuple[AgentRecord, str]] = field(default_factory=dict)
     schedules: dict[str, tuple[ScheduleRecord, str]] = field(default_factory=dict)
     processes: dict[str, tuple[ManagedProcessRecord, str]] = field(default_factory=dict)
+    cleanup: dict[str, tuple[CleanupItem, str]] = field(default_factory=dict)
     projects: list[ProjectRecord] = field(default_factory=list)
     workspaces: list[WorkspaceRecord] = field(default_factory=list)
     labels: list[WorkspaceLabelDefinition] = field(default_factory=list)
@@ -93,6 +101,7 @@ def load_home(home: Path, ops: FileOps) -> Loaded:
         loaded = Loaded()
         with _collector_paused():
             _load_record_files(home, loaded)
+        finish_purges(home, ops, loaded)
         _load_collections(home, loaded)
         _recover_projects(home, loaded, ops)
         _cut_torn_timelines(home)
@@ -250,6 +259,28 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             into=loaded.processes,
             loaded=loaded,
         )
+        _load_files(
+            home,
+            reader,
+            _scan(str(home / CLEANUP_DIR)),
+            CleanupItem,
+            into=loaded.cleanup,
+            loaded=loaded,
+        )
+
+
+def finish_purges(home: Path, ops: FileOps, loaded: Loaded) -> None:
+    """Redo purges a crash interrupted. A purge's queued cleanup item is its commit point: the
+    agent it names is removed after the item is durable, so a tombstone still on disk with the
+    item's ``deletedAt`` is one whose purge committed, and its record and timeline go now."""
+    for item, _path in loaded.cleanup.values():
+        held = loaded.agents.get(item.agentId)
+        if held is None or held[0].deletedAt != item.deletedAt:
+            continue
+        ops.remove(Path(held[1]))
+        ops.remove(home / TIMELINES_DIR / f"{item.agentId}.jsonl")
+        del loaded.agents[item.agentId]
+        log.info("finished the interrupted purge of agent %s", item.agentId)
 
 
 def _agent_is_canonical(record: AgentRecord, path: str) -> bool:

@@ -206,6 +206,8 @@ def _agent_matches(flt: AgentFilter) -> Callable[[AgentRecord], bool]:
     def keep(agent: AgentRecord) -> bool:
         if not flt.include_archived and agent.archivedAt is not None:
             return False
+        if flt.trashed is not None and (agent.deletedAt is not None) != flt.trashed:
+            return False
         if flt.workspace_id is not None and agent.workspaceId != flt.workspace_id:
             return False
         if flt.provider is not None and agent.provider != flt.provider:

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 from paseo_hookspecs.errors import StorageError
+from paseo_hookspecs.store import AgentFilter
 from paseo_store_sqlite import DATABASE_FILE, SqliteStore
 from paseo_store_sqlite._database import Database
 from paseo_store_sqlite._migrations import MIGRATIONS, Migration, split_statements
+
+from paseo.testing.store_conformance import agent_data
 
 # The SQL of every migration that any database may have recorded. Editing an applied migration
 # would leave existing databases on the old schema with nothing to bring them forward: add a new
 # migration instead, and pin its digest here.
 PINNED_SHA256 = {
     "0001_initial_schema": "e1732124735efeff3eac450225473d652d8e8e0f4c3b799755c05398eee4996b",
+    "0002_trash": "8343b67971ae239cb4a379550ad7c2d1c416d7d1a4ea360b04e08282222f29ff",
 }
 
 
@@ -76,7 +81,7 @@ def test_a_failing_migration_leaves_no_trace(home: Path, arun) -> None:
     path = home / DATABASE_FILE
     broken = (
         *MIGRATIONS,
-        Migration("0002_broken", "CREATE TABLE extra (x); CREATE TABLE extra (x)"),
+        Migration("0099_broken", "CREATE TABLE extra (x); CREATE TABLE extra (x)"),
     )
     with pytest.raises(StorageError):
         arun(Database(path, migrations=broken).open())
@@ -91,7 +96,7 @@ def test_a_new_migration_applies_on_an_existing_database(home: Path, with_store,
     path = home / DATABASE_FILE
     newer = (
         *MIGRATIONS,
-        Migration("0002_extra", "CREATE TABLE extra (x TEXT); CREATE INDEX extra_x ON extra (x);"),
+        Migration("0099_extra", "CREATE TABLE extra (x TEXT); CREATE INDEX extra_x ON extra (x);"),
     )
 
     async def open_and_close() -> None:
@@ -100,10 +105,10 @@ def test_a_new_migration_applies_on_an_existing_database(home: Path, with_store,
         await db.close()
 
     arun(open_and_close())
-    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")][-1] == "0002_extra"
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")][-1] == "0099_extra"
     assert _rows(path, "SELECT token FROM push_tokens") == [("tok",)]
-    # An older Paseo (without 0002) now refuses this database.
-    with pytest.raises(StorageError, match="0002_extra"):
+    # An older Paseo (without 0099) now refuses this database.
+    with pytest.raises(StorageError, match="0099_extra"):
         arun(SqliteStore(path.parent).open())
 
 
@@ -113,3 +118,46 @@ def test_split_statements_keeps_semicolons_inside_literals() -> None:
         "CREATE TABLE t (x TEXT DEFAULT 'a;b');",
         "INSERT INTO t VALUES ('c;d');",
     ]
+
+
+def test_the_trash_migration_copies_existing_tombstones(home: Path, arun) -> None:
+    """A database written before ``0002_trash`` whose records carry ``deletedAt`` (a newer
+    writer's field, kept verbatim) gets the ``deleted_at`` column filled from them."""
+    path = home / DATABASE_FILE
+    tomb = agent_data(deletedAt="2026-01-02T00:00:00.000Z")
+    live = agent_data(created_at="2026-01-01T00:00:01.000Z")
+
+    async def seed() -> None:
+        db = Database(path, migrations=MIGRATIONS[:1])
+        await db.open()
+
+        def insert(conn: sqlite3.Connection) -> None:
+            for data in (tomb, live):
+                conn.execute(
+                    "INSERT INTO agents (id, workspace_id, provider, last_status, archived_at, "
+                    "requires_attention, created_at, record) VALUES (?, ?, ?, ?, NULL, 0, ?, ?)",
+                    (
+                        data["id"],
+                        data["workspaceId"],
+                        data["provider"],
+                        data["lastStatus"],
+                        data["createdAt"],
+                        json.dumps(data),
+                    ),
+                )
+
+        await db.write(insert)
+        await db.close()
+
+    async def listed() -> tuple[list[str], list[str]]:
+        store = SqliteStore(home)
+        await store.open()
+        try:
+            alive = [a.id for a in (await store.agents.list(AgentFilter())).items]
+            gone = [a.id for a in (await store.agents.list(AgentFilter(trashed=True))).items]
+            return alive, gone
+        finally:
+            await store.close()
+
+    arun(seed())
+    assert arun(listed()) == ([live["id"]], [tomb["id"]])
