@@ -233,17 +233,36 @@ class AgentService:
         return agent
 
     async def delete(self, reference: str) -> str:
+        """Stop the agent and move it to the trash: its record becomes a tombstone
+        (``deletedAt``), kept with its timeline and persistence handle until
+        :class:`paseo.trash.service.TrashService` restores or purges it."""
         agent = self.get(reference)
         await self._started.sessions.close(agent, reason="deleted")
-        # Nothing written behind may land after the record is gone.
+        # The whole history goes into the tombstone, and nothing written behind may land after
+        # the record left the roster.
+        await agent.timeline.drain()
         await agent.writer.flush()
         agent.deleted = True
         agent.timeline.close()
-        await self.store.agents.delete(agent.id)
+        await self.store.agents.update(agent.id, {"deletedAt": iso_now()})
         self.agents.pop(agent.id, None)
         self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()
         return agent.id
+
+    def readmit(self, record: AgentRecord) -> None:
+        """A record restored from the trash is an agent again: closed, its conversation
+        resumed (through its persistence handle) by the next prompt."""
+        agent = self.roster.adopt(record)
+        self.roster.publish_record(agent.record, "agent.created")
+
+    def working(self) -> bool:
+        """Whether any agent is at work: a prompt queued or running, a session starting or
+        a turn in flight (what the trash's permanent removal waits out)."""
+        return any(
+            agent.busy or agent.record.lastStatus in ("running", "initializing")
+            for agent in self.agents.values()
+        )
 
     async def update(
         self, reference: str, *, title: str | None, labels: dict[str, str | None]

@@ -9,7 +9,7 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-schedules (prompt agents).
+schedules (prompt agents), trash (restores into and waits on the agents).
 """
 
 from __future__ import annotations
@@ -90,6 +90,11 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 
+    from paseo.trash.service import TrashService
+
+    trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
+    composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
+
     from paseo.skills.service import SkillsService
 
     # `~` is the daemon's HOME, as the agents it launches see it.
@@ -128,7 +133,16 @@ def compose(daemon: Daemon) -> Composition:
     speech = SpeechService(config, load_driver)
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
 
-    services: list[Service] = [git, workspaces, agents, schedules, skills, terminals, speech]
+    services: list[Service] = [
+        git,
+        workspaces,
+        agents,
+        schedules,
+        trash,
+        skills,
+        terminals,
+        speech,
+    ]
     if mcp is not None:
         services.insert(3, mcp)  # after the agents it notifies
     composition.services.extend(services)
@@ -182,6 +196,7 @@ def _agents(
 ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "schedules": "paseo.schedules.rpc",
+    "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
     "speech": "paseo.speech.rpc",
