@@ -219,7 +219,7 @@ class TrashService:
             report = Report()
             for start in range(0, len(chosen), self._batch):
                 await self._purge_batch(chosen[start : start + self._batch], report)
-            await self._drain(report, respect_work=False)
+            await self._drain(report, set(), respect_work=False)
             return report
 
     async def maintain(self) -> Report | None:
@@ -228,7 +228,8 @@ class TrashService:
             return None
         async with self._lock:
             report = Report()
-            await self._drain(report, respect_work=True)
+            attempted: set[str] = set()
+            await self._drain(report, attempted, respect_work=True)
             now = self._clock()
             last = await self.store.trash.last_sweep()
             if not report.complete or (
@@ -242,7 +243,7 @@ class TrashService:
                     report.complete = False
                     return report
                 await self._purge_batch(expired[start : start + self._batch], report)
-            await self._drain(report, respect_work=True)
+            await self._drain(report, attempted, respect_work=True)
             if report.complete:
                 await self.store.trash.record_sweep(iso(now))
             return report
@@ -263,9 +264,9 @@ class TrashService:
             if await self.store.trash.purge(record.id, deleted_at=deleted_at, item=item):
                 report.purged.append(record.id)
 
-    async def _drain(self, report: Report, *, respect_work: bool) -> None:
-        """Work through the cleanup queue, a batch at a time; failures stay queued."""
-        attempted: set[str] = set()
+    async def _drain(self, report: Report, attempted: set[str], *, respect_work: bool) -> None:
+        """Work through the cleanup queue, a batch at a time, trying each item once per pass
+        (``attempted``); failures stay queued for the next pass."""
         while True:
             if respect_work and self._agents.working():
                 report.complete = False
