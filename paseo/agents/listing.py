@@ -80,8 +80,11 @@ class AgentIndex:
         key = (record.createdAt, record.id)
         if not self._keys or self._keys[-1] < key:
             self._keys.append(key)
-        else:
-            bisect.insort(self._keys, key)
+            return
+        position = bisect.bisect_left(self._keys, key)
+        # An agent restored from the trash may still have its key here (dropped lazily).
+        if position == len(self._keys) or self._keys[position] != key:
+            self._keys.insert(position, key)
 
     def _walk(self, start: Key | None, newest_first: bool) -> Iterator[tuple[Key, AgentRecord]]:
         keys = self._keys

@@ -96,3 +96,20 @@ def _all_from(index: AgentIndex, cursor: str | None) -> list[str]:
 def test_a_cursor_not_from_a_page_is_refused_with_what_to_pass(cursor: str) -> None:
     with pytest.raises(InvalidParams, match="nextCursor"):
         AgentIndex({}.get).page(ListFilter(), cursor=cursor)
+
+
+def test_an_agent_back_from_the_trash_is_listed_once() -> None:
+    records = {r.id: r for r in (_record(n, archivedAt=None) for n in (1, 2, 3))}
+    index = _index(records)
+    middle = _record(2, archivedAt=None)
+    gone = records.pop(middle.id)
+    assert [r.id for r in index.page(ListFilter()).records] == [
+        r.id for r in records.values()
+    ]
+    # Restored before any full count dropped its key: added again, listed once.
+    records[gone.id] = gone
+    index.add(gone)
+    listed = [r.id for r in index.page(ListFilter(), limit=1).records]
+    assert listed == [_record(1).id]
+    assert index.count(ListFilter()) == 3
+    assert _all(index, ListFilter(), newest_first=False, limit=2) == sorted(records)
