@@ -153,6 +153,8 @@ def _remove_leftovers(home: Path) -> None:
     remove_temp_files(
         home / PLUGIN_SOURCES_FILE.parent, target_names=frozenset({PLUGIN_SOURCES_FILE.name})
     )
+    sweep = Path(SWEEP_FILE)
+    remove_temp_files(home / sweep.parent, target_names=frozenset({sweep.name}))
 
 
 # --- label transaction recovery --------------------------------------------------------------

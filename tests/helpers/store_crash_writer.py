@@ -213,6 +213,9 @@ class _Planner:
             return
         self.add("cleanup_retire", self.queued.pop(self.rng.randrange(len(self.queued))))
 
+    def sweep(self) -> None:
+        self.add("trash_sweep", self.now())
+
     def schedule_insert(self) -> None:
         schedule_id = self.hex_id(32)
         self.add("schedule_insert", schedule_data(schedule_id, created_at=self.now(), runs=[]))
@@ -309,6 +312,7 @@ def plan(seed: int, mode: str) -> list[Op]:
             (p.agent_purge, 3),
             (p.cleanup_retry, 1),
             (p.cleanup_retire, 1),
+            (p.sweep, 1),
             (p.agent_update, 1),
         ]
         count = 90
@@ -336,6 +340,8 @@ async def apply(store: Store, op: Op) -> None:
         assert await store.trash.purge(args[0], deleted_at=args[1], item=CleanupItem(**args[2]))
     elif kind == "cleanup_retry":
         await store.trash.retry_later(args[0], error=args[1], at=args[2])
+    elif kind == "trash_sweep":
+        await store.trash.record_sweep(args[0])
     elif kind == "cleanup_retire":
         assert await store.trash.retire(args[0])
     elif kind == "timeline_append":
