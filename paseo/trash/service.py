@@ -120,7 +120,6 @@ class TrashService:
         self._lock = asyncio.Lock()
         """One purge or cleanup pass at a time (the loop's and a client's)."""
         self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -134,19 +133,13 @@ class TrashService:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def wake(self) -> None:
-        """Check for maintenance now rather than at the next interval."""
-        self._wake.set()
-
     async def _loop(self) -> None:
         while True:
             try:
                 await self.maintain()
             except Exception:
                 log.exception("trash maintenance failed; retrying at the next check")
-            self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), CHECK_INTERVAL)
+            await asyncio.sleep(CHECK_INTERVAL)
 
     # ------------------------------------------------------------------ reads
 
