@@ -161,8 +161,9 @@ class TrashService:
         retention = self.retention
         found = []
         for record in records:
-            deleted = parse_iso(record.deletedAt or record.updatedAt)
-            found.append(TrashEntry(record, deleted, deleted + retention))
+            if record.deletedAt is not None:  # always, by the filter: this narrows the type
+                deleted = parse_iso(record.deletedAt)
+                found.append(TrashEntry(record, deleted, deleted + retention))
         return sorted(found, key=lambda e: (e.deleted_at, e.record.id), reverse=True)
 
     async def queued(self) -> list[CleanupItem]:
