@@ -19,8 +19,8 @@ measured in the same run, against the scripted fake model server (loopback only)
 
 Needs the pinned programs (``cd tests/agents && npm ci``) and the ``test`` extra.
 Run: ``.venv/bin/python bench/agents_real.py`` (``--turns``, ``--model-time``, ``--chunks``,
-``--subscribers``, ``--idle``, ``--no-codex``, ``--programs claude,codex,pi,opencode``). Pi and
-OpenCode's direct baselines are in ``bench/direct_programs.py``.
+``--subscribers``, ``--idle``, ``--no-codex``, ``--programs claude,codex,pi,opencode,copilot,omp``).
+The direct baselines of Pi, OpenCode and the ACP programs are in ``bench/direct_programs.py``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from direct_programs import DirectOpenCode, DirectPi  # noqa: E402
+from direct_programs import DirectCopilot, DirectOmp, DirectOpenCode, DirectPi  # noqa: E402
 from e2e.opencode.env import opencode_env  # noqa: E402
 from e2e.pi.env import pi_env  # noqa: E402
 from helpers import acp_test_agent  # noqa: E402
@@ -56,6 +56,8 @@ from helpers.agents_env import (  # noqa: E402
     AgentProcess,
     claude_code_env,
     codex_env,
+    copilot_env,
+    omp_env,
 )
 from paseo_claude.provider import ClaudeOptions, ClaudeProvider  # noqa: E402
 from paseo_hookspecs.interfaces.agent import SessionConfig  # noqa: E402
@@ -212,7 +214,13 @@ class Daemon:
         self.home = root / "paseo-home"
         self.home.mkdir(parents=True)
         (root / "daemon-home").mkdir()
-        config = {"agents": {"providers": providers}}
+        # No Paseo MCP server is injected: the direct programs run without one, and an injected
+        # server is work the program does (connecting, listing tools, sending their schemas to
+        # the model), not the daemon's overhead.
+        config = {
+            "agents": {"providers": providers},
+            "daemon": {"mcp": {"injectIntoAgents": False}},
+        }
         (self.home / "config.json").write_text(json.dumps(config))
         self.env = {name: os.environ[name] for name in ("PATH", "LANG") if name in os.environ}
         self.env.update(
@@ -273,7 +281,7 @@ async def turn_overhead(
     daemon: Daemon,
     *,
     provider: str,
-    direct: DirectClaude | DirectCodex | DirectPi | DirectOpenCode,
+    direct: DirectClaude | DirectCodex | DirectPi | DirectOpenCode | DirectCopilot | DirectOmp,
     cwd: Path,
     turns: int,
     prompt: str,
@@ -444,7 +452,7 @@ def main() -> int:
     parser.add_argument("--no-codex", action="store_true", help="measure Claude Code only")
     parser.add_argument(
         "--programs",
-        default="claude,codex,pi,opencode",
+        default="claude,codex,pi,opencode,copilot,omp",
         help="comma-separated programs whose turn overhead is measured",
     )
     args = parser.parse_args()
@@ -469,11 +477,18 @@ def main() -> int:
         codex_environment = codex_env(fake_url, root / "codex", proxy_env=proxy.proxy_env())
         pi_environment = {**pi_env(fake_url, root / "pi"), **proxy.proxy_env()}
         opencode_environment = {**opencode_env(fake_url, root / "opencode"), **proxy.proxy_env()}
+        copilot_environment = copilot_env(fake_url, root / "copilot", proxy_env=proxy.proxy_env())
+        omp_environment = omp_env(fake_url, root / "omp", proxy_env=proxy.proxy_env())
         providers: dict[str, Any] = {
             "claude": {"command": [str(BIN_DIR / "claude")], "env": claude_env},
             "codex": {"command": [str(BIN_DIR / "codex")], "env": codex_environment},
             "pi": {"command": [str(BIN_DIR / "pi")], "env": pi_environment},
             "opencode": {"command": [str(BIN_DIR / "opencode")], "env": opencode_environment},
+            "copilot": {
+                "command": [str(BIN_DIR / "copilot"), "--acp"],
+                "env": copilot_environment,
+            },
+            "omp": {"command": [str(BIN_DIR / "omp"), "acp"], "env": omp_environment},
             "py-acp": {
                 "extends": "acp",
                 "label": "Python ACP",
@@ -496,6 +511,8 @@ def main() -> int:
                     ("codex", DirectCodex, codex_environment),
                     ("pi", DirectPi, pi_environment),
                     ("opencode", DirectOpenCode, opencode_environment),
+                    ("copilot", DirectCopilot, copilot_environment),
+                    ("omp", DirectOmp, omp_environment),
                 )
                 if entry[0] in wanted
             ]

@@ -1,5 +1,6 @@
-"""Direct baselines for ``bench/agents_real.py``: Pi and OpenCode driven without the daemon,
-with the argv, environment and session settings their providers use."""
+"""Direct baselines for ``bench/agents_real.py``: Pi, OpenCode and the ACP programs (Copilot,
+oh-my-pi) driven without the daemon, with the argv, environment and session settings their
+providers use."""
 
 from __future__ import annotations
 
@@ -53,6 +54,75 @@ class DirectPi:
 
     def close(self) -> None:
         self.process.close()
+
+
+class DirectAcp:
+    """An ACP agent over its stdio JSON-RPC: ``initialize`` and ``session/new`` as the ``acp``
+    provider sends them, then ``session/prompt`` until its answer (the turn's end). A request
+    from the agent (a permission, a file read) is refused: an instant reply makes none."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, stderr: Path) -> None:
+        self.process = AgentProcess(argv, env=env, cwd=cwd, stderr_path=stderr)
+        self.ids = iter(range(1, 1_000_000))
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": 1,
+                "clientCapabilities": {
+                    "fs": {"readTextFile": False, "writeTextFile": False},
+                    "terminal": False,
+                },
+                "clientInfo": {"name": "bench", "version": "0"},
+            },
+        )
+        self.session = self.request("session/new", {"cwd": str(cwd), "mcpServers": []})["sessionId"]
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        ident = next(self.ids)
+        self.process.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+
+        def answered(message: dict[str, Any]) -> bool:
+            if "method" in message and "id" in message:  # the agent asks: refuse
+                self.process.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "error": {"code": -32601, "message": "not offered by the bench"},
+                    }
+                )
+                return False
+            return message.get("id") == ident and "method" not in message
+
+        answer = self.process.read_until(answered, timeout=TURN_TIMEOUT, what=method)
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        result: dict[str, Any] = answer.get("result") or {}
+        return result
+
+    def turn(self, text: str) -> int:
+        seen = len(self.process.messages)
+        self.request(
+            "session/prompt",
+            {"sessionId": self.session, "prompt": [{"type": "text", "text": text}]},
+        )
+        return len(self.process.messages) - seen
+
+    def close(self) -> None:
+        self.process.close()
+
+
+class DirectCopilot(DirectAcp):
+    """``copilot --acp`` (the ``copilot`` provider's default command)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, stderr: Path) -> None:
+        super().__init__([str(BIN_DIR / "copilot"), "--acp"], env, cwd, stderr)
+
+
+class DirectOmp(DirectAcp):
+    """``omp acp`` (the ``omp`` provider's default command, its default approval mode)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, stderr: Path) -> None:
+        super().__init__([str(BIN_DIR / "omp"), "acp"], env, cwd, stderr)
 
 
 class DirectOpenCode:

@@ -4,9 +4,14 @@ to its floor measured in the same run.
 Per driver and agent count, on a home of closed agents (about 1 KB each, over 50 cwds):
 
 * ready: ``paseo daemon start`` wall time to accepting connections; floor for json: reading and
-  ``json.loads`` of every agent file; for both: the same start on an empty home.
+  ``json.loads`` of every agent file; for both: the same start on an empty home. ``load x
+  floor`` is what the agents add to the start (ready minus the empty start) over the json
+  floor, or ready over the empty start for sqlite (whose start must not grow with agents).
 * RSS once ready; floor: an idle Python interpreter.
 * stop: ``paseo daemon stop`` wall time; floor: the same stop with no agent.
+
+Every round measures the floors right before the figures they compare with, and figures are
+medians over the rounds, so load from elsewhere on the machine hits both alike.
 * ``paseo ls`` (one page) wall time, and ``paseo ls -a -o json``: the daemon's RSS growth while it
   answers and the CLI's peak RSS.
 * a trivial RPC round trip (``server.ping``) p50 vs a bare websockets echo server, same client.
@@ -197,19 +202,28 @@ def daemon_round_trip(report: dict[str, Any], home: Path, count: int) -> float:
     return percentile(samples, 0.5)
 
 
-def measure(driver: str, agents: int, runs: int, scratch: Path) -> dict[str, float]:
+def measure(
+    driver: str, agents: int, runs: int, scratch: Path, empty: Path
+) -> dict[str, float]:
+    """Medians of ``runs`` rounds; each round measures the floors right before the figures
+    (the parse floor, then the empty home's start and stop, then the loaded home's), so load
+    from elsewhere on the machine hits both alike."""
     home = scratch / f"{driver}-{agents}"
     closed_home(home, agents)
     figures: dict[str, float] = {}
-    if driver == "json":
-        figures["parse floor s"] = statistics.median(parse_floor(home) for _ in range(runs))
-    else:
+    if driver == "sqlite":
         figures["migrate s"] = to_sqlite(home)
     env = env_for(home)
+    floors, empty_readies, empty_stops = [], [], []
     readies, stops, rss, lists = [], [], [], []
     growth = cli_peak = 0
     rpc = 0.0
     for run in range(runs):
+        if driver == "json":
+            floors.append(parse_floor(home))
+        empty_ready, _report = timed_start(empty)
+        empty_readies.append(empty_ready)
+        empty_stops.append(timed_stop(empty))
         ready, report = timed_start(home)
         readies.append(ready)
         rss.append(psutil.Process(report["pid"]).memory_info().rss)
@@ -220,6 +234,8 @@ def measure(driver: str, agents: int, runs: int, scratch: Path) -> dict[str, flo
         stops.append(timed_stop(home))
     figures.update(
         {
+            "empty ready s": statistics.median(empty_readies),
+            "empty stop s": statistics.median(empty_stops),
             "ready s": statistics.median(readies),
             "rss MiB": statistics.median(rss) / MIB,
             "stop s": statistics.median(stops),
@@ -229,20 +245,17 @@ def measure(driver: str, agents: int, runs: int, scratch: Path) -> dict[str, flo
             "rpc p50 us": rpc * 1e6,
         }
     )
+    if floors:
+        figures["parse floor s"] = statistics.median(floors)
     return figures
 
 
-def empty_baseline(driver: str, runs: int, scratch: Path) -> dict[str, float]:
+def empty_home(driver: str, scratch: Path) -> Path:
     home = scratch / f"{driver}-empty"
     home.mkdir()
     if driver == "sqlite":
         (home / "config.json").write_text('{"storage": {"driver": "sqlite"}}\n')
-    readies, stops = [], []
-    for _ in range(runs):
-        ready, _report = timed_start(home)
-        readies.append(ready)
-        stops.append(timed_stop(home))
-    return {"ready s": statistics.median(readies), "stop s": statistics.median(stops)}
+    return home
 
 
 def main() -> int:
@@ -259,15 +272,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="paseo-scale-") as tmp:
         scratch = Path(tmp)
         for driver in drivers:
-            empty = empty_baseline(driver, args.runs, scratch)
+            empty = empty_home(driver, scratch)
             print(
-                f"\n{driver}: empty home ready {empty['ready s']:.3f} s, "
-                f"stop {empty['stop s']:.3f} s"
+                f"\n{driver} (floors: ready = json read+parse of every agent file, or the empty "
+                "home's start for sqlite; rss = idle python; stop = the empty home's stop)"
             )
             header = (
                 "agents",
                 "ready s",
                 "floor",
+                "empty ready",
+                "load x floor",
                 "rss MiB",
                 "x idle py",
                 "stop s",
@@ -280,16 +295,20 @@ def main() -> int:
             )
             print("  ".join(f"{h:>13}" for h in header))
             for agents in counts:
-                f = measure(driver, agents, args.runs, scratch)
-                floor = f.get("parse floor s", empty["ready s"])
+                f = measure(driver, agents, args.runs, scratch, empty)
+                floor = f.get("parse floor s", f["empty ready s"])
                 row = (
                     agents,
                     f["ready s"],
                     floor,
+                    f["empty ready s"],
+                    (f["ready s"] - f["empty ready s"]) / floor
+                    if "parse floor s" in f
+                    else f["ready s"] / floor,
                     f["rss MiB"],
                     f["rss MiB"] / python_rss,
                     f["stop s"],
-                    f["stop s"] / empty["stop s"],
+                    f["stop s"] / f["empty stop s"],
                     f["ls s"],
                     f["ls -a json daemon growth MiB"],
                     f["ls -a json cli peak MiB"],
@@ -306,7 +325,7 @@ def main() -> int:
                         for (target_driver, name), target in TARGETS.items()
                         if target_driver == driver and name in f
                     ] + [
-                        ("stop x empty", f["stop s"] / empty["stop s"], 1.5),
+                        ("stop x empty", f["stop s"] / f["empty stop s"], 1.5),
                         ("ls s", f["ls s"], 0.25),
                         ("ls -a json daemon growth MiB", f["ls -a json daemon growth MiB"], 20.0),
                         ("ls -a json cli peak MiB", f["ls -a json cli peak MiB"], 60.0),

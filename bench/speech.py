@@ -6,6 +6,9 @@ Each figure is printed next to a baseline measured in the same run:
   it) against the ``local`` engine (WAV parsing and resampling included) and against
   ``speech.transcribe`` through a real daemon (base64, JSON-RPC, WebSocket included). The
   real-time factor is processing time over audio duration (below 1: faster than speech).
+* turn detection — voice mode's streaming conversion to 16 kHz mono and WebRTC VAD over the
+  same speech (22.05 kHz, as espeak-ng writes it, in one-second chunks), as a real-time factor
+  and against the pocketsphinx decode above.
 * synthesis — the time until ``espeak-ng --stdout`` has written its header and first 4 KiB
   of samples, against the ``local`` engine and ``speech.synthesize`` through the daemon (both
   return the whole WAV: their first audio is all of it).
@@ -97,6 +100,21 @@ def main() -> int:
         decoder.process_raw(pcm, full_utt=True)
         decoder.end_utt()
 
+    import io
+    import wave
+
+    from paseo.speech.turns import ToMono16k, TurnDetector
+
+    with wave.open(io.BytesIO(wav)) as reader:
+        rate = reader.getframerate()
+        raw = reader.readframes(reader.getnframes())
+
+    def detect_turns() -> None:
+        convert, detector = ToMono16k(rate, 1), TurnDetector()
+        for start in range(0, len(raw), rate * 2):
+            detector.feed(convert.convert(raw[start : start + rate * 2]))
+        detector.flush()
+
     stt = LocalSpeechToText({})
     tts = LocalTextToSpeech({})
     asyncio.run(stt.transcribe(wav, mime_type="audio/wav"))  # load the model once
@@ -114,6 +132,7 @@ def main() -> int:
                 "speech.transcribe (daemon)": timed(
                     lambda: client.call("speech.transcribe", params)
                 ),
+                "turn detection (voice)": timed(detect_turns),
             },
             args.runs,
         )
@@ -133,8 +152,9 @@ def main() -> int:
 
     print(f"audio: {seconds:.2f} s of espeak-ng speech ({len(TEXT.split())} words)")
     print(f"{'measure':<13}{'path':<28}{'median ms':>10}{'RTF':>8}{'ratio':>8}")
-    for measure, path, value, base in rows:
-        rtf = f"{value / seconds:.3f}" if measure == "transcribe" else "-"
+    for group, path, value, base in rows:
+        rtf = f"{value / seconds:.3f}" if group == "transcribe" else "-"
+        measure = "turns" if path.startswith("turn") else group
         print(f"{measure:<13}{path:<28}{value * 1000:>10.1f}{rtf:>8}{value / base:>8.2f}")
     return 0
 

@@ -87,8 +87,9 @@ class McpHost(Protocol):
         as JSON-ready data. Raises :class:`~paseo_hookspecs.errors.PaseoError` (the method's
         own, or ``access_denied`` when the caller rules forbid the target)."""
 
-    async def agent_attention(self, agent_id: str, reason: str) -> None:
-        """Forwarded ``paseo_attention``: the host queues (durably) and delivers the parent's
+    async def agent_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
+        """Forwarded ``paseo_attention`` (``timestamp`` is the attention entry's, which tells
+        a repeat from a new attention): the host queues (durably) and delivers the parent's
         notice of a ``notifyOnFinish`` child, and delivers notices waiting for a parent that
         just became free."""
 

@@ -81,6 +81,10 @@ class AgentFilter:
     trashed: bool | None = False
     """``False``: live agents only (tombstones left out); ``True``: tombstones only (agents
     whose ``deletedAt`` is set); ``None``: both."""
+    id_prefix: str | None = None
+    """Agents whose id starts with this, ignoring case (naming an agent by an id prefix)."""
+    title: str | None = None
+    """Agents with exactly this title."""
 
 
 class AgentRepository(ABC):
@@ -97,8 +101,11 @@ class AgentRepository(ABC):
         *,
         cursor: str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
     ) -> Page[AgentRecord]:
-        """A page of agents matching ``filter``; ``InvalidParams`` for a malformed cursor."""
+        """A page of agents matching ``filter``; ``InvalidParams`` for a malformed cursor.
+        With ``newest_first`` the order is reversed (the cursor then names the oldest row
+        seen, and the next page holds the rows before it)."""
 
     @abstractmethod
     async def count(self, filter: AgentFilter = AgentFilter()) -> int:

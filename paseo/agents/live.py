@@ -46,9 +46,12 @@ def start_timeout() -> float:
         return DEFAULT_START_TIMEOUT
 
 
+AGENT_STREAM_PREFIX = "agent:"
+
+
 def agent_stream(agent_id: str) -> str:
     """The stream carrying ``agent.event`` of one agent."""
-    return f"agent:{agent_id}"
+    return AGENT_STREAM_PREFIX + agent_id
 
 
 class AgentStartError(Exception):
@@ -111,6 +114,24 @@ class LiveAgent:
             and not self.busy
             and self.record.lastStatus == "closed"
             and not self.lock.locked()
+            and self.timeline.idle
+            and self.writer.idle
+        )
+
+    @property
+    def unloadable(self) -> bool:
+        """Nothing lives only in memory: no session, run, queued prompt, permission request,
+        waiter or unwritten change. Such an agent can be dropped and loaded again from the
+        store (what it remembers of its timeline is read back on first use)."""
+        return (
+            self.session is None
+            and self.runner is None
+            and not self.busy
+            and not self.want_session
+            and not self.pending
+            and self._changed is None
+            and not self.lock.locked()
+            and not self.deleted
             and self.timeline.idle
             and self.writer.idle
         )

@@ -32,9 +32,16 @@ from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 
-from paseo.agents import creation, permissions, recovery
+from paseo.agents import creation, environments, permissions, recovery
+from paseo.agents.environments import AgentEnvironments
 from paseo.agents.listing import ListFilter, Page
-from paseo.agents.live import AGENTS_STREAM, STREAM_ACCESS, LiveAgent, runtime_changes
+from paseo.agents.live import (
+    AGENT_STREAM_PREFIX,
+    AGENTS_STREAM,
+    STREAM_ACCESS,
+    LiveAgent,
+    runtime_changes,
+)
 from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.registry import ProviderRegistry
@@ -67,6 +74,7 @@ class _Rooms:
             self.tracker,
             self.launcher,
             service.config,
+            environments=service.environments,
             tools=service.session_tools,
         )
         self.runner = PromptRunner(service.roster, self.sessions, self.tracker)
@@ -85,9 +93,11 @@ class AgentService:
         config: ConfigView,
         plugins: AgentPlugins,
         placement: WorkspacePlacement,
+        environments: AgentEnvironments,
         session_tools: SessionTools | None = None,
     ) -> None:
         self.store = store
+        self.environments = environments
         self.session_tools = session_tools
         self.config = config
         self.plugins = plugins
@@ -118,6 +128,8 @@ class AgentService:
 
     @property
     def agents(self) -> dict[str, LiveAgent]:
+        """The loaded agents: every one with a session, a run or a waiter, and some at rest
+        (see :mod:`paseo.agents.roster`); any other is loaded by :meth:`get` or :meth:`load`."""
         return self.roster.agents
 
     async def start(self) -> None:
@@ -143,7 +155,8 @@ class AgentService:
     async def stop(self) -> None:
         rooms = self._started
         await rooms.registry.stop()
-        # Closed agents at rest are durable already: stopping costs the live ones only.
+        # Only loaded agents can have anything to stop, and closed ones at rest are durable
+        # already: stopping costs the live ones only, whatever the number of agents.
         agents = [agent for agent in self.agents.values() if not agent.at_rest]
         await asyncio.gather(
             *(rooms.sessions.close(agent, reason="daemon_stopped") for agent in agents),
@@ -159,11 +172,22 @@ class AgentService:
 
     # ================================================================ lookups
 
-    def get(self, reference: str) -> LiveAgent:
-        """The agent ``reference`` names (id, unique prefix or title)."""
-        return self.roster.get(reference)
+    async def get(self, reference: str) -> LiveAgent:
+        """The agent ``reference`` names (id, unique prefix or title), loaded."""
+        return await self.roster.get(reference)
 
-    def list_agents(
+    async def load(self, agent_id: str) -> LiveAgent | None:
+        """The agent with exactly this id, loaded; ``None`` when there is none."""
+        return await self.roster.load(agent_id)
+
+    async def declare_stream(self, name: str) -> None:
+        """Declare ``agent:{id}`` by loading the agent (an unknown id declares nothing, so the
+        subscription is refused as ``not_found``)."""
+        agent_id = name.removeprefix(AGENT_STREAM_PREFIX)
+        if agent_id != name:
+            await self.roster.load(agent_id)
+
+    async def list_agents(
         self,
         admit: ListFilter,
         *,
@@ -172,20 +196,37 @@ class AgentService:
         newest_first: bool = False,
     ) -> Page:
         """A page of the agents ``admit`` lets through, oldest (or newest) first."""
-        return self.roster.index.page(admit, cursor=cursor, limit=limit, newest_first=newest_first)
+        return await self.roster.page(
+            admit, cursor=cursor, limit=limit, newest_first=newest_first
+        )
 
     # ================================================================ create
 
     async def create(
-        self, params: AgentCreateParams, *, extra_fields: Mapping[str, Any] | None = None
+        self,
+        params: AgentCreateParams,
+        *,
+        extra_fields: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> AgentRecord:
         """Create an agent, start its session in the background, send ``initialPrompt``.
         ``extra_fields`` go into the record before it is first written (see
-        :func:`paseo.agents.creation.new_record`)."""
+        :func:`paseo.agents.creation.new_record`); ``env`` is added to the environment of
+        every program the agent runs, and kept out of the record
+        (:mod:`paseo.agents.environments`)."""
+        variables = environments.checked(env or {})
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
-        if not await self.store.agents.insert(record):
+        # Before the record: no session of the agent can start without its variables.
+        await self.environments.put(record.id, variables)
+        try:
+            inserted = await self.store.agents.insert(record)
+        except BaseException:
+            await self.environments.forget(record.id)  # no record: nothing may keep them
+            raise
+        if not inserted:
+            await self.environments.forget(record.id)
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
@@ -203,40 +244,40 @@ class AgentService:
     ) -> tuple[LiveAgent, str, bool]:
         """Queue ``text`` as the agent's next prompt; returns ``(agent, messageId, accepted)``
         (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         message_id, accepted = await self._started.runner.send(agent, text, message_id)
         return agent, message_id, accepted
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.runner.interrupt(agent)
         return agent
 
     async def close_agent(self, reference: str, *, reason: str = "stopped") -> LiveAgent:
         """Interrupt the run and stop the provider process; the agent becomes ``closed``."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason=reason)
         return agent
 
     async def archive(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="archived")
         if agent.record.archivedAt is None:
             await self.roster.save(agent, {"archivedAt": iso_now()})
         return agent
 
     async def restore(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         if agent.record.archivedAt is not None:
             await self.roster.save(agent, {"archivedAt": None})
         return agent
 
     async def delete(self, reference: str) -> str:
         """Stop the agent and move it to the trash: its record becomes a tombstone
-        (``deletedAt``), kept with its timeline and persistence handle until
+        (``deletedAt``), kept with its timeline, persistence handle and environment until
         :class:`paseo.trash.service.TrashService` restores or purges it."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="deleted")
         # The whole history goes into the tombstone, and nothing written behind may land after
         # the record left the roster.
@@ -252,13 +293,21 @@ class AgentService:
 
     def readmit(self, record: AgentRecord) -> None:
         """A record restored from the trash is an agent again: closed, its conversation
-        resumed (through its persistence handle) by the next prompt."""
-        agent = self.roster.adopt(record)
+        resumed (through its persistence handle) by the next prompt. Listings read the store,
+        so it is listed once; it is loaded here unless a lookup loaded it meanwhile."""
+        agent = self.roster.agents.get(record.id) or self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
+
+    async def purged(self, agent_id: str) -> None:
+        """A purged agent's cleanup: its environment file (which a tombstone keeps, so a
+        restored agent starts with the same variables) goes."""
+        await self.environments.forget(agent_id)
 
     def working(self) -> bool:
         """Whether any agent is at work: a prompt queued or running, a session starting or
-        a turn in flight (what the trash's permanent removal waits out)."""
+        a turn in flight (what the trash's permanent removal waits out). Only loaded agents
+        are looked at: one with a session, run or queued prompt is never unloaded, and boot
+        loads every agent left live, so an agent not loaded runs nothing."""
         return any(
             agent.busy or agent.record.lastStatus in ("running", "initializing")
             for agent in self.agents.values()
@@ -267,7 +316,7 @@ class AgentService:
     async def update(
         self, reference: str, *, title: str | None, labels: dict[str, str | None]
     ) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         changes: dict[str, Any] = {}
         if title is not None:
             changes["title"] = title
@@ -288,7 +337,7 @@ class AgentService:
         self, reference: str, option: str, value: Any, feature: str | None = None
     ) -> LiveAgent:
         """Set the mode, model, thinking level or a feature, live when a session runs."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         async with agent.lock:
             session = agent.session
             if session is not None:
@@ -329,20 +378,20 @@ class AgentService:
 
     async def ensure_session(self, reference: str) -> LiveAgent:
         """Start the provider session if none runs (resuming the stored conversation)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await self._started.sessions.ensure(agent)
         return agent
 
     async def reload(self, reference: str) -> LiveAgent:
         """Restart the provider process and resume the conversation in it."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         sessions = self._started.sessions
         await sessions.close(agent, reason="reloaded")
         await sessions.ensure(agent)
         return agent
 
     async def clear_attention(self, reference: str) -> LiveAgent:
-        agent = self.get(reference)
+        agent = await self.get(reference)
         if agent.record.requiresAttention:
             await self.roster.save(
                 agent,
@@ -361,7 +410,7 @@ class AgentService:
         interrupt: bool = False,
     ) -> LiveAgent:
         """Answer a pending request (see :func:`paseo.agents.permissions.respond`)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         await permissions.respond(
             agent,
             request_id,
@@ -372,8 +421,11 @@ class AgentService:
         )
         return agent
 
-    def pending_permissions(self, reference: str | None) -> list[tuple[str, PermissionRequest]]:
-        agents = [self.get(reference)] if reference else list(self.agents.values())
+    async def pending_permissions(
+        self, reference: str | None
+    ) -> list[tuple[str, PermissionRequest]]:
+        # Requests live with sessions, and an agent with a session is always loaded.
+        agents = [await self.get(reference)] if reference else list(self.agents.values())
         return permissions.pending(agents)
 
     # ================================================================ reads
@@ -392,7 +444,7 @@ class AgentService:
     async def wait(self, reference: str, within: float) -> tuple[LiveAgent, str]:
         """Wait until the agent is idle, asks for permission, fails, or ``within`` seconds
         pass (outcome ``timeout``)."""
-        agent = self.get(reference)
+        agent = await self.get(reference)
         deadline = time.monotonic() + within
         while True:
             outcome = self.outcome(agent)

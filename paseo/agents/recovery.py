@@ -1,9 +1,11 @@
 """Boot recovery, and what a restarted daemon rebuilds from the durable timeline.
 
-At boot every stored agent is adopted; one the previous daemon left live has no process now:
-it becomes ``closed``, and a run it had in flight is recorded as canceled so the timeline says
-how it ended. Attention ``permission`` is cleared: the request died with the process (see
-:func:`drop_dead_permission`). The message ids already sent (for de-duplication) and the
+At boot only the agents the previous daemon left live are loaded (one store query, whatever
+the number of agents): each has no process now, so it becomes ``closed``, and a run it had in
+flight is recorded as canceled so the timeline says how it ended. Attention ``permission`` is
+cleared: the request died with the process (see :func:`drop_dead_permission`; a daemon that
+stops cleanly clears it as it closes the session, and an agent loaded later with it still set
+has it cleared then). The message ids already sent (for de-duplication) and the
 newest reply are read back from the timeline on first use. Stored entries are read as the
 wire shape they are.
 """
@@ -36,23 +38,21 @@ def _item(entry: TimelineEntry) -> dict[str, Any] | None:
 
 
 async def adopt_stored(roster: AgentRoster) -> None:
-    """Adopt every stored agent, then close the ones the previous daemon left live."""
+    """Load the stored agents the previous daemon left live and close them."""
     cursor: str | None = None
+    live = AgentFilter(include_archived=True, statuses=LIVE_STATUSES)
     while True:
         # The largest pages the store serves: fewer round trips (SQLite queries) at boot.
-        page = await roster.store.agents.list(
-            AgentFilter(include_archived=True), cursor=cursor, limit=MAX_PAGE_SIZE
-        )
+        page = await roster.store.agents.list(live, cursor=cursor, limit=MAX_PAGE_SIZE)
         for record in page.items:
-            roster.adopt(record)
+            # Recovered as it is loaded: agents at rest may be unloaded by the next ones.
+            agent = roster.agents.get(record.id) or roster.adopt(record)
+            await recover_closed(roster, agent)
+            if agent.record.attentionReason == "permission":
+                await drop_dead_permission(roster, agent)
         cursor = page.next_cursor
         if cursor is None:
             break
-    for agent in list(roster.agents.values()):
-        if agent.record.lastStatus in LIVE_STATUSES:
-            await recover_closed(roster, agent)
-        if agent.record.attentionReason == "permission":
-            await drop_dead_permission(roster, agent)
 
 
 async def drop_dead_permission(roster: AgentRoster, agent: LiveAgent) -> None:

@@ -1,6 +1,11 @@
-"""Every agent the daemon knows, and the one path their records and timelines change by.
+"""The agents the daemon works with, and the one path their records and timelines change by.
 
-The roster owns the in-memory :class:`~paseo.agents.live.LiveAgent` of each agent. Events go
+The roster owns the in-memory :class:`~paseo.agents.live.LiveAgent` of each agent it has
+*loaded*: every agent with a session, a run, a waiter or unwritten state, plus the most
+recently used others up to :data:`KEEP_AT_REST`. Every other agent is only in the store
+(listings are the store's, see :mod:`paseo.agents.listing`), so 50,000 closed agents cost the
+daemon nothing but the store's own index. :meth:`AgentRoster.get` loads an agent on demand
+(by id, id prefix or title, resolved through the store's filters). Events go
 in through :meth:`AgentRoster.ingest` (filtered and given their attention by the pure
 :func:`paseo.agents.ingest.admit`), are numbered and made durable by the agent's
 :class:`~paseo.agents.timeline.AgentTimeline`, and come back to :meth:`AgentRoster._commit`,
@@ -15,7 +20,7 @@ import logging
 import time
 from typing import Any
 
-from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.errors import InvalidParams, NotFound
 from paseo_hookspecs.events import (
     TERMINAL_TURN_EVENTS,
     AgentEvent,
@@ -26,10 +31,11 @@ from paseo_hookspecs.events import (
 )
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, dump_record
+from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import ValidationError
 
 from paseo.agents import ingest
-from paseo.agents.listing import AgentIndex
+from paseo.agents.listing import ListFilter, Page, list_page
 from paseo.agents.live import (
     AGENTS_STREAM,
     STREAM_ACCESS,
@@ -50,6 +56,10 @@ log = logging.getLogger("paseo.agents")
 ACTIVITY_SAVE_INTERVAL = 1.0
 """``lastActivityAt`` alone is written at most this often."""
 
+KEEP_AT_REST = 256
+"""Loaded agents with nothing going on that stay loaded (the most recently used): beyond that
+the least recently used of them are dropped from memory, to be loaded again from the store."""
+
 
 class AgentRoster:
     """See the module docstring."""
@@ -59,14 +69,15 @@ class AgentRoster:
         self.publisher = publisher
         self.plugins = plugins
         self.agents: dict[str, LiveAgent] = {}
-        self.index = AgentIndex(self._record_of)
+        """The loaded agents, least recently used first."""
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
         agent = self.agents.get(agent_id)
         return agent.record if agent is not None else None
 
     def adopt(self, record: AgentRecord) -> LiveAgent:
-        """Take ``record`` in (at boot, or when created) and declare its stream."""
+        """Load ``record`` (at boot, when created or when first used) and declare its stream;
+        drops the least recently used agents at rest beyond :data:`KEEP_AT_REST`."""
         cell: list[LiveAgent] = []
         timeline = AgentTimeline(
             record.id, self.store.timeline, lambda batch: self._commit(cell[0], batch)
@@ -74,21 +85,83 @@ class AgentRoster:
         writer = RecordWriter(record.id, self.store.agents, self.publish_record)
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)
         cell.append(agent)
+        self._unload_at_rest()
         self.agents[record.id] = agent
-        self.index.add(record)
         self.publisher.register_stream(agent_stream(record.id), STREAM_ACCESS)
         return agent
 
+    def _unload_at_rest(self) -> None:
+        excess = len(self.agents) + 1 - KEEP_AT_REST
+        if excess <= 0:
+            return
+        for agent_id, agent in list(self.agents.items()):
+            if agent.unloadable:
+                del self.agents[agent_id]
+                excess -= 1
+                if excess == 0:
+                    return
+
     # ------------------------------------------------------------------ lookups
 
-    def get(self, reference: str) -> LiveAgent:
-        """The agent ``reference`` names (id, unique prefix or title)."""
-        agent = self.agents.get(reference)
+    async def load(self, agent_id: str) -> LiveAgent | None:
+        """The agent with this exact id, loaded from the store if need be; ``None`` when no
+        agent has it."""
+        agent = self.agents.get(agent_id)
         if agent is None:
-            agent = self.agents[
-                resolve_agent(reference, [a.record for a in self.agents.values()]).id
-            ]
+            record = await self.store.agents.get(agent_id)
+            if record is None or record.deletedAt is not None:
+                # A tombstone is no agent: only the trash names it (and restores it).
+                return None
+            # Another caller may have loaded it while the store was read.
+            agent = self.agents.get(agent_id) or self.adopt(record)
+            if agent.record.attentionReason == "permission" and agent.session is None:
+                # A permission request lives with its process (see recovery): none is alive.
+                cleared = {"requiresAttention": False, "attentionReason": None}
+                await self.save(agent, {**cleared, "attentionTimestamp": None})
+        else:
+            # Most recently used last: the first to unload are the longest unused.
+            del self.agents[agent_id]
+            self.agents[agent_id] = agent
         return agent
+
+    async def get(self, reference: str) -> LiveAgent:
+        """The agent ``reference`` names (id, unique prefix or title), loaded."""
+        agent = await self.load(reference)
+        if agent is not None:
+            return agent
+        ref = reference.strip()
+        candidates: dict[str, AgentRecord] = {}
+        if ref:
+            for flt in (
+                AgentFilter(include_archived=True, id_prefix=ref),
+                AgentFilter(include_archived=True, title=ref),
+            ):
+                page = await self.store.agents.list(flt, limit=MAX_PAGE_SIZE)
+                for record in page.items:
+                    candidates[record.id] = self._record_of(record.id) or record
+        chosen = resolve_agent(reference, candidates.values())
+        agent = await self.load(chosen.id)
+        if agent is None:
+            raise NotFound(f"agent {chosen.id} was deleted", data={"agentId": chosen.id})
+        return agent
+
+    async def page(
+        self,
+        admit: ListFilter,
+        *,
+        cursor: str | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> Page:
+        """A page of the agents ``admit`` lets through (see :func:`list_page`)."""
+        return await list_page(
+            self.store.agents,
+            self._record_of,
+            admit,
+            cursor=cursor,
+            limit=limit,
+            newest_first=newest_first,
+        )
 
     # ------------------------------------------------------------------ records
 

@@ -98,14 +98,14 @@ class _Handlers:
             workspace_id=params.workspaceId,
             statuses=set(params.statuses) if params.statuses is not None else None,
         )
-        page = self._ref.get().list_agents(
+        page = await self._ref.get().list_agents(
             admit, cursor=params.cursor, limit=params.limit, newest_first=params.newestFirst
         )
         return AgentListResult(agents=page.records, nextCursor=page.next_cursor, total=page.total)
 
     async def get(self, ctx: RpcContext, params: AgentRefParams) -> AgentDetailResult:
         service = self._ref.get()
-        return await _detail(service.get(params.agentId))
+        return await _detail(await service.get(params.agentId))
 
     async def send(self, ctx: RpcContext, params: AgentSendParams) -> AgentSendResult:
         agent, message_id, accepted = await self._ref.get().send(
@@ -172,7 +172,7 @@ class _Handlers:
 
     async def modes(self, ctx: RpcContext, params: AgentRefParams) -> AgentModesResult:
         service = self._ref.get()
-        agent = service.get(params.agentId)
+        agent = await service.get(params.agentId)
         # A live session answers from what its program reported; only without one does the
         # provider list (which may have to start a probe of a slow program).
         live = agent.session.modes() if agent.session is not None else None
@@ -198,7 +198,7 @@ class _Handlers:
 
     async def timeline(self, ctx: RpcContext, params: AgentTimelineParams) -> AgentTimelineResult:
         service = self._ref.get()
-        agent = service.get(params.agentId)
+        agent = await service.get(params.agentId)
         epoch, entries, reset, has_more = await service.timeline_window(
             agent,
             after=(params.after.epoch, params.after.seq) if params.after else None,
@@ -219,7 +219,7 @@ class _Handlers:
     async def permissions(
         self, ctx: RpcContext, params: PermissionsListParams
     ) -> PermissionsListResult:
-        pending = self._ref.get().pending_permissions(params.agentId)
+        pending = await self._ref.get().pending_permissions(params.agentId)
         return PermissionsListResult(
             requests=[PendingPermission(agentId=a, request=r) for a, r in pending]
         )

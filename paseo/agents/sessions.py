@@ -12,6 +12,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from paseo_hookspecs.errors import NotFound, PaseoError
 from paseo_hookspecs.events import AgentEvent, TurnCanceled
@@ -19,6 +20,7 @@ from paseo_hookspecs.interfaces.agent import AgentSession, SessionConfig
 from paseo_hookspecs.interfaces.agent import PersistenceHandle as SessionHandle
 from paseo_hookspecs.records import AgentRecord, SerializableConfig, dump_record
 
+from paseo.agents.environments import AgentEnvironments
 from paseo.agents.live import AgentStartError, LiveAgent, runtime_changes, start_timeout
 from paseo.agents.ports import SessionTools
 from paseo.agents.process import AgentProcessLauncher
@@ -44,9 +46,11 @@ class SessionKeeper:
         launcher: AgentProcessLauncher,
         config: ConfigView,
         *,
+        environments: AgentEnvironments,
         tools: SessionTools | None = None,
     ) -> None:
         self._tools = tools
+        self._environments = environments
         self._roster = roster
         self._registry = registry
         self._tracker = tracker
@@ -66,7 +70,7 @@ class SessionKeeper:
                     f"the agent's directory {record.cwd} does not exist; recreate it or start "
                     "a new agent elsewhere"
                 )
-            config = self._session_config(record)
+            config = self._session_config(record, await self._environments.get(record.id))
             agent.generation += 1
             sink = self._sink(agent, agent.generation)
             launcher = self._launcher
@@ -124,7 +128,7 @@ class SessionKeeper:
             await self._roster.save(agent, changes)
             return session
 
-    def _session_config(self, record: AgentRecord) -> SessionConfig:
+    def _session_config(self, record: AgentRecord, env: dict[str, str]) -> SessionConfig:
         config = record.config or SerializableConfig()
         appended = self._config.resolved.daemon.appendSystemPrompt
         system = "\n\n".join(part for part in (config.systemPrompt, appended) if part) or None
@@ -141,7 +145,8 @@ class SessionKeeper:
                 **(config.mcpServers or {}),
                 **(self._tools.mcp_servers(record) if self._tools else {}),
             },
-            env={"PASEO_AGENT_ID": record.id},
+            # The caller's variables (a Hub create's `env`), then the kernel's own.
+            env={**env, "PASEO_AGENT_ID": record.id},
             extra=dict(config.providerOptions or {}),
         )
 
@@ -197,5 +202,9 @@ class SessionKeeper:
             )
         agent.provider_prompt = None
         await agent.timeline.drain()
-        if agent.record.lastStatus != "closed":
-            await self._roster.save(agent, {"lastStatus": "closed"})
+        changes: dict[str, Any] = {"lastStatus": "closed"}
+        if agent.record.attentionReason == "permission":
+            # The request died with the process: nothing can answer it any more (a restarted
+            # daemon would clear it too, see paseo.agents.recovery).
+            changes.update(requiresAttention=False, attentionReason=None, attentionTimestamp=None)
+        await self._roster.save(agent, changes)

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "terminal": ("Workspace terminals: create, capture, send keys, attach", "terminal"),
     "speech": ("Speech engines: list them, transcribe a file, say text", "speech"),
     "dictate": ("Stream audio through the daemon and print its transcript", "dictate"),
+    "voice": ("Talk to an agent by voice; print or save what it says", "voice"),
 }
 
 GLOBAL_OPTIONS = """\

@@ -65,9 +65,14 @@ def _true_or_strings(value: Any) -> Any:
     raise ValueError("expected true or a list of strings")
 
 
+CallerScope = Literal["created", "workspace", "all"]
+"""Which agents an agent reaches through the MCP tools (docs/mcp.md, "Caller identity")."""
+
+
 class McpConfig(_Model):
     enabled: bool | None = None
     injectIntoAgents: bool | None = None
+    callerScope: CallerScope | None = None
 
 
 class GitConfig(_Model):

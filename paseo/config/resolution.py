@@ -203,6 +203,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
                 env.boolean("daemon.mcp.enabled", "PASEO_MCP"), mcp.enabled if mcp else None, True
             ),
             injectIntoAgents=_first_bool(mcp.injectIntoAgents if mcp else None, True),
+            callerScope=(mcp.callerScope if mcp else None) or "created",
         ),
         git=ResolvedGit.model_construct(
             maxProcessesPerSecond=env.positive_int(
@@ -326,6 +327,24 @@ def _with_language(site: SttSite, language: str | None) -> SttSite:
     return site if language is None else site.model_copy(update={"language": language})
 
 
+OPENAI_ENV: tuple[tuple[str, str], ...] = (
+    ("apiKey", "OPENAI_API_KEY"),
+    ("baseUrl", "OPENAI_BASE_URL"),
+)
+"""What an OpenAI speech site lacking its own ``apiKey`` / ``baseUrl`` uses instead (the
+``openai`` engines read these from the daemon's environment)."""
+
+
+def _openai_env_sources(env: EnvOverrides, sites: dict[str, SttSite | TtsSite]) -> None:
+    """Record, for ``envOverrides``, each OpenAI site setting the environment supplies."""
+    for path, site in sites.items():
+        if site.provider != "openai":
+            continue
+        for field, variable in OPENAI_ENV:
+            if getattr(site, field, None) is None and env.raw(variable) is not None:
+                env.record(f"{path}.{field}", variable)
+
+
 def _resolve_features(config: PaseoConfig, env: EnvOverrides) -> ResolvedFeatures:
     features = config.features
     dictation = features.dictation if features else None
@@ -373,6 +392,16 @@ def _resolve_features(config: PaseoConfig, env: EnvOverrides) -> ResolvedFeature
             else LocalTts.model_construct(provider="local")
         )
 
+    dictation_stt = _with_language(dictation_stt, dictation_language)
+    voice_stt = _with_language(voice_stt, voice_language)
+    _openai_env_sources(
+        env,
+        {
+            "features.dictation.stt": dictation_stt,
+            "features.voiceMode.stt": voice_stt,
+            "features.voiceMode.tts": tts,
+        },
+    )
     return ResolvedFeatures.model_construct(
         dictation=ResolvedDictation.model_construct(
             enabled=_first_bool(
@@ -380,7 +409,7 @@ def _resolve_features(config: PaseoConfig, env: EnvOverrides) -> ResolvedFeature
                 dictation.enabled if dictation else None,
                 True,
             ),
-            stt=_with_language(dictation_stt, dictation_language),
+            stt=dictation_stt,
         ),
         voiceMode=ResolvedVoiceMode.model_construct(
             enabled=_first_bool(
@@ -396,7 +425,7 @@ def _resolve_features(config: PaseoConfig, env: EnvOverrides) -> ResolvedFeature
                 ),
                 model=llm.model if llm else None,
             ),
-            stt=_with_language(voice_stt, voice_language),
+            stt=voice_stt,
             turnDetection=turn,
             tts=tts,
         ),

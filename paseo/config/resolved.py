@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paseo.config.models import (
     AgentProfile,
+    CallerScope,
     LogFormat,
     LogLevel,
     MetadataGenerationProvider,
@@ -57,6 +58,7 @@ class _Frozen(BaseModel):
 class ResolvedMcp(_Frozen):
     enabled: bool
     injectIntoAgents: bool
+    callerScope: CallerScope
 
 
 class ResolvedGit(_Frozen):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import PaseoError
@@ -34,6 +34,7 @@ from paseo_hookspecs.hub_host import (
     ValidationIssue,
 )
 from paseo_hookspecs.records import AgentRecord, dump_record
+from paseo_hookspecs.store import MAX_PAGE_SIZE
 from pydantic import ValidationError
 
 from paseo.agents.listing import ListFilter
@@ -123,11 +124,21 @@ class KernelAgentControl:
 
     # ------------------------------------------------------------------ lookups
 
-    def _records(self) -> list[AgentRecord]:
-        return self._agents.list_agents(ListFilter(include_archived=True)).records
+    async def _records(self) -> AsyncIterator[AgentRecord]:
+        """Every agent, a store page at a time (never all of them in memory at once)."""
+        cursor: str | None = None
+        while True:
+            page = await self._agents.list_agents(
+                ListFilter(include_archived=True), cursor=cursor, limit=MAX_PAGE_SIZE
+            )
+            for record in page.records:
+                yield record
+            cursor = page.next_cursor
+            if cursor is None:
+                return
 
     async def find_owned(self, owner: HubOwner) -> AgentSnapshot | None:
-        for record in self._records():
+        async for record in self._records():
             snapshot = snapshot_of(dump_record(record))
             if snapshot.owner == owner:
                 return snapshot
@@ -135,14 +146,14 @@ class KernelAgentControl:
 
     async def list_owned(self, daemon_id: str) -> list[tuple[HubOwner, AgentSnapshot]]:
         found = []
-        for record in self._records():
+        async for record in self._records():
             snapshot = snapshot_of(dump_record(record))
             if snapshot.owner is not None and snapshot.owner.daemonId == daemon_id:
                 found.append((snapshot.owner, snapshot))
         return found
 
-    def _snapshot(self, agent_id: str) -> AgentSnapshot:
-        return snapshot_of(dump_record(self._agents.get(agent_id).record))
+    async def _snapshot(self, agent_id: str) -> AgentSnapshot:
+        return snapshot_of(dump_record((await self._agents.get(agent_id)).record))
 
     def granted(self, agent_id: str) -> frozenset[str]:
         """The tools pre-approved for ``agent_id`` (empty for an agent no Hub owns)."""
@@ -189,10 +200,10 @@ class KernelAgentControl:
         grants = [f"mcp__{t.server}__{t.tool}" for t in spec.preapprovedTools]
         extra = {"owner": spec.owner.model_dump(mode="json"), POLICY_FIELD: grants}
         try:
-            record = await self._agents.create(params, extra_fields=extra)
+            record = await self._agents.create(params, extra_fields=extra, env=spec.env)
         except PaseoError as exc:
             raise CreateFailed(exc.message) from exc
-        return self._snapshot(record.id)
+        return await self._snapshot(record.id)
 
     async def _worktree(self, spec: HubAgentCreate) -> str:
         """The workspace of the worktree ``spec`` targets, made through the worktree service
@@ -218,13 +229,13 @@ class KernelAgentControl:
         return outcome.workspace.workspaceId
 
     async def ensure_loaded(self, agent_id: str) -> AgentSnapshot:
-        agent = self._agents.get(agent_id)
+        agent = await self._agents.get(agent_id)
         if agent.session is None and agent.record.archivedAt is None:
             try:
                 await self._agents.ensure_session(agent_id)
             except PaseoError as exc:
                 raise CreateFailed(f"cannot resume agent {agent_id}: {exc.message}") from exc
-        return self._snapshot(agent_id)
+        return await self._snapshot(agent_id)
 
     async def send_prompt(self, agent_id: str, prompt: str, message_id: str) -> AgentSnapshot:
         _, _, accepted = await self._agents.send(agent_id, prompt, message_id)
@@ -232,7 +243,7 @@ class KernelAgentControl:
             # The runner ignores a repeated message id, and a replay of an interrupted turn
             # repeats the one the Hub's turn was sent with: the replay gets its own.
             await self._agents.send(agent_id, prompt, f"{message_id}.replay")
-        return self._snapshot(agent_id)
+        return await self._snapshot(agent_id)
 
     async def interrupt(self, agent_id: str) -> None:
         await self._agents.interrupt(agent_id)

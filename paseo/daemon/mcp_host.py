@@ -10,17 +10,21 @@ behind the daemon's trust model, and the caller rules (docs/mcp.md).
   a valid token (``?token=`` or ``Authorization: Bearer``) of an agent that exists.
 * **Calls** run the wire protocol's own methods (their validation, their stable error codes)
   as a local session would, limited to :data:`METHODS`, with the caller rules: a child gets
-  :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and (same provider)
-  its mode; a caller reaches itself and the agents it created, nothing else.
+  :data:`~paseo_hookspecs.mcp_host.PARENT_LABEL`, the caller's directory and its mode (mapped
+  across providers by access level); a caller reaches itself and the agents it created, and
+  no other agent unless ``daemon.mcp.callerScope`` widens that to its workspace's agents or
+  to every agent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
@@ -40,6 +44,7 @@ from paseo_hookspecs.mcp_host import (
 from paseo_hookspecs.transport import PeerFacts
 from pydantic import BaseModel, ValidationError
 
+from paseo.agents.mode_mapping import mapped_mode
 from paseo.daemon.mcp_notify import FinishNotices
 from paseo.rpc.address import parse_address
 
@@ -84,9 +89,17 @@ METHODS = frozenset(
         "terminal.kill",
         "terminal.capture",
         "terminal.input",
+        "voice.speak",
     }
 )
 """What an agent may run through MCP: never config, auth, plugins or daemon control."""
+
+MODE_LISTING_TIMEOUT = 30.0
+"""Bound on listing the two providers' modes when a child's mode is mapped."""
+
+VOICE_TOOL = "speak"
+"""The voice-only tool: offered to an agent exactly while voice mode is attached to it,
+whatever its provider's ``paseoTools.disabledTools`` says (that policy covers the catalog)."""
 
 
 class CapabilityTokens:
@@ -183,6 +196,7 @@ class KernelMcpHost:
         self._mounts: dict[str, AsgiApp] = {}
         self._policies: dict[str, ToolPolicy] = {}
         self._agents: AgentService | None = None
+        self._voice: Callable[[str], bool] = lambda agent_id: False
         self.notices = FinishNotices(notices_path, lambda: self.agents)
 
     # ---------------------------------------------------------------- service
@@ -196,15 +210,20 @@ class KernelMcpHost:
     async def stop(self) -> None:
         return None
 
-    async def agent_attention(self, agent_id: str, reason: str) -> None:
+    async def agent_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         try:
-            await self.notices.attention(agent_id, reason)
+            await self.notices.attention(agent_id, reason, timestamp)
         except Exception:
             # A tap must not fail the plugin's task; the notice stays queued when it was saved.
             log.exception("agent %s: queueing or delivering a parent notice failed", agent_id)
 
     def bind_agents(self, agents: AgentService) -> None:
         self._agents = agents
+
+    def bind_voice(self, attached: Callable[[str], bool]) -> None:
+        """``attached(agentId)``: voice mode is attached to that agent (it is offered
+        :data:`VOICE_TOOL`)."""
+        self._voice = attached
 
     @property
     def agents(self) -> AgentService:
@@ -308,6 +327,13 @@ class KernelMcpHost:
             return None
         record = live.record
         policy = self._policies.get(agent_id) or self.policy(record.provider)
+        voice = {VOICE_TOOL}
+        disabled = (
+            policy.disabled_tools - voice
+            if self._voice(agent_id)
+            else policy.disabled_tools | voice
+        )
+        policy = dataclasses.replace(policy, disabled_tools=frozenset(disabled))
         return McpCaller(agent_id=agent_id, provider=record.provider, cwd=record.cwd, policy=policy)
 
     # ---------------------------------------------------------------- calls
@@ -319,6 +345,14 @@ class KernelMcpHost:
             raise NotFound(f"{method} is not available to agents")
         params = await self._apply_rules(caller, method, dict(params))
         result = await self._dispatch(caller, method, params)
+        if method == "agent.list" and self._scope() == "workspace":
+            result["agents"] = [
+                item
+                for item in result.get("agents", [])
+                if self._reaches(
+                    caller, item["id"], item.get("workspaceId"), item.get("labels") or {}
+                )
+            ]
         if method == "agent.permissions.list":
             result["requests"] = [
                 item
@@ -344,23 +378,56 @@ class KernelMcpHost:
             raise InvalidParams(f"invalid params for {method}", data={"errors": problems}) from None
         return _json(await entry.method.handler(_Context(self._context, caller), validated))
 
-    def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
-        live = self.agents.agents.get(agent_id)
-        if live is None:
-            return False
-        return (
-            agent_id == caller.agent_id or live.record.labels.get(PARENT_LABEL) == caller.agent_id
-        )
+    def _scope(self) -> str:
+        """``daemon.mcp.callerScope``, read at every call (a reload applies it at once)."""
+        return self._config.resolved.daemon.mcp.callerScope
 
-    def _target(self, caller: McpCaller, reference: str) -> str:
+    def _workspace_of(self, agent_id: str) -> str | None:
+        # The caller is running, so it is loaded.
+        live = self.agents.agents.get(agent_id)
+        return live.record.workspaceId if live is not None else None
+
+    def _reachable(self, caller: McpCaller, agent_id: str) -> bool:
+        """:meth:`_reaches` for a loaded agent (every agent with a pending permission
+        request is loaded); an agent not in memory is not reachable this way."""
+        live = self.agents.agents.get(agent_id)
+        if live is None or live.deleted:
+            return False
+        return self._reaches(caller, agent_id, live.record.workspaceId, live.record.labels)
+
+    def _reaches(
+        self,
+        caller: McpCaller,
+        agent_id: str,
+        workspace_id: str | None,
+        labels: Mapping[str, str],
+    ) -> bool:
+        """Whether ``caller`` may reach the agent: itself and the agents it created, or as
+        ``daemon.mcp.callerScope`` widens it (its workspace's agents, every agent)."""
+        if agent_id == caller.agent_id or labels.get(PARENT_LABEL) == caller.agent_id:
+            return True
+        scope = self._scope()
+        if scope == "all":
+            return True
+        if scope != "workspace":
+            return False
+        workspace = self._workspace_of(caller.agent_id)
+        return workspace is not None and workspace_id == workspace
+
+    async def _target(self, caller: McpCaller, reference: str) -> str:
         """The id of the agent ``reference`` names, when the caller may reach it."""
         try:
-            agent_id = self.agents.get(reference).id
+            agent = await self.agents.get(reference)
         except PaseoError:
             raise NotFound(f"no agent {reference!r}") from None
-        if not self._reachable(caller, agent_id):
-            raise AccessDenied(f"agent {agent_id} was not created by you ({caller.agent_id})")
-        return agent_id
+        if agent.deleted:
+            raise NotFound(f"no agent {reference!r}")
+        if not self._reaches(caller, agent.id, agent.record.workspaceId, agent.record.labels):
+            raise AccessDenied(
+                f"agent {agent.id} was not created by you ({caller.agent_id}) and "
+                f"daemon.mcp.callerScope ({self._scope()}) does not let you reach it"
+            )
+        return agent.id
 
     async def _terminal_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
@@ -382,6 +449,42 @@ class KernelMcpHost:
             )
         return params
 
+    async def _inherited_mode(self, caller: McpCaller, provider: str) -> str | None:
+        """The mode a child on ``provider`` (empty: the default provider) starts in: the
+        caller's current mode, mapped across providers by access level
+        (:mod:`paseo.agents.mode_mapping`); ``None`` leaves the provider's default."""
+        parent = self.agents.agents.get(caller.agent_id)
+        if parent is None:
+            return None
+        record = parent.record
+        mode = record.lastModeId or (record.config.modeId if record.config else None)
+        registry = self.agents.registry
+        child = provider or registry.default_provider()
+        if not mode or child is None:
+            return None
+        if child == caller.provider:
+            return mode
+        launcher = self.agents.launcher
+        try:
+            async with asyncio.timeout(MODE_LISTING_TIMEOUT):
+                parent_modes = await registry.usable(caller.provider).list_modes(launcher)
+                child_modes = await registry.usable(child).list_modes(launcher)
+        except (PaseoError, OSError, TimeoutError) as exc:
+            # The create itself says what is wrong with the child's provider.
+            log.info("no mode mapped from %s to %s: %s", caller.provider, child, exc)
+            return None
+        return mapped_mode(mode, parent_modes, child_modes)
+
+    def _list_rules(self, caller: McpCaller, params: dict[str, Any]) -> dict[str, Any]:
+        """``list_agents`` lists what the caller may reach (see :meth:`_reachable`): its
+        children by label; with scope ``workspace`` the page is filtered after the call (a
+        child in a worktree lives in another workspace, so no single filter says it)."""
+        if self._scope() != "created":
+            return params
+        labels = dict(params.get("labels") or {})
+        labels[PARENT_LABEL] = caller.agent_id
+        return {**params, "labels": labels}
+
     async def _apply_rules(
         self, caller: McpCaller, method: str, params: dict[str, Any]
     ) -> dict[str, Any]:
@@ -390,24 +493,21 @@ class KernelMcpHost:
             labels[PARENT_LABEL] = caller.agent_id
             params["labels"] = labels
             params["cwd"] = caller.cwd
-            parent = self.agents.agents.get(caller.agent_id)
-            provider = str(params.get("provider") or "").split("/", 1)[0]
-            mode = parent.record.config.modeId if parent and parent.record.config else None
-            # Modes are provider-specific: a child of the same provider inherits the mode.
-            if mode and provider == caller.provider and "modeId" not in params:
-                params["modeId"] = mode
+            if "modeId" not in params:
+                provider = str(params.get("provider") or "").split("/", 1)[0]
+                mode = await self._inherited_mode(caller, provider)
+                if mode is not None:
+                    params["modeId"] = mode
         elif method == "agent.list":
-            labels = dict(params.get("labels") or {})
-            labels[PARENT_LABEL] = caller.agent_id
-            params["labels"] = labels
+            params = self._list_rules(caller, params)
         elif isinstance(params.get("agentId"), str):
-            params["agentId"] = self._target(caller, params["agentId"])
+            params["agentId"] = await self._target(caller, params["agentId"])
         if method.startswith("terminal."):
             params = await self._terminal_rules(caller, method, params)
         if method == "schedule.create":
             target = params.get("target")
             if isinstance(target, dict) and isinstance(target.get("agentId"), str):
-                target["agentId"] = self._target(caller, target["agentId"])
+                target["agentId"] = await self._target(caller, target["agentId"])
         return params
 
     def __repr__(self) -> str:  # never the key

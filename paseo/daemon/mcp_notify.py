@@ -8,6 +8,12 @@ when the parent is not busy: a prompt sent to a running agent would replace its 
 parent gets it after its own turn ends (its attention triggers delivery). A notice is removed
 only once the parent's prompt was accepted, so a restart loses none: the queue is delivered
 again when the daemon starts.
+
+The daemon can also die after the child's attention entry is durable in its timeline but before
+the notice is queued. So the file also keeps, per child, the timestamp of the attention last
+queued (``notified``); at start the newest attention entry of every ``notifyOnFinish`` child
+that no prompt has followed is compared with it, and one not yet queued is queued then. (A
+``permission`` attention is not: the request died with the process.)
 """
 
 from __future__ import annotations
@@ -20,11 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.atomic import atomic_write_json, read_json
 from paseo_hookspecs.mcp_host import NOTIFY_LABEL, PARENT_LABEL
+from paseo_hookspecs.records import AgentRecord
+from paseo_hookspecs.store import AgentFilter
 
 if TYPE_CHECKING:
     from paseo.agents.manager import AgentService
 
 log = logging.getLogger("paseo.mcp")
+
+RECOVERY_PAGE = 500
+"""Children read per store page when the queue is recovered at start."""
 
 WHAT = {
     "finished": "finished its turn",
@@ -44,6 +55,10 @@ def notice_text(child_id: str, title: str | None, reason: str) -> str:
     return f"<paseo-system>Agent {name} {what}. {hint}</paseo-system>"
 
 
+ATTENTION_SCAN = 50
+"""Newest timeline entries of a child searched at start for an attention not yet queued."""
+
+
 class FinishNotices:
     """The durable queue of parent notices (see the module docstring)."""
 
@@ -51,25 +66,96 @@ class FinishNotices:
         self._path = path
         self._agents = agents
         self._queue: list[dict[str, str]] = []
+        self._notified: dict[str, str] = {}
+        """child id → timestamp of the attention whose notice was queued last."""
         self._lock = asyncio.Lock()
 
     async def load(self) -> None:
-        """Read the queue left by the previous run, then deliver what can be."""
+        """Read the queue left by the previous run, queue what a crash kept from it, then
+        deliver what can be."""
         try:
             stored: Any = await asyncio.to_thread(read_json, self._path)
         except FileNotFoundError:
-            stored = []
+            stored = {"queue": [], "notified": {}}  # nothing was ever queued here
         except (OSError, ValueError) as exc:
             log.warning("%s is unreadable (%s); starting with no queued notices", self._path, exc)
-            stored = []
+            stored = None
+        document = stored if isinstance(stored, dict) else {"queue": stored}
+        queue = document.get("queue")
         self._queue = [
             item
-            for item in (stored if isinstance(stored, list) else [])
+            for item in (queue if isinstance(queue, list) else [])
             if isinstance(item, dict) and {"parentId", "childId", "text"} <= item.keys()
         ]
+        notified = document.get("notified")
+        if isinstance(notified, dict):
+            self._notified = {k: v for k, v in notified.items() if isinstance(v, str)}
+            await self._recover()
+        else:
+            # A file from before the watermarks, or a damaged one: what children asked for
+            # until now counts as notified, so nothing old is sent again.
+            await self._recover(mark_only=True)
         await self.deliver()
 
-    async def attention(self, agent_id: str, reason: str) -> None:
+    async def _recover(self, *, mark_only: bool = False) -> None:
+        """Queue the notice of every attention a crash kept from the queue. The children are
+        read from the store (an idle child is not loaded at start); watermarks of agents no
+        longer there are dropped, so the file does not grow with every child ever made."""
+        agents = self._agents()
+        wanted = AgentFilter(labels={NOTIFY_LABEL: "true"}, include_archived=True)
+        children: dict[str, AgentRecord] = {}
+        cursor: str | None = None
+        while True:
+            page = await agents.store.agents.list(wanted, cursor=cursor, limit=RECOVERY_PAGE)
+            children.update((record.id, record) for record in page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        changed = set(self._notified) - set(children)
+        self._notified = {k: v for k, v in self._notified.items() if k in children}
+        for child_id, record in children.items():
+            parent = record.labels.get(PARENT_LABEL)
+            if not parent:
+                continue
+            attention = await self._newest_attention(agents, child_id)
+            if attention is None or self._notified.get(child_id) == attention[1]:
+                continue
+            reason, timestamp = attention
+            self._notified[child_id] = timestamp
+            changed.add(child_id)
+            if not mark_only and reason != "permission":
+                log.info("agent %s: queueing the notice a restart kept from its parent", child_id)
+                self._queue.append(self._notice(parent, child_id, record.title, reason))
+        if changed:
+            async with self._lock:
+                await self._save()
+
+    @staticmethod
+    async def _newest_attention(agents: AgentService, agent_id: str) -> tuple[str, str] | None:
+        """``(reason, timestamp)`` of the child's newest attention no prompt has followed."""
+        tail = await agents.store.timeline.read(agent_id, limit=ATTENTION_SCAN, tail=True)
+        for entry in reversed(tail):
+            event = entry.event
+            item = event.get("item")
+            if isinstance(item, dict) and item.get("type") == "user_message":
+                return None
+            if event.get("type") == "attention_required":
+                reason, timestamp = event.get("reason"), event.get("timestamp")
+                if isinstance(reason, str) and isinstance(timestamp, str):
+                    return reason, timestamp
+                return None
+        return None
+
+    @staticmethod
+    def _notice(parent_id: str, child_id: str, title: str | None, reason: str) -> dict[str, str]:
+        return {
+            "parentId": parent_id,
+            "childId": child_id,
+            "reason": reason,
+            "text": notice_text(child_id, title, reason),
+        }
+
+    async def attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         """``agent_id`` asks for attention: queue its parent's notice, if it asked for one;
         deliver what is queued (the agent may be a parent that just became free)."""
         agents = self._agents()
@@ -79,15 +165,12 @@ class FinishNotices:
             parent = labels.get(PARENT_LABEL)
             if parent and labels.get(NOTIFY_LABEL) == "true":
                 async with self._lock:
-                    self._queue.append(
-                        {
-                            "parentId": parent,
-                            "childId": agent_id,
-                            "reason": reason,
-                            "text": notice_text(agent_id, live.record.title, reason),
-                        }
-                    )
-                    await self._save()
+                    if self._notified.get(agent_id) != timestamp:
+                        self._notified[agent_id] = timestamp
+                        self._queue.append(
+                            self._notice(parent, agent_id, live.record.title, reason)
+                        )
+                        await self._save()
         await self.deliver()
 
     async def deliver(self) -> None:
@@ -99,7 +182,7 @@ class FinishNotices:
             served: set[str] = set()
             for notice in list(self._queue):
                 parent_id = notice["parentId"]
-                parent = agents.agents.get(parent_id)
+                parent = await agents.load(parent_id)
                 if parent is None or parent.deleted:
                     self._queue.remove(notice)
                     continue
@@ -121,5 +204,6 @@ class FinishNotices:
                 await self._save()
 
     async def _save(self) -> None:
+        document = {"queue": self._queue, "notified": self._notified}
         self._path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        await asyncio.to_thread(atomic_write_json, self._path, self._queue, mode=0o600)
+        await asyncio.to_thread(atomic_write_json, self._path, document, mode=0o600)

@@ -11,7 +11,7 @@ import functools
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from paseo_hookspecs.errors import AccessDenied, InvalidParams
@@ -19,7 +19,8 @@ from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
 from paseo.config import get_path, patch_file
-from paseo.daemon.reload import ReloadOutcome, redact, reload_config
+from paseo.config.speech_settings import clean_patch, read_view
+from paseo.daemon.reload import REDACTED, ReloadOutcome, redact, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -51,6 +52,14 @@ if TYPE_CHECKING:
     from paseo.rpc.server import RpcServer
 
 DaemonRef: TypeAlias = ServiceRef["Daemon"]
+
+StreamDeclarer: TypeAlias = Callable[[Sequence[str]], Awaitable[None]]
+"""Declares the on-demand streams among some names before a subscription (see
+:meth:`paseo.daemon.publisher.ForwardingPublisher.declare`)."""
+
+
+async def _no_streams_on_demand(names: Sequence[str]) -> None:
+    return None
 """How the handlers reach the running daemon (bound by :mod:`paseo.daemon.wiring`)."""
 
 ALL = frozenset({"local", "remote", "hub"})
@@ -107,8 +116,10 @@ async def hello(ref: DaemonRef, ctx: RpcContext, params: HelloParams) -> HelloRe
     )
 
 
-async def ping(ctx: RpcContext, params: PingParams) -> PingResult:
-    return PingResult(data=params.data, time=time.time())
+async def ping(ctx: RpcContext, params: PingParams) -> dict[str, Any]:
+    # The PingResult shape, built from validated params: a model would only be validated
+    # and serialised again on the hot probe.
+    return {"data": params.data, "time": time.time()}
 
 
 async def status(ref: DaemonRef, ctx: RpcContext, params: None) -> StatusResult:
@@ -133,7 +144,10 @@ async def shutdown(ref: DaemonRef, ctx: RpcContext, params: ShutdownParams) -> S
     return ShutdownResult(accepted=True)
 
 
-async def subscribe(ref: DaemonRef, ctx: RpcContext, params: SubscribeParams) -> SubscribeResult:
+async def subscribe(
+    declare: StreamDeclarer, ctx: RpcContext, params: SubscribeParams
+) -> SubscribeResult:
+    await declare(params.streams)
     positions = ctx.subscribe(params.streams)
     return SubscribeResult(
         streams=[StreamPosition(stream=name, seq=seq) for name, seq in positions.items()]
@@ -149,8 +163,9 @@ async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeRe
 
 async def config_get(ref: DaemonRef, ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
     loaded = ref.get().config
-    document: Any = redact(loaded.document)
-    resolved: Any = redact(loaded.resolved.to_json())
+    # Speech sites say hasApiKey; every other secret is masked.
+    document: Any = redact(read_view(loaded.document))
+    resolved: Any = redact(read_view(loaded.resolved.to_json()))
     if params.path:
         try:
             document = _get(document, params.path)
@@ -261,16 +276,21 @@ async def config_patch(
     ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
 ) -> ConfigPatchResult:
     _check_patch_access(params.patch, ctx.session_kind)
+    # A client re-saving what it read sends hasApiKey (and maybe placeholders) back.
+    changes = clean_patch(params.patch, REDACTED)
     daemon = ref.get()
     async with daemon.config_lock:
-        written = await asyncio.to_thread(patch_file, daemon.layout.config, params.patch)
+        written = await asyncio.to_thread(patch_file, daemon.layout.config, changes)
         outcome = await reload_config(daemon)
     _announce(_server(daemon), outcome)
-    return ConfigPatchResult(config=redact(written.document), **_outcome(outcome))
+    return ConfigPatchResult(config=redact(read_view(written.document)), **_outcome(outcome))
 
 
-def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:
-    """The ``server`` and ``config`` method groups, reaching the daemon through ``ref``."""
+def kernel_groups(
+    ref: DaemonRef, declare: StreamDeclarer = _no_streams_on_demand
+) -> list[RpcMethodGroup]:
+    """The ``server`` and ``config`` method groups, reaching the daemon through ``ref``;
+    ``declare`` runs before every subscription."""
 
     def bound(handler: Callable[..., Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
         return functools.partial(handler, ref)
@@ -313,7 +333,7 @@ def kernel_groups(ref: DaemonRef) -> list[RpcMethodGroup]:
                 ),
                 RpcMethod(
                     "server.subscribe",
-                    bound(subscribe),
+                    functools.partial(subscribe, declare),
                     SubscribeParams,
                     SubscribeResult,
                     access=OWNER,

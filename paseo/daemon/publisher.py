@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +20,23 @@ class ForwardingPublisher:
     def __init__(self) -> None:
         self._server: RpcServer | None = None
         self._early: dict[str, frozenset[str]] = {}
+        self._on_demand: dict[str, Callable[[str], Awaitable[None]]] = {}
+
+    def on_demand(self, prefix: str, declare: Callable[[str], Awaitable[None]]) -> None:
+        """Streams named ``prefix...`` are declared when first subscribed to: ``declare(name)``
+        registers the stream if what it follows exists (an agent the daemon has not loaded has
+        no stream until then)."""
+        self._on_demand[prefix] = declare
+
+    async def declare(self, names: Sequence[str]) -> None:
+        """Declare the on-demand streams among ``names`` that are not declared yet."""
+        server = self._server
+        for name in names:
+            if server is not None and server.stream_position(name) is not None:
+                continue
+            for prefix, declare in self._on_demand.items():
+                if name.startswith(prefix):
+                    await declare(name)
 
     def attach(self, server: RpcServer) -> None:
         self._server = server

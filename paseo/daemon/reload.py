@@ -34,6 +34,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.trustedProxies",
     "daemon.auth.password",
     "daemon.git",
+    "daemon.mcp.callerScope",
     "daemon.appendSystemPrompt",
     "daemon.terminalProfiles",
     "daemon.agentProfiles",

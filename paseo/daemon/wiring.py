@@ -61,7 +61,9 @@ def compose(daemon: Daemon) -> Composition:
 
     daemon_ref: ServiceRef[Daemon] = ServiceRef("daemon")
     daemon_ref.bind(daemon)
-    composition.groups.extend((KERNEL, group) for group in kernel_groups(daemon_ref))
+    composition.groups.extend(
+        (KERNEL, group) for group in kernel_groups(daemon_ref, publisher.declare)
+    )
 
     git = GitService(config)
     workspaces = WorkspacesService(
@@ -79,6 +81,10 @@ def compose(daemon: Daemon) -> Composition:
     agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp)
     if mcp is not None:
         mcp.bind_agents(agents)
+    from paseo.agents.live import AGENT_STREAM_PREFIX
+
+    # An agent's stream exists once the agent is loaded; subscribing loads it.
+    publisher.on_demand(AGENT_STREAM_PREFIX, agents.declare_stream)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
     daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
@@ -128,10 +134,16 @@ def compose(daemon: Daemon) -> Composition:
     ]
 
     from paseo.plugins.drivers import load_driver
+    from paseo.speech.agents_port import AgentServiceVoicePort
     from paseo.speech.service import SpeechService
 
-    speech = SpeechService(config, load_driver)
+    speech = SpeechService(config, load_driver, agents=AgentServiceVoicePort(lambda: agents))
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
+    # Voice mode approves its agents' `speak` requests, and the MCP server offers `speak` only
+    # to an agent voice mode is attached to.
+    tap.observers.append(speech.voice)
+    if mcp is not None:
+        mcp.bind_voice(speech.voice.attached)
 
     services: list[Service] = [
         git,
@@ -176,6 +188,7 @@ def _agents(
     tools: KernelMcpHost | None,
 ) -> AgentService:
     """The agent manager from its ports."""
+    from paseo.agents.environments import AgentEnvironments
     from paseo.agents.manager import AgentService
 
     plugins = daemon.plugins
@@ -187,6 +200,7 @@ def _agents(
         config=daemon.live_config,
         plugins=plugins,
         placement=placement,
+        environments=AgentEnvironments(daemon.home / "agent-env"),
         session_tools=tools,
     )
 

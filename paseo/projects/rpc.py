@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from paseo_hookspecs.context import RpcContext
@@ -12,7 +14,8 @@ from paseo_hookspecs.records import ProjectRecord
 from paseo_hookspecs.registration import RpcMethodGroup
 from pydantic import Field
 
-from paseo.projects.icons import MAX_ICON_BYTES
+from paseo.projects.icons import MAX_ICON_BYTES, Icon
+from paseo.rpc.dispatch import Encoded
 from paseo.rpc.models import WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
 
@@ -117,18 +120,53 @@ async def project_clear_icon(
     return ProjectResult(project=await placement.projects.clear_icon(params.projectId))
 
 
-async def project_icon(
-    placement: Placement, ctx: RpcContext, params: ProjectIdParams
-) -> ProjectIconResult:
-    icon = await placement.projects.icon(params.projectId)
-    if icon is None:
-        return ProjectIconResult(source=None)
-    return ProjectIconResult(
-        source=icon.source,
-        mimeType=icon.mime_type,
-        data=base64.b64encode(icon.data).decode("ascii"),
-        revision=icon.revision,
-    )
+SHARED_ICON_CHARS = 8 << 20
+"""Encoded icon answers kept for sharing (characters, all icons together): a few 1 MiB icons."""
+
+
+class IconAnswers:
+    """``project.icon``: each icon's answer is encoded once and shared by every answer that
+    carries it, so N clients (or one client asking N times) queue one copy of the payload.
+
+    Keyed by the icon's content, not only its revision: a discovered icon has none, and its
+    file may change. The least recently asked icons are forgotten past
+    :data:`SHARED_ICON_CHARS`.
+    """
+
+    def __init__(self, limit: int = SHARED_ICON_CHARS) -> None:
+        self._limit = limit
+        self._chars = 0
+        self._answers: OrderedDict[tuple[str, str, str | None, bytes], Encoded] = OrderedDict()
+
+    def answer(self, icon: Icon) -> Encoded:
+        digest = hashlib.blake2b(icon.data, digest_size=16).digest()
+        key = (icon.source, icon.mime_type, icon.revision, digest)
+        found = self._answers.get(key)
+        if found is not None:
+            self._answers.move_to_end(key)
+            return found
+        found = Encoded.of(
+            ProjectIconResult(
+                source=icon.source,
+                mimeType=icon.mime_type,
+                data=base64.b64encode(icon.data).decode("ascii"),
+                revision=icon.revision,
+            )
+        )
+        self._answers[key] = found
+        self._chars += len(found.json)
+        while self._chars > self._limit and len(self._answers) > 1:
+            _, dropped = self._answers.popitem(last=False)
+            self._chars -= len(dropped.json)
+        return found
+
+    async def handler(
+        self, placement: Placement, ctx: RpcContext, params: ProjectIdParams
+    ) -> ProjectIconResult | Encoded:
+        icon = await placement.projects.icon(params.projectId)
+        if icon is None:
+            return ProjectIconResult(source=None)
+        return self.answer(icon)
 
 
 def project_group(ref: WorkspacesRef) -> RpcMethodGroup:
@@ -178,7 +216,7 @@ def project_group(ref: WorkspacesRef) -> RpcMethodGroup:
             ),
             method(
                 "project.icon",
-                project_icon,
+                IconAnswers().handler,
                 ProjectIdParams,
                 ProjectIconResult,
                 "The project's icon: custom, else discovered in its directory",

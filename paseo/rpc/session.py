@@ -8,13 +8,14 @@ frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and 
 :class:`~paseo_hookspecs.transport.SessionHandle`.
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
-writer task. A client that stops reading blocks only that task; when its queue reaches
-``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and replaced by one
-``server.resync`` notification, and if the client still has not read that one by the next
-overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes queued on all
-sessions together are bounded too (``outbound_bytes_total``): past it the host sheds the
-largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in total stays
-bounded in bytes, whatever the size of the answers.
+writer task, or by the call task that made an answer when nothing else is being written (no
+task switch per answer). A client that stops reading blocks only that task; when its queue
+reaches ``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and
+replaced by one ``server.resync`` notification, and if the client still has not read that one
+by the next overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes
+queued on all sessions together are bounded too (``outbound_bytes_total``): past it the host
+sheds the largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in
+total stays bounded in bytes, whatever the size of the answers.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 
+from paseo.rpc import eager
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
+    Frame,
     Rejection,
     decode_frame,
     encode_error,
@@ -101,6 +104,7 @@ class SessionHost(Protocol):
     def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
         """The session kinds allowed on stream ``name`` and its current ``seq``; ``None`` when
         no such stream is registered."""
+
     def make_room(self, size: int, limit: int) -> None:
         """Shed the largest outbound queues (:meth:`Session.shed`) until ``size`` more bytes
         fit under ``limit`` bytes queued across every session, or nothing is left to shed."""
@@ -114,15 +118,16 @@ class _Outbound:
 
     def __init__(
         self,
-        text: str,
+        text: Frame,
         request_id: Any = None,
         stream: str | None = None,
         *,
         resync: bool = False,
     ) -> None:
         self.text = text
-        # What the frame really occupies (a non-ASCII str takes 2 or 4 bytes a character).
-        self.size = sys.getsizeof(text)
+        # What the frame really occupies (a non-ASCII str takes 2 or 4 bytes a character); a
+        # shared frame counts whole on every queue that holds it.
+        self.size = sys.getsizeof(text) if isinstance(text, str) else text.size
         self.request_id = request_id
         self.stream = stream
         self.resync = resync
@@ -194,6 +199,10 @@ class Session:
         self.queued_bytes = 0
         """Bytes of the frames queued or being written (counted on the host too)."""
         self._wake = asyncio.Event()
+        self._writing = False
+        """A task is in :meth:`_drain`: frames queued meanwhile go out from it."""
+        self._answering = False
+        """A call task is writing for the session (it is not busy with its call any more)."""
         self._resync_pending = False
         self._session_seq: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -208,8 +217,9 @@ class Session:
     # ------------------------------------------------------------------ inbound
 
     def receive(self, frame: str | bytes) -> None:
-        """Handle one inbound frame; never blocks (calls run in their own tasks)."""
-        self._last_inbound = time.monotonic()
+        """Handle one inbound frame; never blocks (calls run in their own tasks, whose first
+        step runs at once: a call that waits for nothing is answered before this returns)."""
+        self._last_inbound = now = time.monotonic()
         if self._closing is not None:
             return
         if isinstance(frame, bytes):
@@ -220,21 +230,23 @@ class Session:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, decoded.error), decoded.id))
             return
-        error = self._admission_error(decoded)
+        error = self._admission_error(decoded, now)
         if error is not None:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
             return
-        task = asyncio.get_running_loop().create_task(self._run_call(decoded))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        # Eager: a call that needs to wait for nothing is answered before the next frame is
+        # read, without a task switch (see paseo.rpc.eager).
+        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded))
+        if not task.done():
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
-    def _admission_error(self, call: Call) -> PaseoError | None:
+    def _admission_error(self, call: Call, now: float) -> PaseoError | None:
         if not self.server.accepting:
             return ShuttingDown("the daemon is shutting down")
         if not self.hello_done and call.method != HELLO:
             return HelloRequired("call server.hello first")
-        now = time.monotonic()
         self._tokens = min(
             float(self.limits.rate_burst),
             self._tokens + (now - self._refilled) * self.limits.rate_per_second,
@@ -269,8 +281,21 @@ class Session:
                     )
                 )
             raise
-        if answer is not None:
-            self._enqueue(_Outbound(answer, call.id))
+        if answer is None:
+            return
+        self._enqueue(_Outbound(answer, call.id), wake=False)
+        if self._writing:
+            return  # the task writing now writes this answer too, in order
+        # The answer goes out from this task when nothing else is being written: no wake-up
+        # of the writer task per call. A client that does not read blocks this task only.
+        self._answering = True
+        try:
+            await self._drain()
+        except Exception:  # noqa: BLE001 - a send failure means the connection is gone; the
+            # writer task meets the same failure and ends the flush.
+            self._wake.set()
+        finally:
+            self._answering = False
 
     def mark_hello(self, client_id: str, client_type: str) -> None:
         self.hello_done = True
@@ -312,7 +337,7 @@ class Session:
         """Queue an already-encoded notification of a published ``stream``."""
         self._enqueue(_Outbound(text, stream=stream))
 
-    def _enqueue(self, item: _Outbound) -> None:
+    def _enqueue(self, item: _Outbound, *, wake: bool = True) -> None:
         if self._closing is not None:
             return
         limits = self.limits
@@ -328,7 +353,8 @@ class Session:
             return
         self._queue.append(item)
         self._count(item.size)
-        self._wake.set()
+        if wake:
+            self._wake.set()
 
     def _count(self, delta: int) -> None:
         self.queued_bytes += delta
@@ -392,22 +418,36 @@ class Session:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
+    async def _drain(self) -> None:
+        """Write the queued frames in order, unless another task is writing them already."""
+        if self._writing:
+            return
+        self._writing = True
+        try:
+            while self._queue:
+                item = self._queue.popleft()
+                text = item.text
+                try:
+                    # A shared frame is copied only for the time it is written.
+                    await self.channel.send(text if isinstance(text, str) else text.text())
+                finally:
+                    # Counted until written: the frame is held until then.
+                    self._count(-item.size)
+                if item.resync:
+                    # The client read up to the drop; a later overflow gets a new notice.
+                    self._resync_pending = False
+        finally:
+            self._writing = False
+        if self._closing is not None:
+            self._wake.set()  # the writer task confirms the flush
+
     async def _write_loop(self) -> None:
         try:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while self._queue:
-                    item = self._queue.popleft()
-                    try:
-                        await self.channel.send(item.text)
-                    finally:
-                        # Counted until written: the frame is held until then.
-                        self._count(-item.size)
-                    if item.resync:
-                        # The client read up to the drop; a later overflow gets a new notice.
-                        self._resync_pending = False
-                if self._closing is not None:
+                await self._drain()
+                if self._closing is not None and not self._writing and not self._queue:
                     self._flushed.set()
                     return
         except asyncio.CancelledError:
@@ -423,7 +463,8 @@ class Session:
             return
         while self._closing is None:
             idle = time.monotonic() - self._last_inbound
-            if idle >= self.limits.idle_timeout and not self.subscriptions and not self._tasks:
+            busy = len(self._tasks) - self._answering
+            if idle >= self.limits.idle_timeout and not self.subscriptions and not busy:
                 self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
                 return
             await asyncio.sleep(max(1.0, self.limits.idle_timeout - idle))
@@ -475,9 +516,10 @@ class Session:
         return len(self._tasks)
 
     async def drain_calls(self) -> None:
-        """Wait for the calls in flight (the caller bounds the wait)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Wait for the calls in flight (the caller bounds the wait); a call task only writing
+        answers to a client that does not read is not one."""
+        while len(self._tasks) > self._answering:
+            await asyncio.wait(list(self._tasks), return_when=asyncio.FIRST_COMPLETED)
 
     def fail_calls(self) -> None:
         """Cancel calls still running at shutdown; their callers get ``shutting_down``."""

@@ -29,7 +29,7 @@ class AgentServicePort:
 
     async def lookup(self, reference: str) -> AgentState | None:
         try:
-            agent = self._service().get(reference)
+            agent = await self._service().get(reference)
         except NotFound:
             return None
         return AgentState(
@@ -58,7 +58,7 @@ class AgentServicePort:
 
     async def prompt(self, agent_id: str, prompt: str, message_id: str) -> None:
         service = self._service()
-        agent = service.get(agent_id)
+        agent = await service.get(agent_id)
         if agent.record.archivedAt is not None:
             raise Conflict(f"target agent {agent_id[:8]} is archived; restore it to resume runs")
         if _busy(agent):

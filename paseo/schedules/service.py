@@ -98,15 +98,6 @@ class ScheduleService:
     async def start(self) -> None:
         """Recover what a previous daemon left, index the active schedules, start the loop."""
         self._publisher.register_stream(STREAM, STREAM_ACCESS)
-        for item in self._store.quarantined:
-            # Schedule files sit directly in schedules/ (agents are one folder deeper).
-            if PurePath(item.original).parent.name == SCHEDULES_DIR.name:
-                log.warning("schedule file %s was invalid: %s", item.original, item.reason)
-                self.quarantined.append(
-                    QuarantinedSchedule(
-                        path=item.original, movedTo=item.moved_to, reason=item.reason
-                    )
-                )
         now = self._clock.now()
         # Page by page: the index keeps two numbers per schedule, never the records.
         cursor: str | None = None
@@ -123,6 +114,17 @@ class ScheduleService:
             cursor = page.next_cursor
             if cursor is None:
                 break
+        # After reading every schedule: a store that validates records in full only when it
+        # reads them (the JSON driver) quarantines a damaged one during that pass.
+        for item in self._store.quarantined:
+            # Schedule files sit directly in schedules/ (agents are one folder deeper).
+            if PurePath(item.original).parent.name == SCHEDULES_DIR.name:
+                log.warning("schedule file %s was invalid: %s", item.original, item.reason)
+                self.quarantined.append(
+                    QuarantinedSchedule(
+                        path=item.original, movedTo=item.moved_to, reason=item.reason
+                    )
+                )
         self._loop_task = asyncio.get_running_loop().create_task(self._loop())
 
     async def stop(self) -> None:

@@ -128,3 +128,106 @@ class DictationErrorEvent(StreamEvent):
     dictationId: str
     code: str
     message: str
+
+
+# --- voice mode ---------------------------------------------------------------------------------
+
+VOICE_MIME_HELP = (
+    "raw signed 16-bit little-endian PCM: audio/pcm;rate=16000;channels=1 (any rate and channel "
+    "count; the daemon converts to 16 kHz mono for turn detection)"
+)
+
+
+class VoiceStartParams(WireModel):
+    agentId: str | None = Field(
+        default=None, description="the agent to talk to (id, prefix or title); not with voiceId"
+    )
+    voiceId: str | None = Field(
+        default=None, description="resume this voice session (after a reconnect) instead"
+    )
+    mimeType: str = Field(default="audio/pcm;rate=16000;channels=1", description=VOICE_MIME_HELP)
+    instructions: str | None = Field(
+        default=None,
+        max_length=4000,
+        description="what follows each transcribed utterance in the agent's prompt "
+        "(default: answer through the speak tool)",
+    )
+    silenceMs: int = Field(
+        default=800, ge=90, le=10000, description="silence that ends an utterance"
+    )
+
+
+class VoiceState(WireModel):
+    voiceId: str
+    agentId: str
+    ackedSeq: int = Field(description="highest audio chunk stored (0: none)")
+    mimeType: str
+    utterances: int = Field(description="utterances heard so far")
+    speaking: bool = Field(description="an utterance is in progress")
+
+
+class VoiceAudioParams(WireModel):
+    voiceId: str
+    seq: int = Field(ge=1, description="1, 2, 3 …; a chunk at or below ackedSeq is ignored")
+    audio: str = Field(description="the chunk's PCM, base64 (may be empty with endOfTurn)")
+    endOfTurn: bool = Field(
+        default=False, description="the speaker is done (push-to-talk released, file ended)"
+    )
+
+
+class VoiceAudioAck(WireModel):
+    voiceId: str
+    ackedSeq: int
+    duplicate: bool
+    speaking: bool = Field(description="an utterance is in progress after this chunk")
+    utterances: int = Field(description="utterances heard so far (each gets voice.transcript)")
+
+
+class VoiceIdParams(WireModel):
+    voiceId: str
+
+
+class VoiceStopResult(WireModel):
+    voiceId: str
+    stopped: bool
+
+
+class VoiceAbortResult(WireModel):
+    voiceId: str
+    speechCanceled: int = Field(description="speeches cut off (being synthesized or streamed)")
+    turnInterrupted: bool = Field(description="the agent's running turn was interrupted")
+
+
+class VoiceSpeakParams(WireModel):
+    agentId: str = Field(description="the agent speaking (the MCP caller itself)")
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class VoiceSpeakResult(WireModel):
+    voiceId: str
+    speechId: str
+    chunks: int = Field(description="voice.output notifications sent")
+    mimeType: str
+
+
+class VoiceTranscriptEvent(StreamEvent):
+    voiceId: str
+    utterance: int = Field(description="1, 2, 3 … in the order spoken")
+    text: str
+    prompted: bool = Field(description="the text was sent to the agent (false: heard nothing)")
+
+
+class VoiceOutputEvent(StreamEvent):
+    voiceId: str
+    speechId: str = Field(description="one speak call")
+    seq: int = Field(description="1, 2, 3 … within the speech")
+    final: bool = Field(description="the speech's last piece")
+    mimeType: str = Field(description="audio/pcm;rate=…;channels=… (or the engine's container)")
+    audio: str = Field(description="the piece, base64")
+    text: str | None = Field(default=None, description="what is said (on the first piece)")
+
+
+class VoiceErrorEvent(StreamEvent):
+    voiceId: str
+    code: str
+    message: str

@@ -1,4 +1,5 @@
-"""The ``speech.*`` and ``dictation.*`` RPC methods: wire models in, the service, models out.
+"""The ``speech.*``, ``dictation.*`` and ``voice.*`` RPC methods: wire models in, the
+service, models out (the voice group is in :mod:`paseo.speech.voice_rpc`).
 
 Audio travels base64-encoded in JSON. Dictation notifications (``dictation.partial``,
 ``dictation.final``, ``dictation.error``) go to the connection that made the dictation's
@@ -33,6 +34,7 @@ from paseo.speech.models import (
     TranscribeParams,
     TranscribeResult,
 )
+from paseo.speech.voice_rpc import voice_group, voice_notifications
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
@@ -183,6 +185,7 @@ def method_groups(ref: ServiceRef[SpeechService]) -> list[RpcMethodGroup]:
                 ),
             ],
         ),
+        voice_group(ref),
     ]
 
 
@@ -192,6 +195,7 @@ def notifications() -> dict[str, type[BaseModel]]:
         "dictation.partial": DictationPartialEvent,
         "dictation.final": DictationFinalEvent,
         "dictation.error": DictationErrorEvent,
+        **voice_notifications(),
     }
 
 

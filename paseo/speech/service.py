@@ -2,19 +2,22 @@
 
 It depends on two ports only: a :class:`~paseo.services.ConfigView` (read at each use, so
 ``paseo reload`` switches engines) and a driver loader (``(group, name) -> engine class``).
-Engines are imported the first time a site uses them. A voice-mode session would sit beside
-:class:`~paseo.speech.dictation.Dictations`: the same chunk machinery for its microphone, the
-``voiceMode`` STT/TTS sites from :class:`~paseo.speech.engines.Engines`, and an agent port
-handed in by the composition root.
+Engines are imported the first time a site uses them. Voice mode
+(:class:`~paseo.speech.voice.VoiceSessions`) sits beside the dictations: numbered chunks for
+its microphone, the ``voiceMode`` STT/TTS sites of the same engines, and an agent port
+(:class:`~paseo.speech.voice.VoiceAgents`) handed in by the composition root.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paseo.speech.audio import check_format, normalize
+from paseo_hookspecs.errors import Unavailable
+
+from paseo.speech.audio import WAV, check_format, normalize
 from paseo.speech.dictation import Dictation, Dictations, Notify
 from paseo.speech.engines import DriverLoader, Engines
+from paseo.speech.voice import VoiceAgents, VoiceSession, VoiceSessions
 
 if TYPE_CHECKING:
 
@@ -27,15 +30,23 @@ class SpeechService:
     name = "speech"
 
     def __init__(
-        self, config: ConfigView, load: DriverLoader, dictations: Dictations | None = None
+        self,
+        config: ConfigView,
+        load: DriverLoader,
+        dictations: Dictations | None = None,
+        *,
+        agents: VoiceAgents | None = None,
     ) -> None:
+        self._config = config
         self.engines = Engines(config, load)
         self.dictations = dictations or Dictations()
+        self.voice = VoiceSessions(agents or _NoAgents(), self._voice_stt, self._voice_tts)
 
     async def start(self) -> None:
         return None
 
     async def stop(self) -> None:
+        await self.voice.close()
         await self.dictations.close()
 
     # --- one-shot --------------------------------------------------------------------------
@@ -122,3 +133,60 @@ class SpeechService:
 
     async def dictation_cancel(self, dictation_id: str) -> bool:
         return await self.dictations.remove(dictation_id)
+
+    # --- voice mode ------------------------------------------------------------------------
+
+    async def _voice_stt(self, wav: bytes) -> str:
+        text, _engine = await self.transcribe(wav, mime_type=WAV, site="voiceMode")
+        return text
+
+    async def _voice_tts(self, text: str) -> tuple[bytes, str]:
+        audio, mime, _engine = await self.synthesize(text)
+        return audio, mime
+
+    async def voice_start(
+        self,
+        agent: str,
+        *,
+        mime_type: str,
+        instructions: str | None,
+        silence_ms: int,
+        notify: Notify,
+    ) -> VoiceSession:
+        """Attach voice mode to ``agent`` (see :mod:`paseo.speech.voice`)."""
+        voice = self._config.resolved.features.voiceMode
+        if not voice.enabled:
+            raise Unavailable("voice mode is disabled (features.voiceMode.enabled is false)")
+        if voice.turnDetection.provider != "local":
+            raise Unavailable(
+                f"turn detection {voice.turnDetection.provider!r} runs inside that provider's "
+                "realtime API, which this daemon does not use; set "
+                "features.voiceMode.turnDetection.provider to local"
+            )
+        # Fail now, not at the first utterance, when an engine cannot run.
+        self.engines.stt(self.engines.choose("voiceMode"))
+        self.engines.tts(self.engines.choose("voiceMode.tts"))
+        session = await self.voice.start(
+            agent, mime_type=mime_type, instructions=instructions, silence_ms=silence_ms
+        )
+        session.notify = notify
+        return session
+
+
+class _NoAgents:
+    """The agent port of a speech service built without agents (tests of the engines)."""
+
+    async def resolve(self, reference: str) -> str:
+        raise Unavailable("voice mode needs the agent service")
+
+    async def refresh_tools(self, agent_id: str) -> None:
+        return None
+
+    async def prompt(self, agent_id: str, text: str) -> None:
+        raise Unavailable("voice mode needs the agent service")
+
+    async def interrupt(self, agent_id: str) -> bool:
+        return False
+
+    async def approve(self, agent_id: str, request_id: str) -> None:
+        return None

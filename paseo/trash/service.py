@@ -7,9 +7,10 @@ resumable through its persistence handle), and purges them for good.
 
 Permanent removal (``purge``): one store transaction removes the tombstone and its timeline and
 queues a :class:`~paseo_hookspecs.records.CleanupItem` naming the agent's Paseo-owned run
-directory; the cleanup worker then removes that directory and retires the item, or records the
-failure and leaves it queued for the next pass. Nothing outside ``$PASEO_HOME/agent-runs/<id>``
-is ever removed: not the agent's cwd, not a worktree (see :mod:`paseo.trash.cleanup`).
+directory; the cleanup worker then removes that directory and (through the agent service) the
+agent's environment file, and retires the item, or records the failure and leaves it queued for
+the next pass. Nothing else is ever removed: not the agent's cwd, not a worktree (see
+:mod:`paseo.trash.cleanup`).
 
 Automatic maintenance runs only while no agent is working (checked before each batch of
 :data:`BATCH_SIZE`): it drains the cleanup queue, then — at most once per :data:`SWEEP_EVERY`,
@@ -76,6 +77,10 @@ class TrashAgents(Protocol):
 
     def working(self) -> bool:
         """Whether any agent is at work now."""
+
+    async def purged(self, agent_id: str) -> None:
+        """Remove what the agent service keeps of a purged agent outside the store (its
+        environment file); idempotent, since a crash before the item is retired repeats it."""
 
 
 @dataclass(frozen=True)
@@ -283,6 +288,7 @@ class TrashService:
             return
         try:
             await asyncio.to_thread(remove_roots, self._home, item)
+            await self._agents.purged(item.agentId)
         except (OSError, CleanupRefused) as exc:
             report.failed += 1
             log.warning("cleanup of agent %s failed (kept queued): %s", item.agentId, exc)

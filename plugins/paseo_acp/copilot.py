@@ -35,16 +35,19 @@ MODES = (
         id=f"{_MODE_URI}agent",
         label="Agent",
         description="Default agent mode: asks before running tools",
+        access="ask",
     ),
     ModeInfo(
         id=f"{_MODE_URI}plan",
         label="Plan",
         description="Plans multi-step work before changing anything",
+        access="read-only",
     ),
     ModeInfo(
         id=f"{_MODE_URI}autopilot",
         label="Autopilot",
         description="Approves every tool and runs until the task is done (experimental)",
+        access="full",
     ),
 )
 """What ``copilot --acp`` 1.0.x reports in ``session/new``; listed without starting it."""

@@ -32,9 +32,20 @@ MODES = (
         id="default",
         label="Default",
         description="Asks before running commands and editing, moving or deleting files",
+        access="ask",
     ),
-    ModeInfo(id="plan", label="Plan", description="Read-only: drafts a plan before any change"),
-    ModeInfo(id=FULL_ACCESS, label="Full access", description="Never asks (omp's yolo approval)"),
+    ModeInfo(
+        id="plan",
+        label="Plan",
+        description="Read-only: drafts a plan before any change",
+        access="read-only",
+    ),
+    ModeInfo(
+        id=FULL_ACCESS,
+        label="Full access",
+        description="Never asks (omp's yolo approval)",
+        access="full",
+    ),
 )
 
 KEY_VARIABLES = (

@@ -45,13 +45,26 @@ BASE_ARGS = (
 """The daemon-grade mode: JSON lines both ways, permission prompts over stdio, token deltas."""
 
 MODES: tuple[ModeInfo, ...] = (
-    ModeInfo(id="default", label="Default", description="Ask before edits and commands"),
-    ModeInfo(id="acceptEdits", label="Accept edits", description="Edit files without asking"),
-    ModeInfo(id="plan", label="Plan", description="Explore and propose a plan; change nothing"),
+    ModeInfo(
+        id="default", label="Default", description="Ask before edits and commands", access="ask"
+    ),
+    ModeInfo(
+        id="acceptEdits",
+        label="Accept edits",
+        description="Edit files without asking",
+        access="edits",
+    ),
+    ModeInfo(
+        id="plan",
+        label="Plan",
+        description="Explore and propose a plan; change nothing",
+        access="read-only",
+    ),
     ModeInfo(
         id="bypassPermissions",
         label="Bypass permissions",
         description="Never ask (as root needs IS_SANDBOX=1)",
+        access="full",
     ),
 )
 MODE_IDS: tuple[str, ...] = tuple(mode.id for mode in MODES)

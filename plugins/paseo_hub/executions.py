@@ -5,13 +5,17 @@ Reconciliation is the Hub's idempotent re-create: a create for an execution that
 agent answers that agent's current snapshot and starts nothing, except after a daemon restart
 when an armed resume intent replays the interrupted initial turn once (see
 :mod:`paseo_hub.intents`).
+
+``autoArchive``: the agent is archived when its initial turn (or the replay of it) completes;
+a turn that fails or is canceled leaves it for the Hub to inspect. The request's choice rides on
+the resume intent, so it holds across a daemon restart.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from paseo_hookspecs.errors import PaseoError
@@ -102,7 +106,9 @@ class Executions:
             self._owned[existing.id] = request.executionId
             return await self._reconcile(request.executionId, existing)
         spec = self._spec(request, owner)
-        await self._intents.arm(request.executionId, request.prompt, spec.messageId)
+        await self._intents.arm(
+            request.executionId, request.prompt, spec.messageId, auto_archive=spec.autoArchive
+        )
         try:
             snapshot = await self._agents.create_owned(spec)
         except BaseException:
@@ -196,7 +202,11 @@ class Executions:
         if execution_id is None:
             return  # not this relationship's agent: a Hub never sees it
         self._send(wire.stream(execution_id, agent_id, dict(event)))
-        if event.get("type") in TERMINAL_TURN_EVENTS:
+        kind = event.get("type")
+        if kind in TERMINAL_TURN_EVENTS:
+            intent = self._intents.get(execution_id)
+            if kind == "turn_completed" and intent is not None and intent.autoArchive:
+                self._spawn(self._auto_archive(execution_id, agent_id))
             self._disarm_soon(execution_id)
 
     def agent_updated(self, snapshot: AgentSnapshot) -> None:
@@ -214,11 +224,21 @@ class Executions:
     def _disarm_soon(self, execution_id: str) -> None:
         if self._intents.get(execution_id) is None:
             return
-        task = asyncio.get_running_loop().create_task(self._intents.disarm(execution_id))
+        self._spawn(self._intents.disarm(execution_id))
+
+    async def _auto_archive(self, execution_id: str, agent_id: str) -> None:
+        try:
+            await self._agents.archive(agent_id)
+        except Exception:
+            # The Hub still archives a finished execution itself (its `archive` control).
+            log.exception("auto-archiving the agent of Hub execution %s failed", execution_id)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def drain(self) -> None:
-        """Wait for pending intent writes (shutdown)."""
+        """Wait for pending intent writes and auto-archives (shutdown)."""
         if self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)

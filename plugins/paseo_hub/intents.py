@@ -6,6 +6,8 @@ in ``$PASEO_HOME/hub-resume-intents.json`` (0600: prompts may be sensitive). Aft
 Hub's replayed create finds the armed intent and replays the turn; the replay is recorded
 before it is sent, so it happens at most once even if the daemon dies again. Completion,
 failure, cancellation, archive or any non-running state removes (disarms) the intent.
+An intent also remembers whether the create asked for ``autoArchive``: the turn it stands for
+is the one whose completion archives the agent, also when it is a replay.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Intent(BaseModel):
     messageId: str
     armedAt: str
     replayedAt: str | None = None
+    autoArchive: bool = False
 
 
 class IntentFile(BaseModel):
@@ -57,10 +60,12 @@ class IntentStore:
     def get(self, execution_id: str) -> Intent | None:
         return self._intents.get(execution_id)
 
-    async def arm(self, execution_id: str, prompt: str, message_id: str) -> None:
+    async def arm(
+        self, execution_id: str, prompt: str, message_id: str, *, auto_archive: bool = False
+    ) -> None:
         async with self._lock:
             self._intents[execution_id] = Intent(
-                prompt=prompt, messageId=message_id, armedAt=now_iso()
+                prompt=prompt, messageId=message_id, armedAt=now_iso(), autoArchive=auto_archive
             )
             await self._save()
 

@@ -154,7 +154,7 @@ class HubService:
         return self._link
 
     async def flush(self) -> None:
-        """Wait for the resume-intent writes that agent events triggered."""
+        """Wait for the resume-intent writes and auto-archives that agent events triggered."""
         if self._executions is not None:
             await self._executions.drain()
 

@@ -59,11 +59,33 @@ daemon control), and with the caller's identity:
 
 * a child created with `create_agent` gets the label `paseo.parent-agent-id: <caller id>`,
   works in the caller's directory (agents get no `cwd`, mode or worktree inputs, as in the
-  TypeScript Paseo) and, when it runs on the caller's provider, inherits the caller's mode
-  (modes are provider-specific, so a child on another provider starts in its default mode);
-* a caller reaches itself and the agents it created, nothing else: any other agent is
-  `access_denied`, `list_agents` lists its children, `list_pending_permissions` shows only
-  theirs. There is no setting yet that widens this.
+  TypeScript Paseo) and inherits the caller's current mode. On the caller's provider that is
+  the same mode; on another provider it is the mode of the same *access level*, which every
+  provider declares on its modes (`ModeInfo.access`), or when the child's provider has none,
+  of the nearest level below (a child never gets more autonomy than its parent); a mode with
+  no level leaves the child in its provider's default:
+
+  | level | Claude Code | Codex | OpenCode | omp | Copilot |
+  |---|---|---|---|---|---|
+  | `read-only` | `plan` | `read-only` | `plan` | `plan` | `…#plan` |
+  | `ask` | `default` | `untrusted` | `build` | `default` | `…#agent` |
+  | `edits` | `acceptEdits` | `auto` | (→ `build`) | (→ `default`) | (→ `…#agent`) |
+  | `full` | `bypassPermissions` | `full-access` | `full-access` | `full-access` | `…#autopilot` |
+
+  Pi has no modes (its child gets none); other ACP agents' modes, reported by their program,
+  carry no level;
+* a caller reaches itself and the agents it created, and no other agent unless the user
+  allows it with `daemon.mcp.callerScope` in `config.json`:
+
+  | `callerScope` | a caller reaches |
+  |---|---|
+  | `created` (default) | itself and the agents it created |
+  | `workspace` | those, and every agent of its own workspace (the same project checkout) |
+  | `all` | every agent of the daemon |
+
+  Anything outside is `access_denied`; `list_agents` and `list_pending_permissions` show only
+  what is in reach. Any other value is refused as start-up refuses it (`paseo config set`,
+  `config.patch`, `paseo reload`, `paseo config validate`); a reload applies a change at once.
 
 Errors come back as MCP tool errors (`isError: true`) whose text is
 `{"error": {"code": "<stable code>", "message": "…"}}`, the codes of docs/protocol.md.
@@ -77,7 +99,10 @@ running agent would replace its turn, so the notice is queued in
 `$PASEO_HOME/mcp/notices.json` (atomic writes, 0600) and delivered when the parent is idle:
 after its own turn ends, or when the daemon starts again. A notice leaves the queue only once
 the parent's prompt was accepted, so a restart loses none (one may be delivered twice if the
-daemon dies between the two).
+daemon dies between the two). The queue file also remembers, per child, the attention it
+queued last: if the daemon dies after the child's turn ended (durably, in its timeline) but
+before the notice was queued, the next start finds that attention unqueued and queues it then
+(a `permission` one excepted: the request died with the process).
 
 ## Injection and policy
 
@@ -99,6 +124,16 @@ policy decides what an agent is offered, not what it can do.
 
 `agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
 and ACP agents have no equivalent a client can set, so it does not apply to them.
+
+## Voice mode: `speak`
+
+`speak` is offered to an agent only while voice mode is attached to it (`voice.start`,
+`paseo voice`; see docs/speech.md): it is left out of `tools/list` and refused in `tools/call`
+otherwise, whatever `paseoTools.disabledTools` says. Attaching restarts the agent's program
+(the next prompt resumes it) so that it lists its tools again. Its permission requests (Claude
+Code's default mode asks for MCP tools) are approved by voice mode. The text is synthesized
+with `features.voiceMode.tts` and streamed to the voice client; the call returns once it is
+sent, or fails with `conflict` when the user aborted.
 
 ## Tools
 

@@ -83,7 +83,8 @@ class McpPlugin:
         # Called synchronously on the daemon's loop: the host's work runs in a task.
         if self._host is None:
             return
-        task = asyncio.get_running_loop().create_task(self._host.agent_attention(agent_id, reason))
+        attention = self._host.agent_attention(agent_id, reason, timestamp)
+        task = asyncio.get_running_loop().create_task(attention)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

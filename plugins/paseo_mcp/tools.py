@@ -15,6 +15,8 @@ from paseo_hookspecs.mcp_host import NOTIFY_LABEL, McpCaller, McpHost
 from paseo_hookspecs.terminals import encode_keys
 from pydantic import BaseModel, ConfigDict, Field
 
+from paseo_mcp import voice
+
 WAIT_LIMIT = 30.0
 """Seconds one ``wait_for_agent`` call (or a foreground ``create_agent``) waits at most: an
 agent's tool call must come back while its own turn is still alive; call again to keep
@@ -174,7 +176,7 @@ Run = Callable[[McpHost, McpCaller, Any], Awaitable[Any]]
 class ToolSpec:
     name: str
     description: str
-    input: type[ToolInput]
+    input: type[BaseModel]
     run: Run
 
 
@@ -266,7 +268,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec("get_agent_status", "An agent's record and state.", AgentRef, _rpc("agent.get")),
     ToolSpec(
-        "list_agents", "The agents you created (and yourself).", ListAgentsInput, _rpc("agent.list")
+        "list_agents",
+        "The agents you can reach: yourself and those you created (or more, as the user's "
+        "daemon.mcp.callerScope allows).",
+        ListAgentsInput,
+        _rpc("agent.list"),
     ),
     ToolSpec(
         "get_agent_activity",
@@ -362,6 +368,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         ListModelsInput,
         _rpc("provider.models", _models),
     ),
+    # Voice mode only (the kernel filters it out otherwise): plugins/paseo_mcp/voice.py.
+    ToolSpec("speak", voice.DESCRIPTION, voice.SpeakInput, voice.speak),
 )
 
 BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}

@@ -17,7 +17,7 @@ from paseo_hookspecs.events import (
     ToolStatus,
     WriteDetail,
 )
-from paseo_hookspecs.interfaces.agent import ModeInfo, ModelInfo, ThinkingOption
+from paseo_hookspecs.interfaces.agent import ModeAccess, ModeInfo, ModelInfo, ThinkingOption
 
 ASK_BEFORE_CHANGES: list[dict[str, str]] = [
     {"permission": name, "pattern": "*", "action": "ask"}
@@ -37,24 +37,27 @@ class Mode:
     label: str
     description: str
     rules: list[dict[str, str]] = field(default_factory=list)
+    access: ModeAccess | None = None
 
     @property
     def info(self) -> ModeInfo:
-        return ModeInfo(id=self.id, label=self.label, description=self.description)
+        return ModeInfo(
+            id=self.id, label=self.label, description=self.description, access=self.access
+        )
 
 
 BUILT_IN_MODES = {
     "build": Mode(
         "build", "build", "Build", "OpenCode's build agent; asks before edits, commands and "
-        "fetches", ASK_BEFORE_CHANGES,
+        "fetches", ASK_BEFORE_CHANGES, "ask",
     ),
     "plan": Mode(
         "plan", "plan", "Plan", "OpenCode's plan agent: no edits; asks before commands",
-        ASK_BEFORE_CHANGES,
+        ASK_BEFORE_CHANGES, "read-only",
     ),
     "full-access": Mode(
         "full-access", "build", "Full access", "The build agent without any approval",
-        ALLOW_ALL,
+        ALLOW_ALL, "full",
     ),
 }  # fmt: skip
 DEFAULT_MODE = "build"

@@ -41,7 +41,7 @@ from paseo_hookspecs.process import ProcessLauncher
 
 from .http import HttpError
 from .mapping import BUILT_IN_MODES, Mode, custom_mode, mode_by_id, models_of, selectable_agents
-from .server import SharedServer
+from .server import AGENT_ID, SharedServer
 from .session import OpenCodeSession
 from .version import package_version
 
@@ -81,7 +81,8 @@ class OpenCodeProvider(AgentProvider):
         self._env = dict(env or {})
         self._models = models
         self._additional_models = additional_models or []
-        self._server: SharedServer | None = None
+        self._servers: dict[tuple[tuple[str, str], ...], SharedServer] = {}
+        """One server per distinct per-agent environment (``()``: agents without one)."""
         self._listing: tuple[float, list[ModelInfo], list[dict[str, Any]]] | None = None
         self._listing_lock = asyncio.Lock()
 
@@ -89,15 +90,26 @@ class OpenCodeProvider(AgentProvider):
         search_path = self._env.get("PATH", os.environ.get("PATH", os.defpath))
         return shutil.which(self._command[0], path=search_path)
 
-    def _shared(self) -> SharedServer:
+    def _shared(self, config: SessionConfig | None = None) -> SharedServer:
+        """The server for ``config``'s session. OpenCode runs an agent's tools inside the
+        server process, so an agent given variables of its own (a Hub create's ``env``) gets
+        a server started with them: sharing one would hand them to every other agent, or miss
+        them. Agents without any share the common server."""
         program = self._program()
         if program is None:
             raise Unavailable(
                 f"the OpenCode program {self._command[0]!r} was not found. {INSTALL_HINT}"
             )
-        if self._server is None:
-            self._server = SharedServer(self.id, [program, *self._command[1:]], INSTALL_HINT)
-        return self._server
+        key = tuple(
+            sorted((k, v) for k, v in (config.env if config else {}).items() if k != AGENT_ID)
+        )
+        server = self._servers.get(key)
+        if server is None:
+            # Servers nobody leases are stopped: forget them before adding another.
+            self._servers = {k: s for k, s in self._servers.items() if s.leased or not k}
+            server = SharedServer(self.id, [program, *self._command[1:]], INSTALL_HINT)
+            self._servers[key] = server
+        return server
 
     def _env_for(self, config: SessionConfig | None) -> dict[str, str]:
         env = {**self._env, **(config.env if config else {})}
@@ -175,7 +187,7 @@ class OpenCodeProvider(AgentProvider):
             raise InvalidParams(f"the working directory {config.cwd} does not exist")
         return await OpenCodeSession.start(
             self.id,
-            server=self._shared(),
+            server=self._shared(config),
             launcher=launcher,
             env=self._env_for(config),
             config=config,
@@ -196,7 +208,7 @@ class OpenCodeProvider(AgentProvider):
             raise NotFound("the persistence handle names no OpenCode session")
         return await OpenCodeSession.start(
             self.id,
-            server=self._shared(),
+            server=self._shared(config),
             launcher=launcher,
             env=self._env_for(config),
             config=config,

@@ -1,8 +1,10 @@
-"""The one ``opencode serve`` a provider shares between all its sessions.
+"""The ``opencode serve`` a provider shares between its sessions (one for all agents without
+variables of their own, one per distinct per-agent environment: see
+``OpenCodeProvider._shared``).
 
 Leases: every session (and a model listing) holds one while it needs the server; the first
-lease starts it, the last release stops it, so a daemon has at most one and closing every
-OpenCode agent leaves no process. The server is started through the kernel's launcher (own
+lease starts it, the last release stops it, so closing every OpenCode agent leaves no
+process. The server is started through the kernel's launcher (own
 process group, tracked durably: a daemon that crashed has it killed at the next boot, and the
 daemon's stop reaps it with every other tracked process). It listens on 127.0.0.1 at a free
 port with basic auth: user ``opencode``, a random password per start
@@ -23,6 +25,8 @@ from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 
 from .http import OpenCodeClient
 
+AGENT_ID = "PASEO_AGENT_ID"
+"""Set per agent by the kernel; a server serves several agents, so it never carries one."""
 READY_TIMEOUT = 90.0
 """Seconds ``opencode serve`` may take to answer (a 150 MB binary on a loaded machine)."""
 
@@ -54,6 +58,11 @@ class SharedServer:
     def acquire(self) -> None:
         self._leases += 1
 
+    @property
+    def leased(self) -> bool:
+        """Whether a session (or a listing) holds the server."""
+        return self._leases > 0
+
     async def release(self) -> None:
         async with self._lock:
             self._leases = max(0, self._leases - 1)
@@ -84,7 +93,7 @@ class SharedServer:
     ) -> OpenCodeClient:
         port, password = free_port(), secrets.token_urlsafe(24)
         argv = [*self._argv, "serve", "--hostname", "127.0.0.1", "--port", str(port)]
-        server_env = {k: v for k, v in env.items() if k != "PASEO_AGENT_ID"}
+        server_env = {k: v for k, v in env.items() if k != AGENT_ID}
         server_env["OPENCODE_SERVER_PASSWORD"] = password
         try:
             process = await launcher.launch(

@@ -1,4 +1,4 @@
-"""The ``json`` store driver: the TypeScript Paseo ``$PASEO_HOME`` layout, cached in memory.
+"""The ``json`` store driver: the TypeScript Paseo ``$PASEO_HOME`` layout, indexed in memory.
 
 Layout (exactly the data model's, so a home written by TypeScript Paseo loads): one file per
 agent in ``agents/{sanitized-cwd}/{agentId}.json``, per schedule in ``schedules/{id}.json``, per
@@ -10,9 +10,14 @@ helper process in ``runtime/managed-processes/{id}.json``; whole-file collection
 ``trash/cleanup/{itemId}.json`` with its sweep marker ``trash/sweep.json`` (see
 :mod:`paseo_store_json._trash`; open finishes a purge a crash interrupted).
 
-**The cache is authoritative.** :meth:`JsonStore.open` reads every record into memory (bytes
-plus pydantic's ``model_validate_json``), and reads are served from memory; only timelines are
-loaded per agent on first use. Callers always get private copies.
+**Memory holds an index, disk the records.** :meth:`JsonStore.open` reads and validates every
+record file (bytes plus pydantic's ``model_validate_json``, so a damaged file is quarantined at
+open) but keeps, per agent, schedule or helper process, only a compact index row
+(:mod:`paseo_store_json._index`: sort key, file, the fields listings filter on). Full records
+are read from their files on demand (a listing page in one worker-thread pass) and the most
+recently used ones are kept in a cache bounded by count; the small whole-file collections stay
+in memory whole. Only timelines are loaded per agent on first use. Callers always get private
+copies. A record file found damaged when read on demand is quarantined then, like at open.
 
 **Write path.** Each mutation takes its collection's lock (one per file-backed collection, one
 per id for agents, schedules, helper processes and timelines), validates the result strictly

@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,7 +31,6 @@ from paseo_hookspecs.records import (
     WORKSPACE_LABELS_FILE,
     WORKSPACE_LABELS_TRANSACTION_FILE,
     WORKSPACES_FILE,
-    AgentRecord,
     CleanupItem,
     ManagedProcessRecord,
     PluginSource,
@@ -39,7 +38,6 @@ from paseo_hookspecs.records import (
     ProjectRecord,
     ProjectsFile,
     PushTokensFile,
-    ScheduleRecord,
     WorkspaceLabelDefinition,
     WorkspaceLabelsFile,
     WorkspaceLabelTransaction,
@@ -59,10 +57,20 @@ from paseo_store_json._files import (
     quarantine,
     remove_temp_files,
 )
+from paseo_store_json._index import (
+    AGENT_INDEX_FIELDS,
+    SCHEDULE_INDEX_FIELDS,
+    AgentRow,
+    CleanupRow,
+    PlainRow,
+    Row,
+    ScheduleRow,
+)
 
 log = logging.getLogger("paseo.store.json")
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R", bound=Row)
 
 TIMELINES_DIR = "timelines"
 """Per-agent append-only timelines, ``timelines/{agentId}.jsonl`` (Python Paseo only)."""
@@ -80,10 +88,10 @@ _PLUGIN_SOURCE = TypeAdapter[Any](PluginSource)
 class Loaded:
     """Everything a home holds, as loaded by :func:`load_home`."""
 
-    agents: dict[str, tuple[AgentRecord, str]] = field(default_factory=dict)
-    schedules: dict[str, tuple[ScheduleRecord, str]] = field(default_factory=dict)
-    processes: dict[str, tuple[ManagedProcessRecord, str]] = field(default_factory=dict)
-    cleanup: dict[str, tuple[CleanupItem, str]] = field(default_factory=dict)
+    agents: dict[str, AgentRow] = field(default_factory=dict)
+    schedules: dict[str, ScheduleRow] = field(default_factory=dict)
+    processes: dict[str, PlainRow] = field(default_factory=dict)
+    cleanup: dict[str, CleanupRow] = field(default_factory=dict)
     projects: list[ProjectRecord] = field(default_factory=list)
     workspaces: list[WorkspaceRecord] = field(default_factory=list)
     labels: list[WorkspaceLabelDefinition] = field(default_factory=list)
@@ -235,12 +243,14 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
         for entry in os.scandir(agents_dir):
             if entry.is_dir():
                 agent_files += _scan(entry.path)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="paseo-store-read") as reader:
+    with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="paseo-store-read") as reader:
         _load_files(
             home,
             reader,
             agent_files,
-            AgentRecord,
+            AGENT_INDEX_FIELDS,
+            AgentRow,
+            kind="agent",
             into=loaded.agents,
             loaded=loaded,
             canonical=_agent_is_canonical,
@@ -249,7 +259,9 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             home,
             reader,
             _scan(str(home / SCHEDULES_DIR)),
-            ScheduleRecord,
+            SCHEDULE_INDEX_FIELDS,
+            ScheduleRow,
+            kind="schedule",
             into=loaded.schedules,
             loaded=loaded,
         )
@@ -258,6 +270,8 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             reader,
             _scan(str(home / MANAGED_PROCESSES_DIR)),
             ManagedProcessRecord,
+            PlainRow,
+            kind="managed process",
             into=loaded.processes,
             loaded=loaded,
         )
@@ -266,6 +280,8 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             reader,
             _scan(str(home / CLEANUP_DIR)),
             CleanupItem,
+            CleanupRow,
+            kind="cleanup item",
             into=loaded.cleanup,
             loaded=loaded,
         )
@@ -275,17 +291,18 @@ def finish_purges(home: Path, ops: FileOps, loaded: Loaded) -> None:
     """Redo purges a crash interrupted. A purge's queued cleanup item is its commit point: the
     agent it names is removed after the item is durable, so a tombstone still on disk with the
     item's ``deletedAt`` is one whose purge committed, and its record and timeline go now."""
-    for item, _path in loaded.cleanup.values():
+    for item in loaded.cleanup.values():
         held = loaded.agents.get(item.agentId)
-        if held is None or held[0].deletedAt != item.deletedAt:
+        if held is None or held.deletedAt != item.deletedAt:
             continue
-        ops.remove(Path(held[1]))
+        ops.remove(Path(held.path))
         ops.remove(home / TIMELINES_DIR / f"{item.agentId}.jsonl")
         del loaded.agents[item.agentId]
         log.info("finished the interrupted purge of agent %s", item.agentId)
 
 
-def _agent_is_canonical(record: AgentRecord, path: str) -> bool:
+def _agent_is_canonical(record: Any, path: str) -> bool:
+    """Whether ``path`` is where an agent with these (index) fields is written."""
     return os.path.basename(os.path.dirname(path)) == sanitize_cwd(record.cwd) and (
         os.path.basename(path) == f"{record.id}.json"
     )
@@ -326,6 +343,10 @@ def _read_batch(paths: list[str]) -> list[bytes]:
 
 
 _READ_BATCH = 256
+_READERS = 2
+"""Reader threads: each has one file open at a time, so at most this many are open at once
+(however many records the home holds), and reading overlaps validation on the loading
+thread."""
 
 
 def _load_files(
@@ -333,18 +354,24 @@ def _load_files(
     reader: ThreadPoolExecutor,
     paths: list[str],
     model: type[M],
+    row_type: Callable[[M, str], R],
     *,
-    into: dict[str, tuple[M, str]],
+    kind: str,
+    into: dict[str, R],
     loaded: Loaded,
-    canonical: Any = _id_is_canonical,
+    canonical: Callable[[M, str], bool] = _id_is_canonical,
 ) -> None:
-    """Validate the records in ``paths`` into ``into`` (keyed by ``id``).
+    """Validate the records in ``paths`` as ``model`` and index them into ``into`` (by id).
 
-    This is the cold-start hot path: a reader thread reads the next batch of files while this
-    thread validates the current one, and paths stay ``str`` (``Path`` objects cost as much
-    as parsing).
+    This is the cold-start hot path: reader threads read the next batches of files while this
+    thread validates the current one, and only the index row of each record is kept. For
+    agents and schedules ``model`` checks the JSON and the indexed fields only (see
+    :func:`paseo_store_json._index.index_fields`): a file that is not JSON or whose indexed
+    fields are invalid is quarantined now, one invalid elsewhere when it is first read. Paths
+    stay ``str`` (``Path`` objects cost as much as parsing).
     """
     batches = [paths[i : i + _READ_BATCH] for i in range(0, len(paths), _READ_BATCH)]
+    canonical_paths: dict[str, bool] = {}
     for batch, contents in zip(batches, reader.map(_read_batch, batches), strict=True):
         for path, data in zip(batch, contents, strict=True):
             try:
@@ -354,38 +381,31 @@ def _load_files(
                     quarantine(home, Path(path), describe_validation_error(exc))
                 )
                 continue
-            _keep_one(home, model, record, path, into=into, loaded=loaded, canonical=canonical)
-
-
-def _keep_one(
-    home: Path,
-    model: type[M],
-    record: M,
-    path: str,
-    *,
-    into: dict[str, tuple[M, str]],
-    loaded: Loaded,
-    canonical: Any,
-) -> None:
-    record_id = str(record.id)  # type: ignore[attr-defined]
-    previous = into.get(record_id)
-    if previous is None:
-        into[record_id] = (record, path)
-        return
-    # Two files claim one id (an interrupted move, a hand copy). Keep the one at its
-    # canonical path, else the newer file; the other is moved aside, never dropped.
-    keep, lose = (record, path), previous
-    old_record, old_path = previous
-    new_canonical = canonical(record, path)
-    old_canonical = canonical(old_record, old_path)
-    if (old_canonical and not new_canonical) or (
-        old_canonical == new_canonical and os.stat(old_path).st_mtime_ns > os.stat(path).st_mtime_ns
-    ):
-        keep, lose = previous, (record, path)
-    into[record_id] = keep
-    loaded.quarantined.append(
-        quarantine(home, Path(lose[1]), f"duplicate {model.__name__} {record_id}; kept {keep[1]}")
-    )
+            row = row_type(record, path)
+            is_canonical = canonical(record, path)
+            previous = into.get(row.id)
+            if previous is None:
+                into[row.id] = row
+                canonical_paths[row.id] = is_canonical
+                continue
+            # Two files claim one id (an interrupted move, a hand copy). Keep the one at its
+            # canonical path, else the newer file; the other is moved aside, never dropped.
+            keep, lose = row, previous
+            was_canonical = canonical_paths[row.id]
+            if (was_canonical and not is_canonical) or (
+                was_canonical == is_canonical
+                and os.stat(previous.path).st_mtime_ns > os.stat(path).st_mtime_ns
+            ):
+                keep, lose = previous, row
+            into[row.id] = keep
+            canonical_paths[row.id] = was_canonical or is_canonical
+            loaded.quarantined.append(
+                quarantine(
+                    home,
+                    Path(lose.path),
+                    f"duplicate {kind} {row.id}; kept {keep.path}",
+                )
+            )
 
 
 # --- whole-file collections ------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Repositories over one file per record: agents, schedules and managed processes.
 
-:class:`RecordFiles` is what they share: the in-memory table of one record kind and the
-per-id locked write of its files.
+:class:`RecordFiles` is what they share: the compact in-memory index of one record kind (see
+:mod:`paseo_store_json._index`), the bounded cache of full records, the on-demand read of a
+record's file and the per-id locked write of its files.
 """
 
 from __future__ import annotations
@@ -31,31 +32,67 @@ from paseo_hookspecs.store import (
     Page,
     ScheduleRepository,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from paseo_store_json._core import (
     Core,
     KeyedLocks,
-    SortedTable,
     check_expect,
     check_file_id,
     check_limit,
     clone,
     decode_cursor,
+    describe_validation_error,
     encode_cursor,
     revalidated,
     validated,
     with_changes,
 )
+from paseo_store_json._files import quarantine
+from paseo_store_json._index import (
+    DEFAULT_CACHE_RECORDS,
+    AgentRow,
+    PlainRow,
+    RecordCache,
+    Row,
+    ScheduleRow,
+    SortedIndex,
+)
 
 log = logging.getLogger("paseo.store.json")
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R", bound=Row)
 
 
+class _Damaged:
+    """A record file that could not be read back: why, and whether it is gone or unreadable."""
 
-class RecordFiles(Generic[M]):
-    """A collection stored as one JSON file per record, cached in a :class:`SortedTable`.
+    def __init__(self, reason: str, *, missing: bool) -> None:
+        self.reason = reason
+        self.missing = missing
+
+
+def _read_record(model: type[M], path: str) -> M | _Damaged:
+    """The record in ``path`` (blocking); ``OSError`` other than a missing file propagates."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return _Damaged("the file is gone", missing=True)
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        return _Damaged(describe_validation_error(exc), missing=False)
+
+
+class RecordFiles(Generic[M, R]):
+    """A collection stored as one JSON file per record, indexed in memory.
+
+    Memory holds an index row per record (``row_type``) and at most ``cache_records`` full
+    records; a full record not in the cache is read from its file (in a worker thread). A
+    file found damaged on such a read (changed behind the store's back) is quarantined as at
+    open and its record dropped from the index, never served half-read.
 
     Writes for one id are serialized by a per-id lock; different ids write in parallel. A
     record whose path changes (an agent whose cwd moved) is written at the new path first and
@@ -64,27 +101,80 @@ class RecordFiles(Generic[M]):
     """
 
     def __init__(
-        self, core: Core, model: type[M], kind: str, relative_path: Callable[[M], Any]
+        self,
+        core: Core,
+        model: type[M],
+        kind: str,
+        relative_path: Callable[[M], Any],
+        *,
+        row_type: Callable[[M, str], R],
+        cache_records: int = DEFAULT_CACHE_RECORDS,
     ) -> None:
         self.core = core
         self.model = model
         self.kind = kind
         self._relative_path = relative_path
-        self.table: SortedTable[M] = SortedTable("id")
-        self.paths: dict[str, str] = {}
-        """Where each record's file is (``str``: 10,000 ``Path`` objects slow a cold start)."""
+        self._row_type = row_type
+        self.index: SortedIndex[R] = SortedIndex()
+        self.cache: RecordCache[M] = RecordCache(cache_records)
         self.locks = KeyedLocks()
 
-    def load(self, rows: Mapping[str, tuple[M, str]]) -> None:
-        self.table.load(row for row, _path in rows.values())
-        self.paths = {row_id: path for row_id, (_row, path) in rows.items()}
+    def load(self, rows: Mapping[str, R]) -> None:
+        self.index.load(rows.values())
 
     def path_for(self, row: M) -> Path:
         return Path(self.core.home / self._relative_path(row))
 
+    async def full(self, row_id: str, *, locked: bool = False) -> M | None:
+        """The cached record (not a copy: callers clone before handing it out), read from its
+        file on a miss; ``None`` when unknown. ``locked``: the caller holds ``row_id``'s lock."""
+        cached = self.cache.get(row_id)
+        if cached is not None:
+            return cached
+        row = self.index.rows.get(row_id)
+        if row is None:
+            return None
+        path = row.path
+        found = await self.core.io(
+            lambda: _read_record(self.model, path), f"reading {self.kind} {row_id} ({path})"
+        )
+        if isinstance(found, _Damaged):
+            await self._drop_damaged(row, found, locked=locked)
+            return None
+        # A write published meanwhile replaced the row: what was read may be older than it.
+        if self.index.rows.get(row_id) is row:
+            self.cache.put(row_id, found)
+            return found
+        return await self.full(row_id, locked=locked)
+
+    async def _drop_damaged(self, row: R, damage: _Damaged, *, locked: bool) -> None:
+        """Quarantine (or forget, when it is gone) a file that failed to read back, unless a
+        write replaced it meanwhile. Under the id's lock, so no write of it runs meanwhile;
+        the index changes on the event loop, never in the worker thread."""
+
+        async def settle() -> None:
+            if self.index.rows.get(row.id) is not row:
+                return
+            if damage.missing:
+                log.error("%s %s vanished from %s: dropped", self.kind, row.id, row.path)
+            else:
+                moved = await self.core.io(
+                    lambda: quarantine(self.core.home, Path(row.path), damage.reason),
+                    f"quarantining {row.path}",
+                )
+                self.core.quarantined.append(moved)
+            self.index.pop(row.id)
+            self.cache.drop(row.id)
+
+        if locked:
+            await settle()
+            return
+        async with self.locks.hold(row.id):
+            await settle()
+
     async def get(self, row_id: str) -> M | None:
         self.core.check_open()
-        row = self.table.rows.get(row_id)
+        row = await self.full(row_id)
         return None if row is None else clone(row)
 
     async def insert(self, record: M) -> bool:
@@ -94,7 +184,7 @@ class RecordFiles(Generic[M]):
 
         async def operation() -> bool:
             async with self.locks.hold(row_id):
-                if row_id in self.table.rows:
+                if row_id in self.index.rows:
                     return False
                 await self._store(row, encoded)
                 return True
@@ -110,7 +200,7 @@ class RecordFiles(Generic[M]):
     ) -> M:
         async def operation() -> M:
             async with self.locks.hold(row_id):
-                current = self.table.rows.get(row_id)
+                current = await self.full(row_id, locked=True)
                 if current is None:
                     raise NotFound(f"{self.kind} {row_id} not found")
                 check_expect(current, expect)
@@ -133,11 +223,11 @@ class RecordFiles(Generic[M]):
         await self.core.write(operation)
 
     async def _store(self, row: M, encoded: bytes) -> None:
-        """Write ``row`` durably, then publish it to memory."""
+        """Write ``row`` durably, then publish it to the index and the cache."""
         row_id = str(row.id)  # type: ignore[attr-defined]
         path = self.path_for(row)
-        old = self.paths.get(row_id)
-        old_path = None if old is None else Path(old)
+        old = self.index.rows.get(row_id)
+        old_path = None if old is None else Path(old.path)
         ops = self.core.ops
 
         def work() -> None:
@@ -157,44 +247,95 @@ class RecordFiles(Generic[M]):
                 raise
 
         await self.core.io(work, f"writing {self.kind} {row_id} ({path})")
-        self.table.put(row)
-        self.paths[row_id] = str(path)
+        self.index.put(self._row_type(row, str(path)))
+        self.cache.put(row_id, row)
 
     async def delete(self, row_id: str, after: Callable[[], Any] | None = None) -> bool:
         async def operation() -> bool:
             async with self.locks.hold(row_id):
-                stored = self.paths.get(row_id)
+                stored = self.index.rows.get(row_id)
                 if stored is None:
                     return False
-                path = Path(stored)
+                path = Path(stored.path)
                 await self.core.io(
                     lambda: self.core.ops.remove(path), f"deleting {self.kind} {row_id} ({path})"
                 )
-                self.table.pop(row_id)
-                del self.paths[row_id]
+                self.index.pop(row_id)
+                self.cache.drop(row_id)
                 if after is not None:
                     await after()
                 return True
 
         return await self.core.write(operation)
 
-    def page(
-        self, cursor: str | None, limit: int, keep: Callable[[M], bool], cursor_kind: str
+    async def page(
+        self,
+        cursor: str | None,
+        limit: int,
+        keep: Callable[[R], bool],
+        cursor_kind: str,
+        *,
+        descending: bool = False,
     ) -> Page[M]:
+        """A page of the rows ``keep`` admits; their full records are read together."""
         self.core.check_open()
         size = check_limit(limit)
         start = None if cursor is None else decode_cursor(cursor, cursor_kind, (str, str))
         items: list[M] = []
-        last_key: tuple[str, str] | None = None
-        for key, row in self.table.after(start):
-            if not keep(row):
+        while True:
+            # One row beyond what the page still needs tells whether another page follows.
+            need = size - len(items)
+            batch: list[tuple[tuple[str, str], R]] = []
+            for key, row in self.index.walk(start, descending=descending):
+                if keep(row):
+                    batch.append((key, row))
+                    if len(batch) > need:
+                        break
+            chosen = batch[:need]
+            read = await self.read_rows([row for _key, row in chosen])
+            items += read
+            if len(read) == len(chosen):
+                more = len(batch) > need
+                return Page(items, encode_cursor(cursor_kind, *chosen[-1][0]) if more else None)
+            # A record among them was damaged and dropped: fill the page from the rows after.
+            start = chosen[-1][0]
+
+    async def read_rows(self, rows: list[R]) -> list[M]:
+        """Private copies of ``rows``' records: cached ones cloned, the others read from their
+        files in one worker-thread pass (and not cached: a listing would flush the cache)."""
+        cached = {row.id: self.cache.get(row.id) for row in rows}
+        missing = [row for row in rows if cached[row.id] is None]
+
+        def read_all() -> list[M | _Damaged]:
+            return [_read_record(self.model, row.path) for row in missing]
+
+        found = dict(
+            zip(
+                (row.id for row in missing),
+                await self.core.io(read_all, f"reading {len(missing)} {self.kind} records")
+                if missing
+                else [],
+                strict=True,
+            )
+        )
+        records: list[M] = []
+        for row in rows:
+            hit = cached[row.id]
+            if hit is not None:
+                records.append(clone(hit))
                 continue
-            if len(items) == size:
-                assert last_key is not None
-                return Page(items, encode_cursor(cursor_kind, *last_key))
-            items.append(clone(row))
-            last_key = key
-        return Page(items, None)
+            value = found[row.id]
+            if isinstance(value, _Damaged):
+                await self._drop_damaged(row, value, locked=False)
+                continue
+            if self.index.rows.get(row.id) is not row:
+                # Rewritten while it was read: serve what is current.
+                current = await self.full(row.id)
+                if current is None:
+                    continue
+                value = clone(current)
+            records.append(value)
+        return records
 
 
 # --- agents ----------------------------------------------------------------------------------
@@ -202,34 +343,22 @@ class RecordFiles(Generic[M]):
 _EVERY_AGENT = AgentFilter()
 
 
-def _agent_matches(flt: AgentFilter) -> Callable[[AgentRecord], bool]:
-    def keep(agent: AgentRecord) -> bool:
-        if not flt.include_archived and agent.archivedAt is not None:
-            return False
-        if flt.trashed is not None and (agent.deletedAt is not None) != flt.trashed:
-            return False
-        if flt.workspace_id is not None and agent.workspaceId != flt.workspace_id:
-            return False
-        if flt.provider is not None and agent.provider != flt.provider:
-            return False
-        if flt.statuses is not None and agent.lastStatus not in flt.statuses:
-            return False
-        if any(agent.labels.get(key) != value for key, value in flt.labels.items()):
-            return False
-        return not (
-            flt.requires_attention is not None
-            and bool(agent.requiresAttention) != flt.requires_attention
-        )
-
-    return keep
-
-
 class JsonAgentRepository(AgentRepository):
     """Agents in ``agents/{sanitized-cwd}/{agentId}.json``."""
 
-    def __init__(self, core: Core, timeline_delete: Callable[[str], Any]) -> None:
-        self.files: RecordFiles[AgentRecord] = RecordFiles(
-            core, AgentRecord, "agent", lambda row: agent_record_path(row.id, row.cwd)
+    def __init__(
+        self,
+        core: Core,
+        timeline_delete: Callable[[str], Any],
+        cache_records: int = DEFAULT_CACHE_RECORDS,
+    ) -> None:
+        self.files: RecordFiles[AgentRecord, AgentRow] = RecordFiles(
+            core,
+            AgentRecord,
+            "agent",
+            lambda row: agent_record_path(row.id, row.cwd),
+            row_type=AgentRow,
+            cache_records=cache_records,
         )
         self._timeline_delete = timeline_delete
 
@@ -242,13 +371,15 @@ class JsonAgentRepository(AgentRepository):
         *,
         cursor: str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
     ) -> Page[AgentRecord]:
-        return self.files.page(cursor, limit, _agent_matches(filter), "agents")
+        return await self.files.page(
+            cursor, limit, lambda row: row.matches(filter), "agents", descending=newest_first
+        )
 
     async def count(self, filter: AgentFilter = _EVERY_AGENT) -> int:
         self.files.core.check_open()
-        keep = _agent_matches(filter)
-        return sum(1 for row in self.files.table.rows.values() if keep(row))
+        return sum(1 for row in self.files.index.rows.values() if row.matches(filter))
 
     async def insert(self, record: AgentRecord) -> bool:
         return await self.files.insert(record)
@@ -276,9 +407,14 @@ class JsonAgentRepository(AgentRepository):
 class JsonScheduleRepository(ScheduleRepository):
     """Schedules in ``schedules/{id}.json``."""
 
-    def __init__(self, core: Core) -> None:
-        self.files: RecordFiles[ScheduleRecord] = RecordFiles(
-            core, ScheduleRecord, "schedule", lambda row: schedule_record_path(row.id)
+    def __init__(self, core: Core, cache_records: int = DEFAULT_CACHE_RECORDS) -> None:
+        self.files: RecordFiles[ScheduleRecord, ScheduleRow] = RecordFiles(
+            core,
+            ScheduleRecord,
+            "schedule",
+            lambda row: schedule_record_path(row.id),
+            row_type=ScheduleRow,
+            cache_records=cache_records,
         )
 
     async def get(self, schedule_id: str) -> ScheduleRecord | None:
@@ -291,7 +427,7 @@ class JsonScheduleRepository(ScheduleRepository):
         cursor: str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
     ) -> Page[ScheduleRecord]:
-        return self.files.page(
+        return await self.files.page(
             cursor, limit, lambda row: status is None or row.status == status, "schedules"
         )
 
@@ -333,11 +469,12 @@ class JsonManagedProcessRepository(ManagedProcessRepository):
     """Helper processes in ``runtime/managed-processes/{id}.json``."""
 
     def __init__(self, core: Core) -> None:
-        self.files: RecordFiles[ManagedProcessRecord] = RecordFiles(
+        self.files: RecordFiles[ManagedProcessRecord, PlainRow] = RecordFiles(
             core,
             ManagedProcessRecord,
             "managed process",
             lambda row: managed_process_record_path(row.id),
+            row_type=PlainRow,
         )
 
     async def get(self, record_id: str) -> ManagedProcessRecord | None:
@@ -345,7 +482,7 @@ class JsonManagedProcessRepository(ManagedProcessRepository):
 
     async def list(self) -> list[ManagedProcessRecord]:
         self.files.core.check_open()
-        return [clone(row) for _key, row in self.files.table.after(None)]
+        return await self.files.read_rows([row for _key, row in self.files.index.walk(None)])
 
     async def put(self, record: ManagedProcessRecord) -> None:
         await self.files.put(record)

@@ -16,6 +16,7 @@ from paseo_store_json._collections import (
 )
 from paseo_store_json._core import Core
 from paseo_store_json._files import FileOps
+from paseo_store_json._index import DEFAULT_CACHE_RECORDS
 from paseo_store_json._labels import JsonLabelRepository
 from paseo_store_json._load import load_home
 from paseo_store_json._per_record import (
@@ -28,27 +29,37 @@ from paseo_store_json._trash import JsonTrashRepository
 
 
 class JsonStore(Store):
-    """The ``json`` store driver: the TypeScript Paseo home layout, cached in memory.
+    """The ``json`` store driver: the TypeScript Paseo home layout, indexed in memory.
 
     ``file_ops`` replaces the disk operations of a live store (tests inject failures with it);
-    by default every write is atomic and durable.
+    by default every write is atomic and durable. ``cache_records`` bounds the full agent and
+    schedule records kept in memory (each collection's own bound; tests make it tiny to read
+    every record back from its file).
     """
 
     name = "json"
 
     def __init__(
-        self, home: Path, settings: Any = None, *, file_ops: FileOps | None = None
+        self,
+        home: Path,
+        settings: Any = None,
+        *,
+        file_ops: FileOps | None = None,
+        cache_records: int = DEFAULT_CACHE_RECORDS,
     ) -> None:
         super().__init__(Path(home), settings)
         self._ops = file_ops or FileOps()
+        self._cache_records = cache_records
         self._build()
 
     def _build(self) -> None:
         """Fresh repositories around a fresh core (nothing cached survives a reopen)."""
         core = self._core = Core(self.home, self._ops, self.quarantined)
         self.timeline: JsonTimelineRepository = JsonTimelineRepository(core)
-        self.agents: JsonAgentRepository = JsonAgentRepository(core, self.timeline.remove)
-        self.schedules: JsonScheduleRepository = JsonScheduleRepository(core)
+        self.agents: JsonAgentRepository = JsonAgentRepository(
+            core, self.timeline.remove, self._cache_records
+        )
+        self.schedules: JsonScheduleRepository = JsonScheduleRepository(core, self._cache_records)
         self.projects: JsonProjectRepository = JsonProjectRepository(core)
         self.workspaces: JsonWorkspaceRepository = JsonWorkspaceRepository(core)
         self.labels: JsonLabelRepository = JsonLabelRepository(core, self.workspaces)

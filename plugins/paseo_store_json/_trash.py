@@ -20,8 +20,9 @@ from paseo_hookspecs.errors import Conflict, InvalidParams, StorageError
 from paseo_hookspecs.records import CleanupItem
 from paseo_hookspecs.store import DEFAULT_PAGE_SIZE, TrashRepository
 
-from paseo_store_json._core import Core, check_file_id, check_limit, clone, revalidated
+from paseo_store_json._core import Core, check_file_id, check_limit, revalidated
 from paseo_store_json._files import encode_json
+from paseo_store_json._index import CleanupRow
 from paseo_store_json._load import CLEANUP_DIR, SWEEP_FILE
 from paseo_store_json._per_record import JsonAgentRepository, RecordFiles
 
@@ -42,8 +43,12 @@ class JsonTrashRepository(TrashRepository):
         self.core = core
         self._agents = agents
         self._timeline_remove = timeline_remove
-        self.files: RecordFiles[CleanupItem] = RecordFiles(
-            core, CleanupItem, "cleanup item", lambda row: _QUEUE / f"{row.id}.json"
+        self.files: RecordFiles[CleanupItem, CleanupRow] = RecordFiles(
+            core,
+            CleanupItem,
+            "cleanup item",
+            lambda row: _QUEUE / f"{row.id}.json",
+            row_type=CleanupRow,
         )
         self.last_sweep_at: str | None = None
 
@@ -71,16 +76,17 @@ class JsonTrashRepository(TrashRepository):
 
         async def operation() -> bool:
             async with agents.locks.hold(agent_id), self.files.locks.hold(row.id):
-                current = agents.table.rows.get(agent_id)
+                current = agents.index.rows.get(agent_id)
                 if current is None or current.deletedAt != deleted_at:
                     return False
-                if row.id in self.files.table.rows:
+                if row.id in self.files.index.rows:
                     raise Conflict(f"cleanup item {row.id} is queued already")
                 await self.files._store(row, encoded)
                 # Committed: the agent is gone from now on, whatever happens to its files
                 # (the next open removes what could not be removed here).
-                record_path = Path(agents.paths.pop(agent_id))
-                agents.table.pop(agent_id)
+                record_path = Path(current.path)
+                agents.index.pop(agent_id)
+                agents.cache.drop(agent_id)
                 try:
                     await self.core.io(
                         lambda: self.core.ops.remove(record_path), f"purging agent {agent_id}"
@@ -95,12 +101,12 @@ class JsonTrashRepository(TrashRepository):
     async def queued(self, *, limit: int = DEFAULT_PAGE_SIZE) -> list[CleanupItem]:
         self.core.check_open()
         size = check_limit(limit)
-        items: list[CleanupItem] = []
-        for _key, row in self.files.table.after(None):
-            if len(items) == size:
+        rows: list[CleanupRow] = []
+        for _key, row in self.files.index.walk(None):
+            if len(rows) == size:
                 break
-            items.append(clone(row))
-        return items
+            rows.append(row)
+        return await self.files.read_rows(rows)
 
     async def retire(self, item_id: str) -> bool:
         return await self.files.delete(item_id)

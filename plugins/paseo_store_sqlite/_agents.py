@@ -88,6 +88,14 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     if filter.requires_attention is not None:
         clauses.append("requires_attention = ?")
         params.append(1 if filter.requires_attention else 0)
+    if filter.id_prefix is not None:
+        # Ids are ASCII; a range on the lowered id would skip the primary key, but naming an
+        # agent by a prefix is rare next to listing.
+        clauses.append("substr(lower(id), 1, ?) = ?")
+        params.extend((len(filter.id_prefix), filter.id_prefix.lower()))
+    if filter.title is not None:
+        clauses.append("title = ?")
+        params.append(filter.title)
     return clauses, params
 
 
@@ -111,16 +119,18 @@ class SqliteAgentRepository(AgentRepository):
         *,
         cursor: str | None = None,
         limit: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
     ) -> Page[AgentRecord]:
         limit = check_limit(limit)
         clauses, params = _where(filter)
         if cursor is not None:
             created_at, last_id = decode_cursor("agents", cursor, (str, str))
-            clauses.append("(created_at, id) > (?, ?)")
+            clauses.append(f"(created_at, id) {'<' if newest_first else '>'} (?, ?)")
             params.extend((created_at, last_id))
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        order = "created_at DESC, id DESC" if newest_first else "created_at, id"
         # Only constant SQL fragments are interpolated; every value is a bound parameter.
-        sql = f"SELECT record FROM agents {where} ORDER BY created_at, id LIMIT ?"  # noqa: S608
+        sql = f"SELECT record FROM agents {where} ORDER BY {order} LIMIT ?"  # noqa: S608
         params.append(limit + 1)
 
         def run(conn: sqlite3.Connection) -> list[AgentRecord]:

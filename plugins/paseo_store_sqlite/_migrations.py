@@ -111,6 +111,17 @@ CREATE TABLE plugin_sources (
 );
 """
 
+_AGENT_LOOKUPS = """
+-- Boot loads the agents a stopped daemon left live, by status: without this index that is a
+-- scan of every agent row, so start-up would grow with the number of agents.
+CREATE INDEX agents_by_status ON agents (last_status, created_at, id);
+-- Agents are named by title too: a virtual column of the record's title, indexed, spares
+-- parsing every record to find one.
+ALTER TABLE agents ADD COLUMN title TEXT
+    GENERATED ALWAYS AS (json_extract(record, '$.title')) VIRTUAL;
+CREATE INDEX agents_by_title ON agents (title);
+"""
+
 # The trash: tombstones are agents with ``deletedAt`` (copied into ``deleted_at`` so listings
 # filter them in SQL); a purge deletes the agent and inserts its cleanup item in one transaction;
 # ``maintenance`` holds the last automatic sweep.
@@ -131,7 +142,8 @@ CREATE TABLE maintenance (
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
-    Migration("0002_trash", _TRASH),
+    Migration("0002_agent_lookups", _AGENT_LOOKUPS),
+    Migration("0003_trash", _TRASH),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

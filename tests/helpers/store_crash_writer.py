@@ -379,8 +379,18 @@ async def apply(store: Store, op: Op) -> None:
         raise ValueError(f"unknown operation {kind!r}")
 
 
+UNCACHED_JSON = "json-uncached"
+"""The JSON driver keeping no full record in memory: every update reads the record it changes
+back from its file, so a kill lands in writes of records that were evicted."""
+
+
 def open_driver(driver: str, home: Path) -> Store:
-    """An unopened instance of the ``paseo.store`` driver named ``driver`` on ``home``."""
+    """An unopened instance of the ``paseo.store`` driver named ``driver`` on ``home``
+    (or of :data:`UNCACHED_JSON`)."""
+    if driver == UNCACHED_JSON:
+        from paseo_store_json import JsonStore
+
+        return JsonStore(home, cache_records=0)
     from paseo.plugins.drivers import load_driver
 
     store: Store = load_driver("paseo.store", driver)(home, None)

@@ -41,8 +41,12 @@ DEFAULT_MODELS = (
 endpoint has its own; list them under ``models``). The first is the agent's own default."""
 
 MODES = (
-    ModeInfo(id="ask", label="Ask", description="every file write needs your permission"),
-    ModeInfo(id="auto", label="Auto", description="file writes go ahead without asking"),
+    ModeInfo(
+        id="ask", label="Ask", description="every file write needs your permission", access="ask"
+    ),
+    ModeInfo(
+        id="auto", label="Auto", description="file writes go ahead without asking", access="edits"
+    ),
 )
 
 _SUPPORTED_OVERRIDES = frozenset({"env", "models", "additionalModels", "description"})

@@ -62,10 +62,19 @@ class ModelInfo(BaseModel):
     thinkingOptions: list[ThinkingOption] = Field(default_factory=list)
 
 
+ModeAccess = Literal["read-only", "ask", "edits", "full"]
+"""How far a mode lets an agent act on its own, least to most: ``read-only`` changes nothing,
+``ask`` asks before changes and commands, ``edits`` changes the workspace without asking,
+``full`` never asks."""
+
+
 class ModeInfo(BaseModel):
     id: str
     label: str
     description: str | None = None
+    access: ModeAccess | None = None
+    """The mode's :data:`ModeAccess` level, which maps modes across providers (a child agent
+    on another provider starts in the mode of its parent's level); ``None``: not comparable."""
 
 
 class Availability(BaseModel):

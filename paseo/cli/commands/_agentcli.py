@@ -23,6 +23,7 @@ LISTING_WAIT = 120.0
 first."""
 
 if TYPE_CHECKING:
+    from paseo.client.light import LightClient
     from paseo.client.sync import SyncClient
 
 EXIT_PERMISSION = 4
@@ -68,6 +69,15 @@ def connect(args: argparse.Namespace) -> SyncClient:
         client_type="cli",
         reconnect=False,
     )
+
+
+def connect_light(args: argparse.Namespace) -> LightClient:
+    """:func:`connect` for commands that only make calls (no notifications): imports neither
+    asyncio nor pydantic (see :mod:`paseo.client.light`)."""
+    from paseo.cli.context import home_layout
+    from paseo.client.light import LightClient
+
+    return LightClient(getattr(args, "host", None), home=home_layout(args).root)
 
 
 def parse_duration(text: str) -> float:

@@ -14,12 +14,12 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from paseo.cli.commands._agentcli import add_host, ago, connect, parse_labels
+from paseo.cli.commands._agentcli import add_host, ago, connect_light, parse_labels
 from paseo.cli.errors import EXIT_USAGE, CliError
 from paseo.cli.output import render_table
 
 if TYPE_CHECKING:
-    from paseo.client.sync import SyncClient
+    from paseo.client.light import LightClient
 
 COLUMNS = (
     ("short", "ID"),
@@ -53,7 +53,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _pages(
-    client: SyncClient, params: dict[str, Any], limit: int | None
+    client: LightClient, params: dict[str, Any], limit: int | None
 ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
     """Each page's agents, with the matching total on the first."""
     cursor: str | None = None
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     }
     writer = _Writer(args, sys.stdout)
     total: int | None = None
-    with connect(args) as client:
+    with connect_light(args) as client:
         for agents, page_total in _pages(client, params, limit or None):
             total = page_total if total is None else total
             writer.page(agents)

@@ -30,11 +30,9 @@ def call_daemon(args: argparse.Namespace, method: str, params: dict[str, Any] | 
     A daemon that is not running surfaces as the client's ``daemon_not_running`` error, whose
     message says to start it with ``paseo daemon start``."""
     from paseo.cli.context import home_layout
-    from paseo.client.sync import SyncClient
+    from paseo.client.light import LightClient
 
-    with SyncClient(
-        getattr(args, "host", None), home=home_layout(args).root, client_type="cli", reconnect=False
-    ) as client:
+    with LightClient(getattr(args, "host", None), home=home_layout(args).root) as client:
         return client.call(method, params or {}, timeout=getattr(args, "timeout", None))
 
 

@@ -37,6 +37,7 @@ from paseo.testing.store_conformance.agents import AgentTests
 from paseo.testing.store_conformance.base import StoreSuite, store_test
 from paseo.testing.store_conformance.concurrency import ConcurrencyTests
 from paseo.testing.store_conformance.labels import LabelTests
+from paseo.testing.store_conformance.lazy import LazyReadTests
 from paseo.testing.store_conformance.lifecycle import LifecycleTests
 from paseo.testing.store_conformance.pagination import PaginationStabilityTests
 from paseo.testing.store_conformance.projects import ProjectTests
@@ -82,6 +83,7 @@ __all__ = [
 class StoreConformance(
     LifecycleTests,
     AgentTests,
+    LazyReadTests,
     TimelineTests,
     ScheduleTests,
     ProjectTests,

@@ -1,12 +1,13 @@
 """The real pinned OpenCode through the real daemon and the real ``paseo`` CLI, against the fake.
 
 One walk through an agent's life on one daemon (the steps build on each other): a text turn; a
-file write that needs permission, allowed (the file exists) and denied (nothing is written); an
-interrupt in the middle of a slow stream; a second turn whose model request carries the first;
-the daemon killed with SIGKILL and restarted (the shared server reaped at boot, the history
-intact, a new prompt resumes the OpenCode session on a new server); ``paseo daemon stop``
-leaves nothing behind; nothing but the known npm attempt tried to leave 127.0.0.1 (see
-:mod:`e2e.opencode.conftest`), and that was refused.
+file write that needs permission, allowed (the file exists) and denied (nothing is written); a
+question from OpenCode's ``question`` tool answered with a chosen option, which the model then
+reads, and one dismissed; an interrupt in the middle of a slow stream; a second turn whose model
+request carries the first; the daemon killed with SIGKILL and restarted (the shared server
+reaped at boot, the history intact, a new prompt resumes the OpenCode session on a new server);
+``paseo daemon stop`` leaves nothing behind; nothing but the known npm attempt tried to leave
+127.0.0.1 (see :mod:`e2e.opencode.conftest`), and that was refused.
 """
 
 from __future__ import annotations
@@ -91,6 +92,48 @@ def test_opencode_life_through_the_daemon(
     daemon.cli("wait", "main", "--timeout", WAIT)
     assert not (work / "denied.txt").exists()
     assert json.loads(daemon.cli("permit", "ls", "-o", "json").stdout) == []
+
+    # OpenCode's question tool: `question.asked` becomes a request of kind question carrying
+    # the questions; allowing it with answers replies with those labels, and the model's
+    # next request holds them in the tool's result.
+    question = {
+        "questions": [
+            {
+                "question": "Which color?",
+                "header": "Color",
+                "options": [
+                    {"label": "red", "description": "warm"},
+                    {"label": "blue", "description": "cool"},
+                ],
+            }
+        ]
+    }
+    ask = f"question-marker\nCALL_TOOL: question :: {json.dumps(question)}"
+    asking = daemon.cli("send", "main", ask, check=False)
+    assert asking.returncode == 4, asking.stderr
+    (pending_question,) = json.loads(daemon.cli("permit", "ls", "-o", "json").stdout)
+    assert pending_question["kind"] == "question"
+    assert pending_question["title"] == "Which color?"
+    assert pending_question["input"] == question
+    daemon.cli("permit", "allow", "main", "--input", json.dumps({"answers": [["blue"]]}))
+    daemon.cli("wait", "main", "--timeout", WAIT)
+    replies = [e for e in logs(daemon, "main") if item_type(e) == "assistant_message"]
+    assert '"Which color?"="blue"' in replies[-1]["event"]["item"]["text"], replies[-1]
+
+    # Dismissed: OpenCode records the question as failed ("dismissed") and ends the turn.
+    asking = daemon.cli("send", "main", ask.replace("question-marker", "dismissed"), check=False)
+    assert asking.returncode == 4, asking.stderr
+    daemon.cli("permit", "deny", "main")
+    daemon.cli("wait", "main", "--timeout", WAIT)
+    assert json.loads(daemon.cli("permit", "ls", "-o", "json").stdout) == []
+    entries = logs(daemon, "main")
+    kinds = [item_type(e) for e in entries]
+    last_turn = entries[len(kinds) - 1 - kinds[::-1].index("user_message") :]
+    calls = [e["event"]["item"] for e in last_turn if item_type(e) == "tool_call"]
+    assert calls[-1]["name"] == "question"
+    assert calls[-1]["status"] == "failed"
+    assert "dismissed" in calls[-1]["error"]
+    assert [e["event"]["type"] for e in last_turn].count("turn_completed") == 1
 
     # An interrupt in the middle of a slow stream: the run ends canceled, the stream is cut.
     with daemon.client() as client:

@@ -18,13 +18,16 @@ from helpers.daemon_rpc import LiveDaemon
 from helpers.waiting import wait_for
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from paseo_hookspecs.errors import PaseoError
 from paseo_mcp.tools import TOOLS
 
 from paseo.daemon.mcp_host import CapabilityTokens
 
 from .conftest import scripted_config
 
-ALL_TOOLS = {tool.name for tool in TOOLS}
+VOICE_ONLY = {"speak"}
+ALL_TOOLS = {tool.name for tool in TOOLS} - VOICE_ONLY
+"""What an agent is offered outside voice mode."""
 
 
 def _url(live: LiveDaemon, agent_id: str) -> str:
@@ -379,3 +382,101 @@ def test_every_tool_answers_with_data_or_a_stable_code(
     assert any("mcp-42" in line for line in answers["capture_terminal"][1]["lines"])
     listed = answers["list_terminals"][1]["terminals"]
     assert [t["terminalId"] for t in listed] == [created["terminalId"]]
+
+
+def test_caller_scope_widens_reach_as_the_user_allows(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, tmp_path: Path
+) -> None:
+    from paseo_hookspecs.errors import PaseoError
+
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config({"daemon": {"mcp": {"callerScope": "workspace"}}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+
+        def create(cwd: Path, title: str) -> dict[str, Any]:
+            body = {"provider": "scripted", "cwd": str(cwd), "title": title}
+            agent: dict[str, Any] = connected.call("agent.create", body)["agent"]
+            return agent
+
+        caller = create(workdir, "caller")
+        neighbour = create(workdir, "neighbour")
+        stranger = create(elsewhere, "stranger")
+
+        async def scenario(s: ClientSession) -> dict[str, Any]:
+            return {
+                "listed": _data(await s.call_tool("list_agents", {})),
+                "neighbour": await s.call_tool("get_agent_status", {"agentId": neighbour["id"]}),
+                "stranger": _error(
+                    await s.call_tool("get_agent_status", {"agentId": stranger["id"]})
+                ),
+            }
+
+        got = asyncio.run(_session(_url(live, caller["id"]), scenario))
+        assert {a["id"] for a in got["listed"]["agents"]} == {caller["id"], neighbour["id"]}
+        assert _data(got["neighbour"])["agent"]["id"] == neighbour["id"]
+        assert got["stranger"]["code"] == "access_denied"
+        assert "callerScope" in got["stranger"]["message"]
+
+        # A value start-up would refuse is refused; `all` applies without a restart.
+        with pytest.raises(PaseoError) as refused:
+            connected.config_patch({"daemon": {"mcp": {"callerScope": "everyone"}}})
+        assert refused.value.code == "invalid_config"
+        assert "daemon.mcp.callerScope" in refused.value.message
+        applied = connected.config_patch({"daemon": {"mcp": {"callerScope": "all"}}})
+        assert applied.applied == ["daemon.mcp.callerScope"]
+
+    async def widened(s: ClientSession) -> dict[str, Any]:
+        return {
+            "listed": _data(await s.call_tool("list_agents", {})),
+            "stranger": _data(await s.call_tool("get_agent_status", {"agentId": stranger["id"]})),
+        }
+
+    got = asyncio.run(_session(_url(live, caller["id"]), widened))
+    assert {a["id"] for a in got["listed"]["agents"]} >= {
+        caller["id"],
+        neighbour["id"],
+        stranger["id"],
+    }
+    assert got["stranger"]["agent"]["id"] == stranger["id"]
+
+
+def test_speak_is_offered_only_while_voice_mode_is_attached(
+    agent_daemon: LiveDaemon, client: Any, create_agent: Callable[..., dict[str, Any]]
+) -> None:
+    agent = create_agent(title="talker")
+    url = _url(agent_daemon, agent["id"])
+    heard: list[dict[str, Any]] = []
+    client.on("voice.output", lambda method, event: heard.append(event))
+
+    async def scenario(s: ClientSession) -> tuple[set[str], Any]:
+        listed = {tool.name for tool in (await s.list_tools()).tools}
+        return listed, await s.call_tool("speak", {"text": "hello there"})
+
+    listed, refused = asyncio.run(_session(url, scenario))
+    assert "speak" not in listed
+    assert _error(refused)["code"] == "not_found"
+
+    voice = client.call("voice.start", {"agentId": agent["id"]}, timeout=60)
+    # A reconnecting client resumes its session by id; a second session is refused.
+    resumed = client.call("voice.start", {"voiceId": voice["voiceId"]})
+    assert (resumed["voiceId"], resumed["agentId"]) == (voice["voiceId"], agent["id"])
+    with pytest.raises(PaseoError) as second:
+        client.call("voice.start", {"agentId": agent["id"]})
+    assert second.value.code == "conflict"
+    listed, spoken = asyncio.run(_session(url, scenario))
+    assert listed == ALL_TOOLS | VOICE_ONLY
+    said = _data(spoken)
+    assert said["voiceId"] == voice["voiceId"]
+    assert said["chunks"] >= 1
+    wait_for(lambda: len(heard) >= said["chunks"], timeout=30, what="the voice.output pieces")
+    assert heard[0]["text"] == "hello there"
+    assert heard[-1]["final"] is True
+    assert all(event["speechId"] == said["speechId"] for event in heard)
+
+    assert client.call("voice.stop", {"voiceId": voice["voiceId"]})["stopped"] is True
+    listed, refused = asyncio.run(_session(url, scenario))
+    assert "speak" not in listed
+    assert _error(refused)["code"] == "not_found"

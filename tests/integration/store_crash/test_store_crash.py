@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.store_crash_writer import MODES, Op, apply, open_driver, plan
+from helpers.store_crash_writer import MODES, UNCACHED_JSON, Op, apply, open_driver, plan
 
 from paseo.fs import is_temp_file
 from paseo.testing.store_conformance import snapshot
@@ -37,7 +37,7 @@ from paseo.testing.store_conformance import snapshot
 WRITER = Path(__file__).resolve().parents[2] / "helpers" / "store_crash_writer.py"
 ITERATIONS = int(os.environ.get("PASEO_CRASH_ITERATIONS", "8"))
 SEED_BASE = int(os.environ.get("PASEO_CRASH_SEED", "0"))
-DRIVERS = ("json", "sqlite")
+DRIVERS = ("json", UNCACHED_JSON, "sqlite")
 CHILD_DEADLINE = 60.0
 """Seconds after which a writer that was neither killed nor finished is killed anyway."""
 

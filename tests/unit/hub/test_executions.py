@@ -187,6 +187,52 @@ def test_a_completed_turn_disarms_its_resume_intent(home: Path) -> None:
     run(body())
 
 
+def test_auto_archive_follows_the_initial_turn_only_when_it_completes(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            # The Hub's own archive-on-finish is off: only the daemon may archive here.
+            options = {"autoArchive": True, "auto_archive": False}
+            done = await hub.create(daemon_id, prompt="p", cwd="/repo", **options)
+            canceled = await hub.create(daemon_id, prompt="q", cwd="/repo", **options)
+            plain = await hub.create(daemon_id, prompt="r", cwd="/repo", auto_archive=False)
+            stored = json.loads((home / INTENTS).read_text())["intents"]
+            assert stored[done["executionId"]]["autoArchive"] is True
+            agents.finish_turn(done["agentId"])
+            await agents.interrupt(canceled["agentId"])
+            agents.finish_turn(plain["agentId"])
+            await hub_service.flush()
+            assert agents.agents[done["agentId"]].archived
+            assert not agents.agents[canceled["agentId"]].archived
+            assert not agents.agents[plain["agentId"]].archived
+            await hub_service.stop()
+
+    run(body())
+
+
+def test_auto_archive_holds_for_the_turn_replayed_after_a_restart(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            answer = await hub.create(
+                daemon_id, prompt="p", cwd="/repo", autoArchive=True, auto_archive=False
+            )
+            execution = hub.executions[answer["executionId"]]
+            hub_service = await restarted(hub, home, agents, hub_service)
+            await hub.wait_for(lambda: len(execution.responses) == 2)
+            agent = agents.agents[answer["agentId"]]
+            assert len(agent.prompts) == 2
+            assert not agent.archived
+            agents.finish_turn(agent.id)
+            await hub_service.flush()
+            assert agent.archived
+            await hub_service.stop()
+
+    run(body())
+
+
 def _mcp(url: str, token: str | None, call: dict[str, Any]) -> tuple[int, Any]:
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if token is not None:

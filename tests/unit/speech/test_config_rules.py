@@ -1,7 +1,7 @@
-"""The speech configuration rules of issue 18 item 2, against the existing config API.
-
-Rules the current config code does not satisfy are listed in the speech helper's report, not
-here (see docs/speech.md, "Configuration").
+"""The speech configuration rules of issue 18 item 2, one test (or more) per rule: loading
+(legacy folding, provider-less sites, lower-cased names, discarded fields), reads (``hasApiKey``,
+``envOverrides``), patches (replace on a provider change, merge and keep the key otherwise,
+``null`` clears) and the round trip of a read a client saves back unchanged.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import pytest
 
 from paseo.config import load_config, patch
 from paseo.config.load import patch_file
+from paseo.config.speech_settings import clean_patch, read_view
+from paseo.daemon.reload import REDACTED
 from paseo.speech.engines import site_settings
 
 
@@ -169,7 +171,163 @@ def test_switching_providers_and_back_discards_the_old_credentials(tmp_path: Pat
     assert "sk-1" not in path.read_text()
 
 
-def test_reads_over_rpc_never_return_the_key(tmp_path: Path) -> None:
+# --- reads: hasApiKey, envOverrides ------------------------------------------------------------
+
+
+def test_reads_replace_keys_with_has_api_key() -> None:
+    document = {
+        "features": {
+            "dictation": {"stt": OPENAI_SITE},
+            "voiceMode": {
+                "stt": {"provider": "openai"},
+                "tts": {"provider": "local", "voice": "en-us"},
+            },
+        }
+    }
+    view = read_view(document)
+    assert view["features"]["dictation"]["stt"] == {
+        **{k: v for k, v in OPENAI_SITE.items() if k != "apiKey"},
+        "hasApiKey": True,
+    }
+    assert view["features"]["voiceMode"]["stt"] == {"provider": "openai", "hasApiKey": False}
+    # A local site has no key to speak of.
+    assert view["features"]["voiceMode"]["tts"] == {"provider": "local", "voice": "en-us"}
+    assert document["features"]["dictation"]["stt"]["apiKey"] == "sk-1"  # the input is untouched
+
+
+def test_env_overrides_name_the_environment_an_openai_site_uses(tmp_path: Path) -> None:
+    env = {"OPENAI_API_KEY": "sk-env", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    loaded = _load(
+        tmp_path,
+        {
+            "features": {
+                "dictation": {"stt": {"provider": "openai"}},
+                "voiceMode": {"stt": {"provider": "openai", "apiKey": "sk-own"}},
+            }
+        },
+        env={**env, "PASEO_VOICE_TTS_PROVIDER": "openai"},
+    )
+    overrides = loaded.env_overrides
+    assert overrides["features.dictation.stt.apiKey"] == "OPENAI_API_KEY"
+    assert overrides["features.dictation.stt.baseUrl"] == "OPENAI_BASE_URL"
+    # Its own key wins over the environment: only the URL comes from there.
+    assert "features.voiceMode.stt.apiKey" not in overrides
+    assert overrides["features.voiceMode.stt.baseUrl"] == "OPENAI_BASE_URL"
+    # A site the environment switched to openai takes its credentials from there too.
+    assert overrides["features.voiceMode.tts.provider"] == "PASEO_VOICE_TTS_PROVIDER"
+    assert overrides["features.voiceMode.tts.apiKey"] == "OPENAI_API_KEY"
+    assert "sk-env" not in json.dumps(overrides)
+
+
+def test_env_overrides_name_nothing_for_local_sites(tmp_path: Path) -> None:
+    loaded = _load(tmp_path, {}, env={"OPENAI_API_KEY": "sk-env"})
+    assert not any(path.startswith("features.") for path in loaded.env_overrides)
+
+
+# --- the round trip of a read saved back ---------------------------------------------------------
+
+
+def test_a_read_saved_back_keeps_the_stored_key() -> None:
+    stored = _with_site(OPENAI_SITE)
+    assert patch(stored, clean_patch(read_view(stored), REDACTED)) == stored
+
+
+def test_a_read_saved_back_with_a_change_keeps_the_key_and_applies_the_change() -> None:
+    edited = read_view(_with_site(OPENAI_SITE))
+    edited["features"]["dictation"]["stt"]["model"] = "gpt-4o-transcribe"
+    result = patch(_with_site(OPENAI_SITE), clean_patch(edited, REDACTED))
+    assert _site(result, "features", "dictation", "stt") == {
+        **OPENAI_SITE,
+        "model": "gpt-4o-transcribe",
+    }
+
+
+def test_a_placeholder_key_keeps_the_stored_key_and_a_new_key_replaces_it() -> None:
+    placeholder = _with_site({"provider": "openai", "apiKey": REDACTED})
+    kept = patch(_with_site(OPENAI_SITE), clean_patch(placeholder, REDACTED))
+    assert _site(kept, "features", "dictation", "stt")["apiKey"] == "sk-1"
+    new = patch(_with_site(OPENAI_SITE), clean_patch(_with_site({"apiKey": "sk-2"}), REDACTED))
+    assert _site(new, "features", "dictation", "stt")["apiKey"] == "sk-2"
+    cleared = patch(_with_site(OPENAI_SITE), clean_patch(_with_site({"apiKey": None}), REDACTED))
+    assert "apiKey" not in _site(cleared, "features", "dictation", "stt")
+
+
+def test_a_read_of_a_switched_site_saved_back_discards_the_old_key(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(_with_site(OPENAI_SITE)))
+    edited = read_view(_with_site(OPENAI_SITE))
+    edited["features"]["dictation"]["stt"] = {"provider": "local", "language": "en"}
+    written = patch_file(path, clean_patch(edited, REDACTED))
+    assert _site(written.document, "features", "dictation", "stt") == {
+        "provider": "local",
+        "language": "en",
+    }
+    assert "sk-1" not in path.read_text()
+
+
+def test_a_legacy_file_read_and_saved_back_keeps_its_folded_key(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    legacy = {
+        "providers": {"openai": {"apiKey": "sk-legacy", "tts": {"baseUrl": "http://tts/v1"}}},
+        "features": {
+            "dictation": {"stt": {"provider": "OpenAI"}},
+            "voiceMode": {"tts": {"provider": "openai", "voice": "nova"}},
+        },
+    }
+    path.write_text(json.dumps(legacy))
+    loaded = load_config(path, env={}, home=tmp_path)
+    read = read_view(loaded.document)
+    assert read["features"]["dictation"]["stt"] == {"provider": "openai", "hasApiKey": True}
+    written = patch_file(path, clean_patch(read, REDACTED))
+    features = written.document["features"]
+    # The next save writes only the inline shape, every folded value kept.
+    assert features["dictation"]["stt"] == {"provider": "openai", "apiKey": "sk-legacy"}
+    assert features["voiceMode"]["tts"] == {
+        "provider": "openai",
+        "voice": "nova",
+        "apiKey": "sk-legacy",
+        "baseUrl": "http://tts/v1",
+    }
+    assert "providers" not in json.loads(path.read_text())
+
+
+ROUND_TRIPS = {
+    "legacy shared key": {
+        "providers": {"openai": {"apiKey": "sk-a", "stt": {"baseUrl": "http://stt/v1"}}},
+        "features": {"voiceMode": {"stt": {"provider": "openai"}}},
+    },
+    "legacy key with no site": {"providers": {"openai": {"apiKey": "sk-b"}}},
+    "provider-less site": {"features": {"voiceMode": {"tts": {"voice": "en-us"}}}},
+    "upper-case provider": {"features": {"dictation": {"stt": {"provider": "OPENAI"}}}},
+    "foreign fields": {
+        "features": {"dictation": {"stt": {"provider": "local", "apiKey": "sk-c", "model": "m"}}}
+    },
+    "language on both variants": {
+        "features": {
+            "dictation": {"stt": {"provider": "local", "language": "de"}},
+            "voiceMode": {"stt": {"provider": "openai", "language": "fr", "apiKey": "sk-d"}},
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("document", ROUND_TRIPS.values(), ids=list(ROUND_TRIPS))
+def test_every_rule_survives_a_read_saved_back(tmp_path: Path, document: dict[str, Any]) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(document))
+    first = load_config(path, env={}, home=tmp_path)
+    patch_file(path, clean_patch(read_view(first.document), REDACTED))
+    second = load_config(path, env={}, home=tmp_path)
+    # What the daemon runs with is unchanged, and the file now holds only the inline shape.
+    assert second.resolved == first.resolved
+    assert second.document == first.document
+    assert json.loads(path.read_text()) == first.document
+    assert not [w for w in second.warnings if w.severity == "warning"]
+
+
+def test_reads_over_rpc_say_has_api_key_and_a_saved_back_read_keeps_the_key(
+    tmp_path: Path,
+) -> None:
     from helpers.daemon_rpc import kill_leftover, start_daemon, stop_daemon
 
     from paseo.client.sync import SyncClient
@@ -177,12 +335,24 @@ def test_reads_over_rpc_never_return_the_key(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.json").write_text(json.dumps(_with_site(OPENAI_SITE)))
-    live = start_daemon(home)
+    live = start_daemon(home, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     try:
         with SyncClient(live.url, home=home) as client:
-            answer = client.call("config.get", {"path": "features.dictation.stt"})
+            answer = client.call("config.get", {})
+            saved = client.call(
+                "config.patch", {"patch": {"features": answer["config"]["features"]}}
+            )
+            again = client.call("config.get", {"path": "features.dictation.stt"})
     finally:
         stop_daemon(home)
         kill_leftover(live.pid)
-    assert answer["config"]["provider"] == "openai"
-    assert "sk-1" not in json.dumps(answer)
+    site = answer["config"]["features"]["dictation"]["stt"]
+    assert site["hasApiKey"] is True
+    assert answer["resolved"]["features"]["dictation"]["stt"]["hasApiKey"] is True
+    assert answer["envOverrides"]["features.dictation.stt.baseUrl"] == "OPENAI_BASE_URL"
+    assert "sk-1" not in json.dumps([answer, saved, again])
+    assert saved["config"]["features"]["dictation"]["stt"]["hasApiKey"] is True
+    assert again["config"] == site
+    assert json.loads((home / "config.json").read_text())["features"]["dictation"]["stt"] == (
+        OPENAI_SITE
+    )

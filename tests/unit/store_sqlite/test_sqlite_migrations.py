@@ -21,7 +21,8 @@ from paseo.testing.store_conformance import agent_data
 # migration instead, and pin its digest here.
 PINNED_SHA256 = {
     "0001_initial_schema": "e1732124735efeff3eac450225473d652d8e8e0f4c3b799755c05398eee4996b",
-    "0002_trash": "8343b67971ae239cb4a379550ad7c2d1c416d7d1a4ea360b04e08282222f29ff",
+    "0002_agent_lookups": "e47a8b258d3c80ea347c0f58d510b95878afaa9549ff11d0732a3fe51c108b11",
+    "0003_trash": "8343b67971ae239cb4a379550ad7c2d1c416d7d1a4ea360b04e08282222f29ff",
 }
 
 
@@ -120,15 +121,17 @@ def test_split_statements_keeps_semicolons_inside_literals() -> None:
     ]
 
 
-def test_the_trash_migration_copies_existing_tombstones(home: Path, arun) -> None:
-    """A database written before ``0002_trash`` whose records carry ``deletedAt`` (a newer
-    writer's field, kept verbatim) gets the ``deleted_at`` column filled from them."""
+@pytest.mark.parametrize("applied", [1, 2], ids=["from-0001", "from-0002"])
+def test_the_trash_migration_copies_existing_tombstones(home: Path, arun, applied: int) -> None:
+    """A database written before ``0003_trash`` (with only the initial schema, or also the
+    agent lookups) whose records carry ``deletedAt`` (a newer writer's field, kept verbatim)
+    gets every later migration and the ``deleted_at`` column filled from them."""
     path = home / DATABASE_FILE
     tomb = agent_data(deletedAt="2026-01-02T00:00:00.000Z")
     live = agent_data(created_at="2026-01-01T00:00:01.000Z")
 
     async def seed() -> None:
-        db = Database(path, migrations=MIGRATIONS[:1])
+        db = Database(path, migrations=MIGRATIONS[:applied])
         await db.open()
 
         def insert(conn: sqlite3.Connection) -> None:
@@ -161,3 +164,6 @@ def test_the_trash_migration_copies_existing_tombstones(home: Path, arun) -> Non
 
     arun(seed())
     assert arun(listed()) == ([live["id"]], [tomb["id"]])
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")] == [
+        m.id for m in MIGRATIONS
+    ]

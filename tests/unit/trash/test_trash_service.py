@@ -57,6 +57,7 @@ class Agents:
     def __init__(self) -> None:
         self.busy_checks = 0
         self.readmitted: list[str] = []
+        self.cleaned_up: list[str] = []
 
     def working(self) -> bool:
         if self.busy_checks > 0:
@@ -66,6 +67,9 @@ class Agents:
 
     def readmit(self, record: AgentRecord) -> None:
         self.readmitted.append(record.id)
+
+    async def purged(self, agent_id: str) -> None:
+        self.cleaned_up.append(agent_id)
 
 
 Body = Callable[[Store, TrashService, Clock, Agents, Path], Awaitable[None]]
@@ -154,6 +158,7 @@ def test_purge_waits_for_retention_idle_agents_and_the_daily_bound(
         assert report is not None
         assert report.purged == [old]
         assert report.cleaned == 1
+        assert agents.cleaned_up == [old]
         assert await store.agents.get(old) is None
         assert await store.timeline.read(old) == []
         assert not (home / RUNS_DIR / old).exists()
@@ -224,11 +229,13 @@ def test_a_failed_cleanup_stays_queued_and_is_retried(driver: str, tmp_path: Pat
         assert (await trash.maintain()).failed == 1  # type: ignore[union-attr]
         [item] = await store.trash.queued()
         assert item.attempts == 2
+        assert agents.cleaned_up == []
         # Fixed: the next idle pass finishes it.
         runs.unlink()
         report = await trash.maintain()
         assert report is not None
         assert report.cleaned == 1
+        assert agents.cleaned_up == [agent_id]
         assert await store.trash.queued() == []
 
     _run(driver, tmp_path, body)
@@ -277,6 +284,7 @@ def test_a_queued_item_whose_id_is_owned_again_is_retired_untouched(
         report = await trash.maintain()
         assert report is not None
         assert report.cleaned == 0
+        assert agents.cleaned_up == []
         assert await store.trash.queued() == []
         assert (home / RUNS_DIR / agent_id / "state.json").exists()
         assert [a.id for a in (await store.agents.list(AgentFilter())).items] == [agent_id]

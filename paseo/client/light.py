@@ -1,0 +1,137 @@
+"""A light synchronous client for the CLI's one-shot calls (``paseo ls``, ``paseo project``).
+
+Standard library and websockets' threading client only: no asyncio, no pydantic, so a
+command that makes a few calls and exits costs little more than starting Python and opening
+a WebSocket. It connects, says hello, answers :meth:`LightClient.call` with the raw JSON
+result and raises the same errors as :class:`paseo.client.client.PaseoClient`; it does not
+reconnect and ignores notifications. Commands that follow notifications use
+:class:`paseo.client.sync.SyncClient`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from paseo_hookspecs.errors import AccessDenied, Unavailable
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect, unix_connect
+
+from paseo import __version__
+from paseo.client.discovery import discover
+from paseo.rpc.errors import ConnectionLost, from_error_object
+
+MAX_MESSAGE = 64 * 1024 * 1024
+
+
+class LightClient:
+    """Connected and greeted on construction; use as a context manager or call :meth:`close`.
+
+    ``host``, ``home`` and ``env`` follow :func:`paseo.client.discovery.discover`.
+    """
+
+    def __init__(
+        self,
+        host: str | None = None,
+        *,
+        home: Path | str | None = None,
+        client_type: str = "cli",
+        connect_timeout: float = 10.0,
+        request_timeout: float = 60.0,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.request_timeout = request_timeout
+        self._ids = itertools.count(1)
+        target = discover(host, home=home, env=env)
+        self.target = target
+        options: dict[str, Any] = {
+            "additional_headers": {"Authorization": f"Bearer {target.token}"}
+            if target.token
+            else {},
+            "open_timeout": connect_timeout,
+            "max_size": MAX_MESSAGE,
+            "compression": None,
+            "user_agent_header": f"paseo-client/{__version__}",
+            # A one-shot call needs no keepalive thread.
+            "ping_interval": None,
+        }
+        # websockets 17 wants its connection entered (as a context manager), as older ones allow.
+        self._stack = contextlib.ExitStack()
+        try:
+            if target.address.path is not None:
+                opening = unix_connect(target.address.path, "ws://localhost/ws", **options)
+            else:
+                opening = connect(target.address.ws_url(), **options)
+            ws = self._stack.enter_context(opening)
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            if status == 401:
+                raise AccessDenied(
+                    "the daemon refused the credentials (local credential or PASEO_PASSWORD)"
+                ) from None
+            if status == 403:
+                raise AccessDenied("the daemon refused this Host or Origin") from None
+            raise Unavailable(f"the daemon refused the connection (HTTP {status})") from None
+        except (OSError, TimeoutError) as exc:
+            raise target.not_running(str(exc)) from None
+        self._ws: ClientConnection = ws
+        try:
+            self.hello: dict[str, Any] = self.call(
+                "server.hello",
+                {
+                    "clientId": f"py-{os.urandom(6).hex()}",
+                    "clientType": client_type,
+                    "version": __version__,
+                },
+            )
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> LightClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def call(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> Any:
+        """Call ``method`` and return its raw JSON result; ``timeout`` bounds the wait for the
+        answer (default: the client's request timeout)."""
+        limit = self.request_timeout if timeout is None else timeout
+        request_id = next(self._ids)
+        frame = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": dict(params or {})}
+        deadline = time.monotonic() + limit
+        try:
+            self._ws.send(json.dumps(frame, separators=(",", ":")))
+            while True:
+                text = self._ws.recv(timeout=max(0.0, deadline - time.monotonic()))
+                message = json.loads(text)
+                if not isinstance(message, dict):
+                    continue
+                if message.get("id") == request_id and "method" not in message:
+                    if "error" in message:
+                        raise from_error_object(message["error"])
+                    return message.get("result")
+                if message.get("method") == "server.resync":
+                    dropped = (message.get("params") or {}).get("droppedRequestIds") or []
+                    if request_id in dropped:
+                        raise ConnectionLost(
+                            "the answer was dropped: this client fell behind (server.resync)"
+                        )
+        except ConnectionClosed:
+            raise ConnectionLost("the connection to the daemon was lost") from None
+        except TimeoutError:
+            raise Unavailable(f"{method} timed out after {limit:.0f}s") from None
+        except ValueError:
+            raise Unavailable(f"{method}: the daemon answered a frame that is not JSON") from None

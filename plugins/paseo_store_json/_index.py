@@ -1,0 +1,257 @@
+"""What the JSON store keeps in memory of a one-file-per-record collection: a compact index.
+
+Each record is an index row (``__slots__``, interned repeated strings): its sort key, its
+file, and the few fields listings filter on. Full records are read from their file on demand
+and kept in a :class:`RecordCache` bounded by count, so memory no longer grows with the
+record's size (10,000 closed agents cost a few MiB instead of ~80 MiB).
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any, Generic, Protocol, TypeVar
+
+from paseo_hookspecs.records import AgentRecord, CleanupItem, ScheduleRecord
+from paseo_hookspecs.store import AgentFilter
+from pydantic import BaseModel, ConfigDict, create_model
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_CACHE_RECORDS = 256
+"""Full records kept per collection (the newest read or written). A listing page is read from
+the files, so this only spares re-reading the records being worked on."""
+
+_intern = sys.intern
+
+
+def index_fields(model: type[BaseModel], names: tuple[str, ...]) -> type[BaseModel]:
+    """A model of just ``names`` of ``model`` (same types, defaults and strictness), every
+    other key ignored.
+
+    Opening a home validates each record file with it: pydantic then checks the JSON and the
+    indexed fields without building the record's nested models (several times faster than
+    the full model, and faster than ``json.loads``). The rest of a record is validated when
+    it is first read in full, which quarantines a file that fails then.
+    """
+    declared = model.model_fields
+    fields: dict[str, Any] = {name: (declared[name].annotation, declared[name]) for name in names}
+    return create_model(
+        f"{model.__name__}IndexFields",
+        __config__=ConfigDict(extra="ignore", strict=True, defer_build=True),
+        **fields,
+    )
+
+
+AGENT_INDEX_FIELDS = index_fields(
+    AgentRecord,
+    (
+        "id",
+        "cwd",
+        "createdAt",
+        "workspaceId",
+        "provider",
+        "lastStatus",
+        "archivedAt",
+        "requiresAttention",
+        "labels",
+        "title",
+        "deletedAt",
+    ),
+)
+SCHEDULE_INDEX_FIELDS = index_fields(ScheduleRecord, ("id", "createdAt", "status"))
+
+
+class Row(Protocol):
+    """What every index row has: the listing key and the record's file."""
+
+    id: str
+    createdAt: str
+    path: str
+
+
+R = TypeVar("R", bound=Row)
+
+
+class PlainRow:
+    """An index row that filters on nothing (managed processes)."""
+
+    __slots__ = ("createdAt", "id", "path")
+
+    def __init__(self, record: Any, path: str) -> None:
+        self.id: str = record.id
+        self.createdAt: str = str(getattr(record, "createdAt", ""))
+        self.path: str = path
+
+
+class CleanupRow:
+    """A queued trash cleanup item in the index: which tombstone its purge removed (an open
+    finishes a purge whose tombstone is still on disk, see
+    :func:`paseo_store_json._load.finish_purges`)."""
+
+    __slots__ = ("agentId", "createdAt", "deletedAt", "id", "path")
+
+    def __init__(self, record: CleanupItem, path: str) -> None:
+        self.id: str = record.id
+        self.createdAt: str = record.createdAt
+        self.path: str = path
+        self.agentId: str = record.agentId
+        self.deletedAt: str = record.deletedAt
+
+
+class ScheduleRow:
+    """A schedule in the index: listings filter on ``status``."""
+
+    __slots__ = ("createdAt", "id", "path", "status")
+
+    def __init__(self, record: ScheduleRecord | Any, path: str) -> None:
+        self.id: str = record.id
+        self.createdAt: str = record.createdAt
+        self.path: str = path
+        self.status: str = _intern(record.status)
+
+
+class AgentRow:
+    """An agent in the index: every field an :class:`AgentFilter` reads, and the title (names
+    resolve by title). ``deletedAt`` is kept whole, not as a flag: an interrupted purge is
+    recognised by its cleanup item's ``deletedAt`` matching the tombstone's."""
+
+    __slots__ = (
+        "archived",
+        "attention",
+        "createdAt",
+        "deletedAt",
+        "id",
+        "labels",
+        "path",
+        "provider",
+        "status",
+        "title",
+        "workspaceId",
+    )
+
+    def __init__(self, record: AgentRecord | Any, path: str) -> None:
+        self.id: str = record.id
+        self.createdAt: str = record.createdAt
+        self.path: str = path
+        self.workspaceId: str | None = (
+            None if record.workspaceId is None else _intern(record.workspaceId)
+        )
+        self.provider: str = _intern(record.provider)
+        self.status: str = _intern(record.lastStatus)
+        self.archived: bool = record.archivedAt is not None
+        self.attention: bool = bool(record.requiresAttention)
+        self.labels: tuple[tuple[str, str], ...] = tuple(
+            (_intern(key), value) for key, value in record.labels.items()
+        )
+        self.title: str | None = record.title
+        self.deletedAt: str | None = record.deletedAt
+
+    def matches(self, flt: AgentFilter) -> bool:
+        if self.archived and not flt.include_archived:
+            return False
+        if flt.trashed is not None and (self.deletedAt is not None) != flt.trashed:
+            return False
+        if flt.workspace_id is not None and self.workspaceId != flt.workspace_id:
+            return False
+        if flt.provider is not None and self.provider != flt.provider:
+            return False
+        if flt.statuses is not None and self.status not in flt.statuses:
+            return False
+        if flt.labels and not all(pair in self.labels for pair in flt.labels.items()):
+            return False
+        if flt.id_prefix is not None and not self.id.lower().startswith(flt.id_prefix.lower()):
+            return False
+        if flt.title is not None and self.title != flt.title:
+            return False
+        return flt.requires_attention is None or self.attention == flt.requires_attention
+
+
+class SortedIndex(Generic[R]):
+    """Rows by id, plus their ``(createdAt, id)`` keys in order for cursor pagination."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, R] = {}
+        self.keys: list[tuple[str, str]] = []
+
+    def load(self, rows: Iterable[R]) -> None:
+        """Fill an empty index (one sort instead of one insertion per row)."""
+        for row in rows:
+            self.rows[row.id] = row
+        self.keys = sorted((row.createdAt, row.id) for row in self.rows.values())
+
+    def put(self, row: R) -> None:
+        """Insert or replace ``row``."""
+        old = self.rows.get(row.id)
+        if old is not None:
+            del self.keys[bisect.bisect_left(self.keys, (old.createdAt, old.id))]
+        self.rows[row.id] = row
+        bisect.insort(self.keys, (row.createdAt, row.id))
+
+    def pop(self, row_id: str) -> R | None:
+        row = self.rows.pop(row_id, None)
+        if row is not None:
+            del self.keys[bisect.bisect_left(self.keys, (row.createdAt, row.id))]
+        return row
+
+    def walk(
+        self, cursor_key: tuple[str, str] | None, *, descending: bool = False
+    ) -> Iterator[tuple[tuple[str, str], R]]:
+        """Rows strictly after ``cursor_key`` in key order (before it, newest first, with
+        ``descending``)."""
+        keys = self.keys
+        if descending:
+            end = len(keys) if cursor_key is None else bisect.bisect_left(keys, cursor_key)
+            positions: range = range(end - 1, -1, -1)
+        else:
+            start = 0 if cursor_key is None else bisect.bisect_right(keys, cursor_key)
+            positions = range(start, len(keys))
+        for index in positions:
+            key = keys[index]
+            yield key, self.rows[key[1]]
+
+
+class RecordCache(Generic[M]):
+    """The most recently used full records, at most ``capacity`` of them."""
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 0:
+            raise ValueError("a record cache holds zero or more records")
+        self.capacity = capacity
+        self._records: OrderedDict[str, M] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def get(self, row_id: str) -> M | None:
+        record = self._records.get(row_id)
+        if record is not None:
+            self._records.move_to_end(row_id)
+        return record
+
+    def put(self, row_id: str, record: M) -> None:
+        if self.capacity == 0:
+            return
+        self._records[row_id] = record
+        self._records.move_to_end(row_id)
+        while len(self._records) > self.capacity:
+            self._records.popitem(last=False)
+
+    def drop(self, row_id: str) -> None:
+        self._records.pop(row_id, None)
+
+
+__all__ = [
+    "AGENT_INDEX_FIELDS",
+    "DEFAULT_CACHE_RECORDS",
+    "SCHEDULE_INDEX_FIELDS",
+    "AgentRow",
+    "CleanupRow",
+    "PlainRow",
+    "RecordCache",
+    "Row",
+    "ScheduleRow",
+    "SortedIndex",
+]
