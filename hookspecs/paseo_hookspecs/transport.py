@@ -63,6 +63,11 @@ class PeerFacts:
     credential: str | None = None
     """The token presented (an ``Authorization: Bearer`` value, or a browser's
     ``paseo.bearer.<token>`` subprotocol), ``None`` when there is none."""
+    peer_uid: int | None = None
+    """The user id of a unix-socket peer as the kernel reported it (``SO_PEERCRED``), ``None``
+    when not read. A peer running as the daemon's own user is admitted as ``local`` without a
+    credential (the socket is the credential: it is created 0600 in the daemon's home);
+    transports that do not read it keep requiring the token."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,11 @@ class TransportHost(Protocol):
 
     def config_section(self, plugin_id: str) -> Any:
         """The validated settings model of ``plugin_id`` (``None`` when it has none)."""
+
+    @property
+    def home(self) -> str:
+        """The daemon's home directory (``$PASEO_HOME``), where a transport may create its
+        own unix socket."""
 
     async def admit(
         self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False

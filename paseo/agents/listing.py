@@ -26,6 +26,9 @@ class ListFilter:
     statuses: set[str] | None = None
 
     def admits(self, record: AgentRecord) -> bool:
+        # Internal agents (metadata generation) are the daemon's, never a listing's.
+        if record.internal:
+            return False
         if record.archivedAt is not None and not self.include_archived:
             return False
         if self.provider is not None and record.provider != self.provider:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paseo_hookspecs.events import PermissionRequest
-from paseo_hookspecs.interfaces.agent import AgentSession
+from paseo_hookspecs.interfaces.agent import AgentSession, PromptImage
 from paseo_hookspecs.records import AgentRecord, PersistenceHandle, RuntimeInfo, dump_record
 from pydantic import ValidationError
 
@@ -73,6 +73,8 @@ class LiveAgent:
     """Bumped whenever a session is dropped: events of older sessions are ignored."""
     runner: asyncio.Task[None] | None = None
     next_prompt: tuple[str, str] | None = None
+    images: dict[str, list[PromptImage]] = field(default_factory=dict)
+    """The images of the queued prompt, by its message id."""
     want_session: bool = False
     latest_prompt: str | None = None
     latest_text: str | None = None

@@ -27,10 +27,13 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import PermissionRequest
+from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
+from paseo_hookspecs.records.agent import PersistenceHandle
+from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 
 from paseo.agents import creation, environments, permissions, recovery
 from paseo.agents.environments import AgentEnvironments
@@ -39,11 +42,13 @@ from paseo.agents.live import (
     AGENT_STREAM_PREFIX,
     AGENTS_STREAM,
     STREAM_ACCESS,
+    AgentStartError,
     LiveAgent,
     runtime_changes,
 )
-from paseo.agents.ports import AgentPlugins, SessionTools, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, SessionTools, TitleSource, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
+from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
 from paseo.agents.runner import PromptRunner
@@ -104,6 +109,10 @@ class AgentService:
         self._placement = placement
         self.roster = AgentRoster(store, publisher, plugins)
         self._rooms: _Rooms | None = None
+        self.titles: TitleSource | None = None
+        """Bound by the composition root once the metadata service exists."""
+        self._titling: set[str] = set()
+        """Agents whose title was asked for in this run (once is enough)."""
 
     # ================================================================ service lifecycle
 
@@ -213,8 +222,12 @@ class AgentService:
         ``extra_fields`` go into the record before it is first written (see
         :func:`paseo.agents.creation.new_record`); ``env`` is added to the environment of
         every program the agent runs, and kept out of the record
-        (:mod:`paseo.agents.environments`)."""
+        (:mod:`paseo.agents.environments`). A ``profile`` fills in what ``params`` leaves
+        unset (:mod:`paseo.agents.profiles`)."""
         variables = environments.checked(env or {})
+        if params.profile is not None:
+            profile = find_profile(self.config.resolved.daemon.agentProfiles, params.profile)
+            params = apply_profile(params, profile)
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
@@ -231,22 +244,92 @@ class AgentService:
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "agent.created")
         if params.initialPrompt:
-            await self.send(record.id, params.initialPrompt, params.messageId)
+            await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:
             agent.want_session = True
             self._started.runner.kick(agent)
         return agent.record
 
+    async def _holder_of(self, provider: str, session_id: str) -> str | None:
+        """The agent holding ``provider``'s conversation ``session_id``: a loaded agent's
+        in-memory record first, then every stored agent of that provider, page by page."""
+        for existing in self.agents.values():
+            held = existing.record.persistence
+            if held is not None and (held.provider, held.sessionId) == (provider, session_id):
+                return existing.id
+        wanted = AgentFilter(provider=provider, include_archived=True)
+        cursor: str | None = None
+        while True:
+            page = await self.store.agents.list(wanted, cursor=cursor, limit=MAX_PAGE_SIZE)
+            for stored in page.items:
+                held = stored.persistence
+                if held is not None and (held.provider, held.sessionId) == (provider, session_id):
+                    return stored.id
+            cursor = page.next_cursor
+            if cursor is None:
+                return None
+
+    async def import_session(self, params: AgentCreateParams, session_id: str) -> AgentRecord:
+        """Adopt the provider's existing conversation ``session_id`` as a new agent: its session
+        is resumed at once and the timeline refilled from the program's history. An agent whose
+        conversation cannot be resumed is not kept (the error says why)."""
+        record = await creation.new_record(
+            params, self.registry, self.store.workspaces, self._placement
+        )
+        holder = await self._holder_of(record.provider, session_id)
+        if holder is not None:
+            raise Conflict(
+                f"agent {holder[:8]} already holds {record.provider} conversation "
+                f"{session_id}; use it (`paseo send {holder[:8]} …`)",
+                data={"agentId": holder},
+            )
+        handle = PersistenceHandle.model_validate(
+            {"provider": record.provider, "sessionId": session_id, "nativeHandle": session_id}
+        )
+        record = record.model_copy(update={"persistence": handle})
+        if not await self.store.agents.insert(record):
+            raise Conflict(f"agent id {record.id} is taken; retry")
+        agent = self.roster.adopt(record)
+        self.roster.publish_record(agent.record, "agent.created")
+        try:
+            session = await self._started.sessions.ensure(agent, adopting=True)
+        except AgentStartError as exc:
+            await self.delete(agent.id)
+            raise Unavailable(f"cannot import {session_id}: {exc}") from None
+        if session.session_id != session_id:
+            # The program started a conversation of its own instead (an ACP agent that could
+            # not load it): that is not the one asked for.
+            await self.delete(agent.id)
+            raise NotFound(
+                f"the {record.provider} program could not resume conversation {session_id} "
+                "(it does not know it, or cannot resume); check the id and --cwd"
+            )
+        return agent.record
+
     # ================================================================ operations
 
     async def send(
-        self, reference: str, text: str, message_id: str | None = None
+        self,
+        reference: str,
+        text: str,
+        message_id: str | None = None,
+        images: list[PromptImage] | None = None,
     ) -> tuple[LiveAgent, str, bool]:
-        """Queue ``text`` as the agent's next prompt; returns ``(agent, messageId, accepted)``
-        (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
+        """Queue ``text`` (with ``images``) as the agent's next prompt; returns ``(agent,
+        messageId, accepted)`` (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = await self.get(reference)
-        message_id, accepted = await self._started.runner.send(agent, text, message_id)
+        message_id, accepted = await self._started.runner.send(agent, text, message_id, images)
+        if accepted:
+            self._maybe_title(agent, text)
         return agent, message_id, accepted
+
+    def _maybe_title(self, agent: LiveAgent, prompt: str) -> None:
+        if self.titles is None or agent.internal or agent.record.title is not None:
+            return
+        if agent.id in self._titling:
+            return
+        self._titling.add(agent.id)
+        self.titles.request_title(agent.id, agent.record.cwd, prompt)
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
@@ -276,7 +359,8 @@ class AgentService:
     async def delete(self, reference: str) -> str:
         """Stop the agent and move it to the trash: its record becomes a tombstone
         (``deletedAt``), kept with its timeline, persistence handle and environment until
-        :class:`paseo.trash.service.TrashService` restores or purges it."""
+        :class:`paseo.trash.service.TrashService` restores or purges it. An internal agent
+        (metadata generation) outlives nothing it was started for: it is removed for good."""
         agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="deleted")
         # The whole history goes into the tombstone, and nothing written behind may land after
@@ -285,9 +369,14 @@ class AgentService:
         await agent.writer.flush()
         agent.deleted = True
         agent.timeline.close()
-        await self.store.agents.update(agent.id, {"deletedAt": iso_now()})
+        if agent.internal:
+            await self.store.agents.delete(agent.id)
+            await self.environments.forget(agent.id)
+        else:
+            await self.store.agents.update(agent.id, {"deletedAt": iso_now()})
         self.agents.pop(agent.id, None)
-        self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
+        if not agent.internal:
+            self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()
         return agent.id
 

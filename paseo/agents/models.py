@@ -14,10 +14,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from paseo_hookspecs.events import PermissionRequest
+from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.records import AgentRecord, TimelineEntry
 from pydantic import Field
 
 from paseo.rpc.models import StreamEvent, WireModel
+
+MAX_IMAGES = 10
+"""Images one prompt may carry."""
 
 AgentRef = Field(min_length=1, max_length=300, description="full id, unique id prefix or title")
 
@@ -27,6 +31,13 @@ class AgentRefParams(WireModel):
 
 
 class AgentCreateParams(WireModel):
+    profile: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="an agent profile's id or name (daemon.agentProfiles): its settings are "
+        "the defaults of the fields not given",
+    )
     provider: str | None = Field(
         default=None,
         max_length=100,
@@ -46,8 +57,23 @@ class AgentCreateParams(WireModel):
         default_factory=dict, description="provider-specific options (SessionConfig.extra)"
     )
     initialPrompt: str | None = None
+    images: list[PromptImage] = Field(
+        default_factory=list, max_length=MAX_IMAGES, description="images with initialPrompt"
+    )
     messageId: str | None = Field(default=None, max_length=200)
     internal: bool = Field(default=False, description="internal agents never ask for attention")
+
+
+class AgentImportParams(WireModel):
+    provider: str = Field(min_length=1, max_length=100, description="provider id")
+    sessionId: str = Field(
+        min_length=1,
+        max_length=300,
+        description="the provider's conversation id (Claude session, Codex thread, ACP session)",
+    )
+    cwd: str = Field(description="absolute directory the conversation ran in")
+    title: str | None = Field(default=None, max_length=300)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class AgentResult(WireModel):
@@ -89,6 +115,11 @@ class AgentListResult(WireModel):
 class AgentSendParams(WireModel):
     agentId: str = AgentRef
     text: str = Field(min_length=1)
+    images: list[PromptImage] = Field(
+        default_factory=list,
+        max_length=MAX_IMAGES,
+        description="images the model sees with the text (providers whose program takes them)",
+    )
     messageId: str | None = Field(
         default=None, max_length=200, description="client-chosen id; a repeat is ignored"
     )

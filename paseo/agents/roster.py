@@ -166,7 +166,9 @@ class AgentRoster:
     # ------------------------------------------------------------------ records
 
     def publish_record(self, record: AgentRecord, method: str = "agent.updated") -> None:
-        self.publisher.publish(AGENTS_STREAM, method, {"agent": dump_record(record)})
+        # Internal agents (the daemon's own helpers) are never shown to clients.
+        if not record.internal:
+            self.publisher.publish(AGENTS_STREAM, method, {"agent": dump_record(record)})
 
     async def save(
         self, agent: LiveAgent, changes: dict[str, Any], *, durable: bool = True

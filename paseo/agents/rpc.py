@@ -22,6 +22,7 @@ from paseo.agents.models import (
     AgentCreateParams,
     AgentDetailResult,
     AgentFeatureParams,
+    AgentImportParams,
     AgentListParams,
     AgentListResult,
     AgentModelParams,
@@ -90,6 +91,12 @@ class _Handlers:
     async def create(self, ctx: RpcContext, params: AgentCreateParams) -> AgentResult:
         return AgentResult(agent=await self._ref.get().create(params))
 
+    async def import_session(self, ctx: RpcContext, params: AgentImportParams) -> AgentResult:
+        create = AgentCreateParams(
+            provider=params.provider, cwd=params.cwd, title=params.title, labels=params.labels
+        )
+        return AgentResult(agent=await self._ref.get().import_session(create, params.sessionId))
+
     async def list_agents(self, ctx: RpcContext, params: AgentListParams) -> AgentListResult:
         admit = ListFilter(
             include_archived=params.includeArchived,
@@ -109,7 +116,7 @@ class _Handlers:
 
     async def send(self, ctx: RpcContext, params: AgentSendParams) -> AgentSendResult:
         agent, message_id, accepted = await self._ref.get().send(
-            params.agentId, params.text, params.messageId
+            params.agentId, params.text, params.messageId, params.images
         )
         return AgentSendResult(agentId=agent.id, messageId=message_id, accepted=accepted)
 
@@ -239,7 +246,6 @@ class _Handlers:
             agentId=agent.id, requestId=params.requestId, behavior=params.behavior
         )
 
-
     # --- provider.* --------------------------------------------------------------------------
 
     async def provider_list(
@@ -292,8 +298,7 @@ class _Handlers:
                 for m in models
             ],
             modes=[
-                ModeView(id=m.id, label=m.label, description=m.description)
-                for m in listed_modes
+                ModeView(id=m.id, label=m.label, description=m.description) for m in listed_modes
             ],
         )
 
@@ -327,6 +332,13 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                     AgentCreateParams,
                     AgentResult,
                     "Create an agent (and send its first prompt)",
+                ),
+                _method(
+                    "agent.import",
+                    h.import_session,
+                    AgentImportParams,
+                    AgentResult,
+                    "Adopt an existing provider conversation, with its history, as an agent",
                 ),
                 _method(
                     "agent.list",

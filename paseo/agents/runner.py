@@ -18,7 +18,7 @@ from typing import Any
 
 from paseo_hookspecs.errors import Conflict, PaseoError, Unavailable
 from paseo_hookspecs.events import Timeline, TurnCanceled, TurnFailed, UserMessageItem
-from paseo_hookspecs.interfaces.agent import AgentSession
+from paseo_hookspecs.interfaces.agent import AgentSession, PromptImage
 
 from paseo.agents.live import AgentStartError, LiveAgent
 from paseo.agents.recovery import load_seen
@@ -43,7 +43,11 @@ class PromptRunner:
         self._tracker = tracker
 
     async def send(
-        self, agent: LiveAgent, text: str, message_id: str | None = None
+        self,
+        agent: LiveAgent,
+        text: str,
+        message_id: str | None = None,
+        images: list[PromptImage] | None = None,
     ) -> tuple[str, bool]:
         """Queue ``text`` as the agent's next prompt; returns ``(messageId, accepted)``
         (``accepted`` is false for a repeated ``message_id``). A run in progress is
@@ -56,6 +60,8 @@ class PromptRunner:
         agent.latest_prompt = message_id
         agent.latest_text = text
         agent.next_prompt = (text, message_id)
+        # Only the queued prompt's images are kept: a replaced prompt's go with it.
+        agent.images = {message_id: list(images)} if images else {}
         now = iso_now()
         changes: dict[str, Any] = {
             "lastStatus": "running",
@@ -138,8 +144,13 @@ class PromptRunner:
     ) -> None:
         for attempt in (1, 2):
             agent.provider_prompt = message_id
+            images = agent.images.get(message_id)
             try:
-                await session.prompt(text, message_id=message_id)
+                if images:
+                    await session.prompt_with_images(text, images, message_id=message_id)
+                else:
+                    await session.prompt(text, message_id=message_id)
+                agent.images.pop(message_id, None)
                 return
             except Conflict:
                 # The provider still runs a turn we did not know about: end it first.

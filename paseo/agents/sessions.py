@@ -24,6 +24,7 @@ from paseo.agents.environments import AgentEnvironments
 from paseo.agents.live import AgentStartError, LiveAgent, runtime_changes, start_timeout
 from paseo.agents.ports import SessionTools
 from paseo.agents.process import AgentProcessLauncher
+from paseo.agents.refill import refill
 from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
 from paseo.agents.tracker import ManagedProcessTracker
@@ -57,9 +58,12 @@ class SessionKeeper:
         self._launcher = launcher
         self._config = config
 
-    async def ensure(self, agent: LiveAgent) -> AgentSession:
+    async def ensure(self, agent: LiveAgent, *, adopting: bool = False) -> AgentSession:
         """The agent's live session, started (or resumed from its persistence handle) when
-        there is none; ``AgentStartError`` saying what to do when it cannot start."""
+        there is none; ``AgentStartError`` saying what to do when it cannot start. A resumed
+        session refills the timeline from the program's history (:mod:`paseo.agents.refill`).
+        ``adopting`` (an imported session): a conversation the program does not know is an
+        error, not a reason to start a new one."""
         async with agent.lock:
             if agent.session is not None:
                 return agent.session
@@ -76,6 +80,7 @@ class SessionKeeper:
             launcher = self._launcher
             limit = start_timeout()
             handle = record.persistence
+            resumed = False
             try:
                 if handle is not None:
                     resumable = SessionHandle.model_validate(dump_record(handle))
@@ -83,7 +88,10 @@ class SessionKeeper:
                         session = await asyncio.wait_for(
                             provider.resume_session(resumable, config, sink, launcher), limit
                         )
+                        resumed = True
                     except NotFound as exc:
+                        if adopting:
+                            raise
                         await self._roster.note(
                             agent,
                             f"could not resume the conversation ({exc.message}); "
@@ -119,6 +127,8 @@ class SessionKeeper:
                 await self._tracker.terminate(agent.id)
                 raise
             agent.session = session
+            if resumed:
+                await refill(self._roster, agent, session)
             changes = runtime_changes(agent, session)
             if (
                 agent.record.lastStatus in ("initializing", "closed", "error")

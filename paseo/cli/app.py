@@ -96,8 +96,10 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
     for name, (summary, module_name) in COMMANDS.items():
         sub = subparsers.add_parser(name, help=summary, description=summary)
         if name == command:
-            module = importlib.import_module(f"paseo.cli.commands.{module_name}")
-            module.configure(sub)
+            # ``module`` or ``module:function`` (an alias configured by another group's code).
+            module_path, _, function = module_name.partition(":")
+            module = importlib.import_module(f"paseo.cli.commands.{module_path}")
+            getattr(module, function or "configure")(sub)
             _add_global_options_everywhere(sub)
             configured = True
     if command is not None and not configured:

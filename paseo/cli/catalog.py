@@ -6,8 +6,11 @@ Plain data so ``paseo --help`` renders without importing anything else.
 from __future__ import annotations
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    # name: (summary, module under paseo.cli.commands)
+    # name: (summary, module under paseo.cli.commands[:its configure function])
     "daemon": ("Start, stop and inspect the Paseo daemon", "daemon"),
+    "start": ("Start the daemon (as `paseo daemon start`)", "daemon:configure_start"),
+    "restart": ("Restart the daemon (as `paseo daemon restart`)", "daemon:configure_restart"),
+    "status": ("Show the daemon's status (as `paseo daemon status`)", "daemon:configure_status"),
     "reload": ("Re-read config.json in the running daemon", "reload"),
     "config": ("Read, change and validate config.json", "config"),
     "plugins": ("List and manage plugins", "plugins"),
@@ -18,10 +21,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "logs": ("Show an agent's timeline", "logs"),
     "send": ("Prompt an agent and print its reply", "send"),
     "wait": ("Wait until an agent is idle, needs permission or fails", "wait"),
-    "stop": ("Interrupt an agent and stop its process", "stop"),
+    "stop": ("Interrupt agents and stop their processes; with no ID the daemon", "stop"),
     "archive": ("Stop an agent and hide it from ls", "archive"),
-    "delete": ("Move an agent to the trash (restorable for 30 days)", "delete"),
+    "delete": ("Move agents to the trash (restorable for 30 days)", "delete"),
     "trash": ("Deleted agents: list, restore, empty for good", "trash"),
+    "import": ("Adopt a Claude, Codex or ACP session, with its history", "import_session"),
     "inspect": ("Everything about one agent", "inspect"),
     "permit": ("List and answer permission requests", "permit"),
     "agent": ("Change an agent: mode, title, labels, reload", "agent"),

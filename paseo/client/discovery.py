@@ -95,9 +95,18 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+def pid_listen(info: Mapping[str, Any]) -> str | None:
+    """The JSON-RPC address recorded in a pid marker: ``rpcListen`` (``listen`` may name the
+    TypeScript-protocol socket), else ``listen`` (markers written before ``rpcListen``)."""
+    for key in ("rpcListen", "listen"):
+        listen = info.get(key)
+        if isinstance(listen, str) and listen:
+            return listen
+    return None
+
+
 def _pid_listen(home: Path) -> str | None:
-    listen = pid_info(home).get("listen")
-    return listen if isinstance(listen, str) and listen else None
+    return pid_listen(pid_info(home))
 
 
 def _config_listen(home: Path) -> str | None:

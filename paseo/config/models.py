@@ -81,7 +81,10 @@ class GitConfig(_Model):
 
 
 class AgentProfile(_Model):
-    """A named launch bundle: a provider plus the agent settings a client would set one by one."""
+    """A named launch bundle: a provider plus the agent settings a client would set one by one.
+
+    Its fields are defaults of the agents launched with it (``paseo run --profile``,
+    ``agent.create`` ``profile``, a schedule's new-agent target): what the caller names wins."""
 
     id: NonEmpty
     name: NonEmpty
@@ -92,8 +95,29 @@ class AgentProfile(_Model):
     modeId: str | None = None
     thinkingOptionId: str | None = None
     featureValues: dict[str, Any] | None = None
+    systemPrompt: str | None = None
+    """Added to the agent's own system prompt (``daemon.appendSystemPrompt`` still follows)."""
+    mcpServers: dict[str, Any] | None = None
+    labels: dict[str, str] | None = None
     notes: str | None = None
     cycle: bool | None = None
+
+
+def _check_agent_profiles(profiles: list[AgentProfile] | None) -> list[AgentProfile] | None:
+    # A profile is launched by id or by name, so neither may name two profiles.
+    seen: dict[str, int] = {}
+    for index, profile in enumerate(profiles or ()):
+        for key in ("id", "name"):
+            value = getattr(profile, key)
+            marker = f"{key}:{value}"
+            if marker in seen:
+                raise PathedValueError(
+                    f"agent profile {key} {value!r} is already used by "
+                    f"daemon.agentProfiles[{seen[marker]}]",
+                    (index, key),
+                )
+            seen[marker] = index
+    return profiles
 
 
 class CorsConfig(_Model):
@@ -138,6 +162,11 @@ class DaemonConfig(_Model):
     @classmethod
     def _true_or_strings(cls, value: Any) -> Any:
         return _true_or_strings(value)
+
+    @field_validator("agentProfiles")
+    @classmethod
+    def _agent_profiles(cls, value: list[AgentProfile] | None) -> list[AgentProfile] | None:
+        return _check_agent_profiles(value)
 
 
 # --- app, worktrees, providers -------------------------------------------------------------

@@ -88,7 +88,32 @@ def startup_problems(
                 "warning",
             )
         )
+    problems.extend(_named_provider_problems(config, known))
     return problems
+
+
+def _named_provider_problems(config: PaseoConfig, known: set[str]) -> list[ConfigProblem]:
+    """Agent profiles and metadata models naming a provider nobody installed or defined: the
+    profile would fail every launch, the model every generation."""
+    named: list[tuple[str, str]] = []
+    profiles = (config.daemon.agentProfiles if config.daemon is not None else None) or []
+    named += [(f"daemon.agentProfiles[{i}].provider", p.provider) for i, p in enumerate(profiles)]
+    metadata = config.agents.metadataGeneration if config.agents is not None else None
+    models = (metadata.providers if metadata is not None else None) or []
+    named += [
+        (f"agents.metadataGeneration.providers[{i}].provider", m.provider)
+        for i, m in enumerate(models)
+    ]
+    installed = ", ".join(sorted(known)) or "none"
+    return [
+        ConfigProblem(
+            path,
+            f"no provider {provider!r} is installed or defined (providers: {installed})",
+            "warning",
+        )
+        for path, provider in named
+        if provider not in known
+    ]
 
 
 def section_problems(

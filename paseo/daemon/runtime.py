@@ -229,7 +229,15 @@ class Daemon:
         )
         # paseo.pid keeps the TypeScript form (host:port or a socket path) of the first address.
         first = self.listen_addresses[0] if self.listen_addresses else None
-        info["listen"] = parse_address(first).listen_form() if first else None
+        rpc_listen = parse_address(first).listen_form() if first else None
+        info["rpcListen"] = rpc_listen
+        # The TypeScript CLI reads ``listen`` and uses it only when it names a socket: point it
+        # at the TypeScript-protocol socket when one is served (this daemon's clients read
+        # ``rpcListen`` first).
+        ts_socket = next(
+            (a for a in server.typescript_addresses if parse_address(a).path is not None), None
+        )
+        info["listen"] = parse_address(ts_socket).listen_form() if ts_socket else rpc_listen
         await asyncio.to_thread(meta.write_pid_file, self.layout, info)
 
     async def status(self) -> StatusResult:

@@ -9,7 +9,8 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-schedules (prompt agents), trash (restores into and waits on the agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents), trash (restores
+into and waits on the agents).
 """
 
 from __future__ import annotations
@@ -88,6 +89,20 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
     daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
+    from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
+    from paseo.metadata.service import MetadataService
+
+    # Titles for untitled agents and names for new branches, by an internal agent.
+    metadata = MetadataService(
+        agents=MetadataAgentsPort(agents),
+        config=config,
+        git=git.runner,
+        paths=lambda raw, kind: workspaces.placement.workspaces.check_path(raw, session_kind=kind),
+    )
+    agents.titles = metadata
+    workspaces.placement.worktrees.branch_namer = metadata.branch_name
+    composition.groups.extend((KERNEL, group) for group in _adapter("metadata", metadata))
+
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
 
@@ -149,6 +164,7 @@ def compose(daemon: Daemon) -> Composition:
         git,
         workspaces,
         agents,
+        metadata,
         schedules,
         trash,
         skills,
@@ -209,6 +225,7 @@ def _agents(
 
 ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
+    "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
     "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,9 @@ class RpcServer:
         self.streams: dict[str, Stream] = {}
         self.accepting = True
         self.listen_addresses: list[str] = []
+        self.typescript_addresses: list[str] = []
+        """Addresses of transports serving the TypeScript protocol (not in
+        :attr:`listen_addresses`, which this daemon's own clients connect to)."""
         self._config = config
         self._local_credential = local_credential
         self._status = status
@@ -116,6 +120,10 @@ class RpcServer:
 
     def config_section(self, plugin_id: str) -> Any:
         return self.context.config_section(plugin_id)
+
+    @property
+    def home(self) -> str:
+        return str(self.context.home)
 
     def http_app(self, path: str) -> AsgiApp | None:
         """See :class:`paseo_hookspecs.mcp_host.HttpMountHost`: the daemon's MCP host mounts
@@ -155,6 +163,10 @@ class RpcServer:
         )
         # Behind a trusted proxy every client shares the proxy's address: key on the client.
         peer = observed.client_address or observed.peer or observed.transport
+        if facts.unix_socket and facts.credential is None and facts.peer_uid == os.getuid():
+            # The kernel vouched for the peer's user: the daemon's own user on its own 0600
+            # socket is as trusted as the local credential it could read.
+            return Admission(200, kind="local", observed=observed, cors_origin=cors)
         try:
             kind = await self.auth.authenticate(facts.credential, local=local, peer=peer)
         except Throttled as throttled:
@@ -258,7 +270,10 @@ class RpcServer:
                 await self._stop_transports()
                 raise
             self._transports[name] = transport
-            self.listen_addresses.extend(addresses)
+            if transport.typescript_discovery:
+                self.typescript_addresses.extend(addresses)
+            else:
+                self.listen_addresses.extend(addresses)
             log.info("transport %s listening on %s", name, ", ".join(addresses))
         return self.listen_addresses
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from paseo_hookspecs.errors import Conflict, NotFound
 from paseo_hookspecs.records import NewAgentConfig, dump_record
 
+from paseo.agents.profiles import find_profile
 from paseo.schedules.ports import AgentState, TurnOutcome
 
 if TYPE_CHECKING:
@@ -38,6 +39,10 @@ class AgentServicePort:
 
     def default_provider(self) -> str | None:
         return self._service().registry.default_provider()
+
+    def profile_provider(self, reference: str) -> str:
+        service = self._service()
+        return find_profile(service.config.resolved.daemon.agentProfiles, reference).provider
 
     async def create(self, config: NewAgentConfig, prompt: str, labels: Mapping[str, str]) -> str:
         from paseo.agents.models import AgentCreateParams

@@ -32,7 +32,16 @@ class EveryCadenceParams(WireModel):
 
 
 class NewAgentConfigParams(WireModel):
-    provider: str | None = Field(default=None, description="default: the first ready provider")
+    profile: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="an agent profile's id or name; its settings fill in the fields not given "
+        "at each run",
+    )
+    provider: str | None = Field(
+        default=None, description="default: the profile's, else the first ready provider"
+    )
     cwd: str = Field(min_length=1, description="absolute directory")
     modeId: str | None = None
     model: str | None = None

@@ -49,9 +49,11 @@ class ScheduleAgents(Protocol):
     def default_provider(self) -> str | None:
         """The provider a new agent gets when none is named (``None``: none is ready)."""
 
-    async def create(
-        self, config: NewAgentConfig, prompt: str, labels: Mapping[str, str]
-    ) -> str:
+    def profile_provider(self, reference: str) -> str:
+        """The provider of the agent profile ``reference`` names (its id or name); raises
+        ``NotFound`` naming the known profiles when none does."""
+
+    async def create(self, config: NewAgentConfig, prompt: str, labels: Mapping[str, str]) -> str:
         """Create an agent from ``config`` with ``labels`` and send it ``prompt``; returns its
         id once the prompt is accepted (the turn runs on)."""
 

@@ -107,9 +107,7 @@ class ScheduleService:
                 changes = runs.recovery_changes(stored, now)
                 record = stored
                 if changes:
-                    record = await self._repo.update(
-                        stored.id, {**changes, "updatedAt": iso(now)}
-                    )
+                    record = await self._repo.update(stored.id, {**changes, "updatedAt": iso(now)})
                 self._arm(record)
             cursor = page.next_cursor
             if cursor is None:
@@ -341,6 +339,10 @@ class ScheduleService:
         config = given.config.model_dump(exclude_none=True)
         if not os.path.isabs(config["cwd"]):
             raise InvalidParams(f"cwd must be an absolute path, got {config['cwd']!r}")
+        if config.get("profile"):
+            # Checked now, so a typo fails the create rather than every run.
+            profile_provider = self._agents.profile_provider(config["profile"])
+            config.setdefault("provider", profile_provider)
         if not config.get("provider"):
             config["provider"] = self._agents.default_provider()
             if config["provider"] is None:

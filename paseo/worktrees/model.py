@@ -35,6 +35,9 @@ class WorktreeRequest:
     its repository (so a subproject stays a subproject)."""
     title: str | None = None
     run_setup: bool = True
+    prompt: str | None = None
+    """What the work is about (an agent's first prompt): a branch-off without ``branch`` gets a
+    branch name generated from it (or from ``title``)."""
 
 
 @dataclass

@@ -52,6 +52,13 @@ class WorktreeCreateParams(WireModel):
     relativeCwd: str | None = None
     title: str | None = None
     runSetup: bool = True
+    prompt: str | None = Field(
+        default=None,
+        max_length=100_000,
+        description="what the work is about: a branch-off without `branch` gets a branch name "
+        "generated from it (or from `title`); without either, or when generation fails, "
+        "paseo/<random hex>",
+    )
 
 
 class WorktreeInfo(WireModel):
@@ -141,6 +148,7 @@ async def worktree_create(
             relative_cwd=params.relativeCwd,
             title=params.title,
             run_setup=params.runSetup,
+            prompt=params.prompt,
         )
     )
     placement.reconciler.trigger()

@@ -30,7 +30,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
@@ -80,6 +80,9 @@ from paseo.worktrees.model import (
 from paseo.worktrees.ports import allocate_port
 from paseo.worktrees.project_config import CONFIG_FILE, parse_project_config
 
+BranchNamer = Callable[[str, str], Awaitable[str | None]]
+"""``(description, cwd) -> branch name or None``."""
+
 
 class WorktreeService:
     """See the module docstring."""
@@ -100,6 +103,9 @@ class WorktreeService:
         self.service_ports = service_ports
         self.publish = publish
         self._locks: dict[str, asyncio.Lock] = {}
+        self.branch_namer: BranchNamer | None = None
+        """Generates a branch name from a description (the metadata service); bound by the
+        composition root."""
 
     def _metadata(self) -> MetadataStore:
         return MetadataStore(self.worktrees_root())
@@ -134,7 +140,11 @@ class WorktreeService:
             )
         repo_root = facts.main_repo_root
         if request.mode == "branch-off":
-            branch = request.branch or f"paseo/{secrets.token_hex(4)}"
+            branch = (
+                request.branch
+                or await self._generated_branch(request, project.rootPath, repo_root)
+                or f"paseo/{secrets.token_hex(4)}"
+            )
         elif request.mode == "checkout-branch":
             if not request.branch:
                 raise InvalidParams("checkout-branch needs a branch")
@@ -180,6 +190,21 @@ class WorktreeService:
             "path": join_path(normalize_path(self.worktrees_root()), repo_hash, slug),
             "request_hash": request_hash,
         }
+
+    async def _generated_branch(
+        self, request: WorktreeRequest, cwd: str, repo_root: str
+    ) -> str | None:
+        """A generated name for a new branch, or ``None`` (nothing to name it from, no
+        generator, or generation failed). A name already taken gets a random suffix."""
+        description = request.prompt or request.title
+        if self.branch_namer is None or not description:
+            return None
+        name = await self.branch_namer(description, cwd)
+        if name is None:
+            return None
+        if await asyncio.to_thread(ref_oid, repo_root, f"{HEADS}{name}") is not None:
+            name = f"{name}-{secrets.token_hex(2)}"
+        return name
 
     async def _create_locked(self, request: WorktreeRequest, plan: dict[str, Any]) -> CreateOutcome:
         store = self._metadata()

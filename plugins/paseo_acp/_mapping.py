@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from paseo_hookspecs.errors import InvalidParams
 from paseo_hookspecs.events import (
     AgentEvent,
     AnyToolDetail,
@@ -33,9 +34,14 @@ from paseo_hookspecs.events import (
     Usage,
     WriteDetail,
 )
-from paseo_hookspecs.interfaces.agent import SessionConfig
+from paseo_hookspecs.interfaces.agent import PromptImage, SessionConfig
 
 log = logging.getLogger("paseo_acp.mapping")
+
+PROTOCOL_VERSION = 1
+"""The ACP protocol version this client speaks."""
+AUTH_REQUIRED = -32000
+"""The JSON-RPC error code of an agent that must be signed in first."""
 
 OUTPUT_LIMIT = 20_000
 """Characters of tool output kept in a detail (the full output stays with the agent)."""
@@ -304,16 +310,24 @@ def session_params(
         session_capabilities.get("systemPrompt") if isinstance(session_capabilities, dict) else None
     )
     modes = advertised.get("mode") if isinstance(advertised, dict) else None
-    if system_prompt and isinstance(modes, dict):
+    if not system_prompt:
+        return params
+    if isinstance(modes, dict) and "append" in modes:
         # Paseo's system prompt adds to the agent's own instructions; only an agent that can
         # append takes it as meant ("override" would drop the agent's instructions).
-        if "append" in modes:
-            params["systemPrompt"] = {
-                "mode": "append",
-                "content": [{"type": "text", "text": system_prompt}],
-            }
-    elif system_prompt:
-        log.info("ACP agent %s cannot take a system prompt; not sent", provider_id)
+        params["systemPrompt"] = {
+            "mode": "append",
+            "content": [{"type": "text", "text": system_prompt}],
+        }
+    else:
+        # The Claude Code adapters' extension (`_meta.systemPrompt.append`), which they honour
+        # while advertising only "override"; an agent that does not know it ignores `_meta`.
+        params["_meta"] = {"systemPrompt": {"append": system_prompt}}
+        log.info(
+            "ACP agent %s advertises no appendable system prompt; sent as "
+            "_meta.systemPrompt.append",
+            provider_id,
+        )
     return params
 
 
@@ -332,3 +346,22 @@ def prompt_end(provider_id: str, result: Any, last_usage: dict[str, Any] | None)
     return TurnCompleted(
         provider=provider_id, usage=usage(result.get("usage"), last_usage), stopReason=stop
     )
+
+
+def prompt_blocks(
+    text: str, images: list[PromptImage], capabilities: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The ``session/prompt`` content for ``text`` and ``images``; ``InvalidParams`` for images
+    when the agent did not advertise ``promptCapabilities.image``."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    if not images:
+        return blocks
+    prompt_caps = capabilities.get("promptCapabilities")
+    if not (isinstance(prompt_caps, Mapping) and prompt_caps.get("image") is True):
+        raise InvalidParams(
+            "this ACP agent does not take images (it advertises no promptCapabilities.image); "
+            "send the prompt without --image"
+        )
+    return blocks + [
+        {"type": "image", "mimeType": image.mediaType, "data": image.data} for image in images
+    ]

@@ -21,6 +21,9 @@ from typing import Any, Literal
 from paseo_hookspecs.interfaces.agent import ModeInfo, ModelInfo, ThinkingOption
 
 Setting = Literal["mode", "model", "thinking"]
+
+SETTING_NAMES: dict[Setting, str] = {"mode": "mode", "model": "model", "thinking": "thinking level"}
+"""How an error message names each setting."""
 _CATEGORY: dict[Setting, str] = {"mode": "mode", "model": "model", "thinking": "thought_level"}
 
 

@@ -24,7 +24,8 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from paseo_hookspecs.interfaces.agent import Availability, ModeInfo, ModelInfo
+from paseo_hookspecs.atomic import atomic_write_text
+from paseo_hookspecs.interfaces.agent import Availability, ModeInfo, ModelInfo, SessionConfig
 from paseo_hookspecs.process import ProcessLauncher
 
 from paseo_acp.provider import AcpProvider
@@ -58,10 +59,17 @@ provider wants a key, which a local server may not)."""
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 
 
+INSTRUCTIONS_VARIABLE = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
+
+
+def _copilot_home(env: dict[str, str]) -> Path:
+    home = Path(env.get("COPILOT_HOME") or Path(env.get("HOME") or "~") / ".copilot")
+    return home.expanduser()
+
+
 def _signed_in(env: dict[str, str]) -> bool:
     """Whether ``copilot login`` left a user in ``$COPILOT_HOME/config.json``."""
-    home = Path(env.get("COPILOT_HOME") or Path(env.get("HOME") or "~") / ".copilot")
-    home = home.expanduser()
+    home = _copilot_home(env)
     try:
         config = json.loads((home / "config.json").read_text())
     except (OSError, ValueError):
@@ -105,6 +113,24 @@ class CopilotProvider(AcpProvider):
 
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return list(MODES)
+
+    def _env(self, config: SessionConfig) -> dict[str, str]:
+        env = super()._env(config)
+        if config.systemPrompt:
+            # Copilot advertises no ACP system prompt. It inlines the `*.instructions.md` files
+            # of the directories in COPILOT_CUSTOM_INSTRUCTIONS_DIRS into its system prompt
+            # (an AGENTS.md there is ignored): one directory per agent under Copilot's own home,
+            # rewritten at each start.
+            folder = _copilot_home(env) / "paseo-instructions" / config.agentId
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(folder / "paseo.instructions.md", config.systemPrompt + "\n")
+            extra = env.get(INSTRUCTIONS_VARIABLE)
+            env[INSTRUCTIONS_VARIABLE] = f"{extra},{folder}" if extra else str(folder)
+        return env
+
+    def session_config(self, config: SessionConfig) -> SessionConfig:
+        # The system prompt went into the instructions directory above.
+        return config.model_copy(update={"systemPrompt": None})
 
     async def _probe_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         # Copilot reports no models over ACP (a probe would find none); under bring-your-own-

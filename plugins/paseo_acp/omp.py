@@ -110,12 +110,23 @@ class OmpProvider(AcpProvider):
         return list(MODES)
 
     def launch_argv(self, argv: list[str], config: SessionConfig) -> list[str]:
+        argv = list(argv)
         if config.modeId == FULL_ACCESS:
-            return [*argv, "--approval-mode", "yolo"]
+            argv += ["--approval-mode", "yolo"]
+        if config.systemPrompt:
+            # omp advertises no ACP system prompt; `omp acp` takes pi's start-up flag instead.
+            # A one-line value naming a file would be read from that file: a newline keeps
+            # the text the text.
+            text = config.systemPrompt
+            if "\n" not in text:
+                text += "\n"
+            argv.append(f"--append-system-prompt={text}")
         return argv
 
     def session_config(self, config: SessionConfig) -> SessionConfig:
-        # Full access is the start-up flag above, not an ACP session mode of omp's.
+        # Full access is the start-up flag above, not an ACP session mode of omp's; the
+        # system prompt is a start-up flag too.
+        changes: dict[str, object] = {"systemPrompt": None}
         if config.modeId == FULL_ACCESS:
-            return config.model_copy(update={"modeId": None})
-        return config
+            changes["modeId"] = None
+        return config.model_copy(update=changes)

@@ -41,6 +41,7 @@ from paseo_hookspecs.interfaces.agent import (
     EventSink,
     ModeInfo,
     PersistenceHandle,
+    PromptImage,
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -55,26 +56,19 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_acp import _mapping
 from paseo_acp._events import OrderedEvents
-from paseo_acp._options import SessionOptions, Setting
+from paseo_acp._history import Replay
+from paseo_acp._options import SETTING_NAMES, SessionOptions, Setting
 from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
 from paseo_acp._stream import TurnStream
 
 log = logging.getLogger("paseo_acp.session")
 
-PROTOCOL_VERSION = 1
 DEFAULT_STARTUP_TIMEOUT = 60.0
 """Seconds for ``initialize`` + ``session/new``: npm agents start a Node runtime and a CLI."""
 REQUEST_TIMEOUT = 30.0
 """Seconds for a settings change (mode, model, thinking)."""
 CANCEL_GRACE = 10.0
 """Seconds an agent gets to end a cancelled turn before the session ends it on its own."""
-AUTH_REQUIRED = -32000
-
-_SETTING_NAMES: dict[Setting, str] = {
-    "mode": "mode",
-    "model": "model",
-    "thinking": "thinking level",
-}
 
 
 class AcpSession(AgentSession):
@@ -111,6 +105,7 @@ class AcpSession(AgentSession):
         self._commands: list[Any] = []
         self._title: str | None = None
         self._loading = False
+        self._replay = Replay()
         self._resumed: bool | None = None
         self._resume_note: str | None = None
         self._closed = False
@@ -185,7 +180,7 @@ class AcpSession(AgentSession):
         result = await self._peer.request(
             "initialize",
             {
-                "protocolVersion": PROTOCOL_VERSION,
+                "protocolVersion": _mapping.PROTOCOL_VERSION,
                 "clientCapabilities": {
                     "fs": {"readTextFile": False, "writeTextFile": False},
                     "terminal": False,
@@ -209,7 +204,7 @@ class AcpSession(AgentSession):
         except RpcError as exc:
             hint = (
                 "; the agent needs to be signed in first (run it once in a terminal)"
-                if exc.code == AUTH_REQUIRED
+                if exc.code == _mapping.AUTH_REQUIRED
                 else ""
             )
             raise Unavailable(f"the ACP agent refused session/new: {exc.describe()}{hint}") from exc
@@ -299,6 +294,9 @@ class AcpSession(AgentSession):
         listed = self._options.modes()
         return listed or None
 
+    async def history(self) -> list[TimelineItem] | None:
+        return self._replay.items() if self._resumed else None
+
     def persistence_handle(self) -> PersistenceHandle | None:
         if self._session_id is None:
             return None
@@ -334,6 +332,12 @@ class AcpSession(AgentSession):
         return self._process.stderr_tail()
 
     async def prompt(self, text: str, *, message_id: str) -> None:
+        await self.prompt_with_images(text, [], message_id=message_id)
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        blocks = _mapping.prompt_blocks(text, images, self._capabilities)
         gone = self._closed or self._peer.closed or self._session_id is None
         if gone and not self._turns.active:
             raise Unavailable(f"the ACP agent has exited{self._stderr_hint()}")
@@ -345,7 +349,7 @@ class AcpSession(AgentSession):
         try:
             future = await self._peer.send_request(
                 "session/prompt",
-                {"sessionId": self._session_id, "prompt": [{"type": "text", "text": text}]},
+                {"sessionId": self._session_id, "prompt": blocks},
             )
         except ConnectionLost:
             # The reader reports the exit and fails the turn (see _on_connection_closed).
@@ -452,7 +456,7 @@ class AcpSession(AgentSession):
 
     async def _change(self, name: Setting, value: str) -> None:
         state = self._options.setting(name)
-        label = _SETTING_NAMES[name]
+        label = SETTING_NAMES[name]
         if not state.choices:
             raise InvalidParams(f"this ACP agent offers no {label} setting")
         if value not in state.ids():
@@ -550,6 +554,7 @@ class AcpSession(AgentSession):
         elif kind == "session_info_update" and isinstance(update.get("title"), str):
             self._title = update["title"]
         if self._loading:
+            self._replay.add(update)
             return
         if kind in ("agent_message_chunk", "agent_thought_chunk"):
             text = _mapping.content_text(update.get("content"))

@@ -242,6 +242,10 @@ class ClaudeProvider(AgentProvider):
                 else "--append-system-prompt"
             )
             argv += [flag, config.systemPrompt]
+        schema = config.extra.get("outputSchema")
+        if isinstance(schema, dict):
+            # Structured output: every turn's final answer is a JSON document of this schema.
+            argv.append("--json-schema=" + json.dumps(schema))
         if config.mcpServers:
             # The = form: the option is variadic and would swallow the arguments after it.
             argv.append("--mcp-config=" + json.dumps({"mcpServers": config.mcpServers}))

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import os
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -39,6 +41,7 @@ from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     AllowResolution,
+    AssistantMessageItem,
     CompactionItem,
     DenyResolution,
     PermissionRequest,
@@ -58,6 +61,7 @@ from paseo_hookspecs.interfaces.agent import (
     AgentSession,
     EventSink,
     PersistenceHandle,
+    PromptImage,
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -66,6 +70,7 @@ from paseo_hookspecs.turns import Turn, TurnLedger
 from paseo_claude import mapping
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
 from paseo_claude.stream import StreamTranslator, api_retry_item
+from paseo_claude.transcript import read_history
 
 log = logging.getLogger("paseo_claude.session")
 
@@ -212,6 +217,11 @@ class ClaudeSession(AgentSession):
             metadata={"cwd": self._config.cwd},
         )
 
+    async def history(self) -> list[TimelineItem] | None:
+        # The program's own environment decides where its transcripts are.
+        env = {**os.environ, **self._spec.env}
+        return await asyncio.to_thread(read_history, env, self._session_id)
+
     def runtime_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "sessionId": self._session_id,
@@ -245,6 +255,25 @@ class ClaudeSession(AgentSession):
     # ------------------------------------------------------------------ turns
 
     async def prompt(self, text: str, *, message_id: str) -> None:
+        await self._prompt(text, text, message_id)
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        # Anthropic Messages content blocks, the images first (as Anthropic advises); Claude
+        # Code passes them on to the model.
+        blocks: list[dict[str, Any]] = [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": image.mediaType, "data": image.data},
+            }
+            for image in images
+        ]
+        await self._prompt(text, [*blocks, {"type": "text", "text": text}], message_id)
+
+    async def _prompt(
+        self, text: str, content: str | list[dict[str, Any]], message_id: str
+    ) -> None:
         if self._exited or self._closing:
             raise Unavailable(
                 f"Claude Code is no longer running (exit code {self._exit_code}); "
@@ -255,7 +284,7 @@ class ClaudeSession(AgentSession):
         self._retries.clear()
         line = {
             "type": "user",
-            "message": {"role": "user", "content": text},
+            "message": {"role": "user", "content": content},
             "parent_tool_use_id": None,
             "session_id": self._session_id,
         }
@@ -480,9 +509,7 @@ class ClaudeSession(AgentSession):
         elif kind == "assistant":
             await self._emit_items(self._stream.assistant(message))
         elif kind == "user":
-            await self._emit_items(
-                self._stream.user(message, canceling=self._canceling())
-            )
+            await self._emit_items(self._stream.user(message, canceling=self._canceling()))
         elif kind == "result":
             await self._on_result(message)
 
@@ -556,6 +583,18 @@ class ClaudeSession(AgentSession):
                 diagnostic=self.diagnostics() or None,
             )
         else:
+            structured = message.get("structured_output")
+            if structured is not None:
+                # --json-schema: Claude Code takes the answer as a StructuredOutput tool call
+                # and reports it here; the turn's final reply is that JSON document.
+                await self._emit_items(
+                    [
+                        AssistantMessageItem(
+                            text=json.dumps(structured),
+                            messageId=f"structured-{message.get('uuid') or turn.number}",
+                        )
+                    ]
+                )
             usage = mapping.usage_from_result(message)
             if usage.costUsd is not None:
                 # Claude Code reports the process's running total; a turn costs the difference.

@@ -56,6 +56,7 @@ from paseo_hookspecs.interfaces.agent import (
     AgentSession,
     EventSink,
     PersistenceHandle,
+    PromptImage,
     SessionConfig,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -67,6 +68,7 @@ from paseo_hookspecs.stdio_rpc import (
     host_version,
 )
 
+from .history import READ_TIMEOUT, thread_messages
 from .mapping import ItemMapper, add_usage, as_dict, turn_error
 from .modes import MODES, ModePreset
 from .requests import (
@@ -109,6 +111,9 @@ class CodexSession(AgentSession):
         self._mode = mode
         self._model: str | None = config.model
         self._effort: str | None = config.thinkingOptionId
+        schema = config.extra.get("outputSchema")
+        self._output_schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
+        """Structured output: each turn's final message is a JSON document of this schema."""
         self._model_override = config.model is not None
         self._effort_override = config.thinkingOptionId is not None
         self._applied: dict[str, Any] = {}
@@ -280,6 +285,16 @@ class CodexSession(AgentSession):
             provider=self._provider, sessionId=self._thread_id, nativeHandle=self._thread_id
         )
 
+    async def history(self) -> list[TimelineItem] | None:
+        if self._thread_id is None:
+            return None
+        params = {"threadId": self._thread_id, "includeTurns": True}
+        try:
+            result = await self._conn.request("thread/read", params, timeout=READ_TIMEOUT)
+        except (RpcError, ConnectionLost, TimeoutError):
+            return None  # no history to refill from; the conversation itself still resumes
+        return thread_messages(result)
+
     def runtime_info(self) -> dict[str, Any]:
         return {
             "sessionId": self._thread_id,
@@ -294,15 +309,31 @@ class CodexSession(AgentSession):
         return self._process.stderr_tail()
 
     async def prompt(self, text: str, *, message_id: str) -> None:
+        await self._prompt([{"type": "text", "text": text}], message_id)
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        # Codex user input takes an image as a URL; a data URL carries the bytes themselves.
+        urls = [f"data:{image.mediaType};base64,{image.data}" for image in images]
+        await self._prompt(
+            [{"type": "text", "text": text}, *({"type": "image", "url": url} for url in urls)],
+            message_id,
+        )
+
+    async def _prompt(self, user_input: list[dict[str, Any]], message_id: str) -> None:
         if self._closed or self._conn.closed:
             raise Unavailable("the Codex process has exited; resume the agent to continue")
         if self._turn_active:
             raise Conflict("a Codex turn is already running")
         params: dict[str, Any] = {
             "threadId": self._thread_id,
-            "input": [{"type": "text", "text": text}],
+            "input": user_input,
             "clientUserMessageId": message_id,
         }
+        if self._output_schema is not None:
+            # A per-turn setting (Codex keeps none for the thread): sent with every turn.
+            params["outputSchema"] = self._output_schema
         wanted: dict[str, Any] = {
             "approvalPolicy": self._mode.approval_policy,
             "sandboxPolicy": self._mode.sandbox_policy,

@@ -1,7 +1,8 @@
 """How ``paseo hub …`` reaches the running daemon: one JSON-RPC call over its WebSocket.
 
 Plugins may not import the kernel's client, so this is the smallest client that follows the
-same discovery rules (``PASEO_HOST``, else the listen address in ``$PASEO_HOME/paseo.pid``,
+same discovery rules (``PASEO_HOST``, else the JSON-RPC address in ``$PASEO_HOME/paseo.pid``
+— ``rpcListen``, since ``listen`` may name the TypeScript-protocol socket —
 else ``daemon.listen`` in config.json, else ``127.0.0.1:6767``; the local credential for a
 daemon on this machine). The commands depend only on :class:`DaemonCaller`, so a kernel that
 hands plugin commands a caller can replace this module without touching them.
@@ -53,9 +54,11 @@ def _read_json(path: Path) -> dict[str, Any]:
 def _listen(home: Path) -> str:
     if os.environ.get("PASEO_HOST"):
         return os.environ["PASEO_HOST"]
-    recorded = _read_json(home / "paseo.pid").get("listen")
-    if isinstance(recorded, str) and recorded and not recorded.endswith(":0"):
-        return recorded
+    marker = _read_json(home / "paseo.pid")
+    for key in ("rpcListen", "listen"):
+        recorded = marker.get(key)
+        if isinstance(recorded, str) and recorded and not recorded.endswith(":0"):
+            return recorded
     daemon = _read_json(home / "config.json").get("daemon")
     configured = daemon.get("listen") if isinstance(daemon, dict) else None
     return configured if isinstance(configured, str) and configured else DEFAULT_LISTEN

@@ -83,6 +83,7 @@ class OpenCodeSession(AgentSession):
         self._mode = mode
         self._model = config.model
         self._variant = config.thinkingOptionId
+        self._system = config.systemPrompt
         self._session_id: str | None = None
         self._turns = TurnLedger()
         self._parts: dict[str, str] = {}
@@ -251,6 +252,10 @@ class OpenCodeSession(AgentSession):
             body["model"] = {"providerID": provider, "modelID": model}
         if self._variant:
             body["variant"] = self._variant
+        if self._system:
+            # OpenCode keeps no system prompt per session: it adds `system` to its own prompt
+            # for the one request, so every prompt carries it.
+            body["system"] = self._system
         path = f"/session/{self._session_id}/prompt_async"
         try:
             client = await self._client()

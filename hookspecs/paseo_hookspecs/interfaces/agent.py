@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from paseo_hookspecs.events import AgentEvent, PermissionResolution
+from paseo_hookspecs.events import AgentEvent, PermissionResolution, TimelineItem
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.terminals import TerminalProfile
 
@@ -48,6 +48,16 @@ class SessionConfig(BaseModel):
     """Extra environment for the agent process (always holds ``PASEO_AGENT_ID``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific options."""
+
+
+class PromptImage(BaseModel):
+    """An image attached to a prompt (``paseo run --image``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mediaType: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    data: str = Field(min_length=1)
+    """The image file's bytes, base64-encoded (no ``data:`` prefix)."""
 
 
 class ThinkingOption(BaseModel):
@@ -144,6 +154,19 @@ class AgentSession(ABC):
         provider's :meth:`AgentProvider.list_modes` applies. Cheap: no process is started."""
         return None
 
+    async def history(self) -> list[TimelineItem] | None:
+        """The conversation as the program itself keeps it, oldest first, or ``None`` when it
+        keeps none this session can read (the default).
+
+        Asked once after a session was resumed (and when a session is imported): the kernel
+        appends what its timeline lacks, so an imported conversation, or turns taken outside
+        Paseo, show up without duplicating what Paseo recorded. Give the user and assistant
+        messages, one ``UserMessageItem`` / ``AssistantMessageItem`` per message with its whole
+        text (other items may be given; the kernel keeps only the messages). Read it from the
+        program (Codex ``thread/read``, the replay of ACP ``session/load``) or from the files it
+        writes (Claude Code's session transcript). The kernel bounds the call in time."""
+        return None
+
     def runtime_info(self) -> dict[str, Any]:
         """Live facts (``model``, ``modeId``, ``thinkingOptionId``, ``sessionId``, …)."""
         return {"sessionId": self.session_id}
@@ -153,6 +176,17 @@ class AgentSession(ABC):
         """Start a turn with ``text``. Returns once the turn is accepted, not when it ends; the
         end arrives as ``turn_completed``, ``turn_failed`` or ``turn_canceled``. Raises
         ``Conflict`` if a turn is already running (the manager interrupts first)."""
+
+    async def prompt_with_images(
+        self, text: str, images: list[PromptImage], *, message_id: str
+    ) -> None:
+        """:meth:`prompt` with images the program shows the model along with ``text``. By
+        default ``InvalidParams``: a provider whose program takes images overrides it (and one
+        that takes them only sometimes, like an ACP agent without ``promptCapabilities.image``,
+        raises ``InvalidParams`` saying so)."""
+        from paseo_hookspecs.errors import InvalidParams
+
+        raise InvalidParams("this provider's program does not take images with a prompt")
 
     @abstractmethod
     async def interrupt(self) -> None:

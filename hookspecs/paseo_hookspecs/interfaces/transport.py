@@ -56,6 +56,11 @@ class Transport(ABC):
     name: str
     """Unique transport name (``websocket``, …)."""
 
+    typescript_discovery: bool = False
+    """``True`` for a transport serving the TypeScript Paseo protocol: its first unix-socket
+    address is recorded as ``listen`` in ``paseo.pid`` (the key the TypeScript CLI reads),
+    while this daemon's own clients find the JSON-RPC address under ``rpcListen``."""
+
     @abstractmethod
     async def start(self, host: TransportHost) -> list[str]:
         """Start listening; return the addresses clients can use (``ws://127.0.0.1:6767/ws``).

@@ -72,6 +72,7 @@ class NewAgentConfig(RecordModel):
             "featureValues",
             "systemPrompt",
             "mcpServers",
+            "profile",
         }
     )
 
@@ -87,6 +88,9 @@ class NewAgentConfig(RecordModel):
     featureValues: dict[str, Any] | None = None
     systemPrompt: str | None = None
     mcpServers: dict[str, Any] | None = None
+    profile: _NonBlank | None = None
+    """An agent profile (``daemon.agentProfiles``, by id or name) resolved at each run: its
+    settings fill in what this config leaves unset (a Paseo for Python addition)."""
 
 
 class AgentScheduleTarget(RecordModel):

@@ -21,7 +21,10 @@ ALIASES = (
     ("archive", "archive an agent"),
     ("delete", "delete an agent"),
     ("inspect", "everything about an agent"),
+    ("import", "adopt a provider conversation"),
 )
+MODULES = {"import": "import_session"}
+"""Commands whose module is not named after them (``import`` is a keyword)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_host(reload)
     reload.set_defaults(run=run_reload)
     for name, summary in ALIASES:
-        module = importlib.import_module(f"paseo.cli.commands.{name}")
+        module = importlib.import_module(f"paseo.cli.commands.{MODULES.get(name, name)}")
         module.configure(subs.add_parser(name, help=summary, description=summary))
 
 

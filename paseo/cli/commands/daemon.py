@@ -37,38 +37,16 @@ EXIT_NOT_RUNNING = 3
 def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND")
 
-    start = subs.add_parser("start", help="start the daemon (in the background by default)")
-    start.add_argument("--foreground", action="store_true", help="stay attached to the terminal")
-    start.add_argument(
-        "--listen",
-        help="host:port, a port, unix:///path or an absolute socket path (port 0: any free "
-        "port); default daemon.listen, else 127.0.0.1:6767",
+    configure_start(
+        subs.add_parser("start", help="start the daemon (in the background by default)")
     )
-    start.add_argument(
-        "--no-mcp",
-        action="store_true",
-        help="serve no MCP server for agents (/mcp/agents) and inject none (docs/mcp.md)",
-    )
-    start.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        help="seconds to wait for the daemon to become ready (default 30)",
-    )
-    start.set_defaults(run=run_start)
 
     stop = subs.add_parser("stop", help="stop the daemon")
     _stop_options(stop)
     stop.set_defaults(run=run_stop)
 
-    restart = subs.add_parser("restart", help="stop, then start the daemon")
-    _stop_options(restart)
-    restart.add_argument("--listen", help="as for start")
-    restart.set_defaults(run=run_restart, foreground=False)
-
-    status = subs.add_parser("status", help="show whether the daemon runs, where, and how")
-    status.add_argument("--host", help="ask the daemon at this address (default: this home's)")
-    status.set_defaults(run=run_status)
+    configure_restart(subs.add_parser("restart", help="stop, then start the daemon"))
+    configure_status(subs.add_parser("status", help="show whether the daemon runs, where, and how"))
 
     reload = subs.add_parser("reload", help="re-read config.json in the running daemon")
     reload.add_argument("--host", help="daemon address (default: this home's)")
@@ -84,6 +62,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     password.add_argument("--clear", action="store_true", help="remove the password")
     password.set_defaults(run=run_set_password)
+
+
+def configure_start(parser: argparse.ArgumentParser) -> None:
+    """``daemon start``, also the top-level ``paseo start``."""
+    parser.add_argument("--foreground", action="store_true", help="stay attached to the terminal")
+    parser.add_argument(
+        "--listen",
+        help="host:port, a port, unix:///path or an absolute socket path (port 0: any free "
+        "port); default daemon.listen, else 127.0.0.1:6767",
+    )
+    parser.add_argument(
+        "--no-mcp",
+        action="store_true",
+        help="serve no MCP server for agents (/mcp/agents) and inject none (docs/mcp.md)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the daemon to become ready (default 30)",
+    )
+    parser.set_defaults(run=run_start)
+
+
+def configure_restart(parser: argparse.ArgumentParser) -> None:
+    """``daemon restart``, also the top-level ``paseo restart``."""
+    _stop_options(parser)
+    parser.add_argument("--listen", help="as for start")
+    parser.add_argument("--no-mcp", action="store_true", help="as for start")
+    parser.set_defaults(run=run_restart, foreground=False)
+
+
+def configure_status(parser: argparse.ArgumentParser) -> None:
+    """``daemon status``, also the top-level ``paseo status``."""
+    parser.add_argument("--host", help="ask the daemon at this address (default: this home's)")
+    parser.set_defaults(run=run_status)
 
 
 def _stop_options(parser: argparse.ArgumentParser) -> None:
@@ -207,6 +221,7 @@ def _wait_gone(layout: HomeLayout, pid: int, timeout: float, *, lock: bool = Tru
 
 def _stop(args: argparse.Namespace) -> bool:
     """Stop the daemon; ``False`` when none was running."""
+    from paseo.client.discovery import pid_listen
     from paseo.daemon.control import clean_after_kill, local_state, signal_daemon
 
     layout = home_layout(args)
@@ -214,7 +229,7 @@ def _stop(args: argparse.Namespace) -> bool:
     if not state.running or state.pid is None:
         return False
     pid = state.pid
-    listen = state.info.get("listen")
+    listen = pid_listen(state.info)
     asked = isinstance(listen, str) and _request_shutdown(
         listen, str(layout.root), min(5.0, args.timeout)
     )
@@ -322,7 +337,7 @@ def _started_uptime(started_at: Any) -> float | None:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from paseo.client.discovery import daemon_running, discover, home_path, pid_info
+    from paseo.client.discovery import daemon_running, discover, home_path, pid_info, pid_listen
     from paseo.client.quick import get_json
     from paseo.rpc.address import AddressError
 
@@ -336,7 +351,7 @@ def run_status(args: argparse.Namespace) -> int:
         data.update(
             running=True,
             pid=info.get("pid"),
-            listen=info.get("listen"),
+            listen=pid_listen(info),
             version=info.get("version"),
             startedAt=info.get("startedAt"),
         )
@@ -479,9 +494,7 @@ def run_set_password(args: argparse.Namespace) -> int:
     if args.clear:
         value: str | None = None
     else:
-        password = (
-            sys.stdin.readline().rstrip("\r\n") if args.password_stdin else _ask_password()
-        )
+        password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else _ask_password()
         if len(password) < 8:
             raise CliError("the password must have at least 8 characters; nothing changed")
         value = hash_password(password)

@@ -1,10 +1,15 @@
-"""``paseo logs``: an agent's timeline, readable or as JSON lines; ``-f`` keeps following."""
+"""``paseo logs``: an agent's timeline, readable or as JSON lines; ``-f`` keeps following.
+
+``--since`` drops older entries; with ``--tail N`` it is the last N of those (timestamps grow
+with the timeline, so taking the last N first and then dropping the older ones is the same).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from paseo.cli.commands._agentcli import (
@@ -15,6 +20,7 @@ from paseo.cli.commands._agentcli import (
     connect,
     entry_writer,
     matches,
+    parse_duration,
 )
 from paseo.cli.errors import CliError
 
@@ -26,8 +32,35 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--tail", type=int, help="only the last N entries (for -o table: the last N shown)"
     )
     parser.add_argument("--filter", choices=sorted(FILTERS), help="only these events")
+    parser.add_argument(
+        "--since",
+        type=parse_since,
+        metavar="WHEN",
+        help="only entries from then on: a duration ago (30s, 5m, 2h) or an ISO 8601 time",
+    )
     add_host(parser)
     parser.set_defaults(run=run)
+
+
+def parse_since(text: str) -> datetime:
+    """``--since``: a duration before now, or an ISO 8601 time (local time when it names no
+    offset)."""
+    try:
+        return datetime.now(UTC) - timedelta(seconds=parse_duration(text))
+    except argparse.ArgumentTypeError:
+        pass
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a duration or a time: {text!r} (e.g. 10m, 2h, 2026-05-01T09:30)"
+        ) from None
+    return when if when.tzinfo is not None else when.astimezone()
+
+
+def _stamp(entry: Mapping[str, Any]) -> datetime:
+    when = datetime.fromisoformat(str(entry["timestamp"]))
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _filtered_unit(name: str | None) -> Callable[[Mapping[str, Any]], str | None]:
@@ -44,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         write = entry_writer(args, renderer)
 
         def show(entry: dict[str, Any]) -> None:
+            if args.since is not None and _stamp(entry) < args.since:
+                return
             if matches(entry.get("event") or {}, args.filter):
                 write(entry)
 

@@ -49,7 +49,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="self|new-agent|AGENT",
         help="who runs it (default: self inside an agent, else a new agent in --cwd)",
     )
-    create.add_argument("--provider", help="provider of a new agent (default: first ready)")
+    create.add_argument(
+        "--profile", metavar="NAME", help="agent profile of a new agent (daemon.agentProfiles)"
+    )
+    create.add_argument(
+        "--provider", help="provider of a new agent (default: the profile's, else first ready)"
+    )
     create.add_argument("--model", help="model of a new agent")
     create.add_argument("--mode", help="mode of a new agent")
     create.add_argument("--cwd", help="directory of a new agent (default: here)")
@@ -145,7 +150,12 @@ def target_params(args: argparse.Namespace, env: dict[str, str]) -> dict[str, An
     if target != "new-agent":
         return {"type": "agent", "agentId": target}
     config: dict[str, Any] = {"cwd": absolute(args.cwd or ".")}
-    for key, value in (("provider", args.provider), ("model", args.model), ("modeId", args.mode)):
+    for key, value in (
+        ("profile", args.profile),
+        ("provider", args.provider),
+        ("model", args.model),
+        ("modeId", args.mode),
+    ):
         if value is not None:
             config[key] = value
     return {"type": "new-agent", "config": config}
@@ -153,6 +163,7 @@ def target_params(args: argparse.Namespace, env: dict[str, str]) -> dict[str, An
 
 def _new_agent_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
     return [
+        ("--profile", args.profile),
         ("--provider", args.provider),
         ("--model", args.model),
         ("--mode", args.mode),

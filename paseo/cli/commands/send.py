@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from paseo.cli.commands._agentcli import (
     EXIT_CODES_HELP,
@@ -14,6 +15,7 @@ from paseo.cli.commands._agentcli import (
     report_outcome,
     wait_agent,
 )
+from paseo.cli.commands._images import add_image_option, load_images
 from paseo.cli.errors import EXIT_USAGE, CliError
 from paseo.cli.output import emit
 
@@ -29,6 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--message-id", help="client message id; a repeat is ignored")
     parser.add_argument("--no-wait", action="store_true", help="return once the prompt is sent")
     parser.add_argument("--wait-timeout", type=parse_duration, help="stop waiting after this")
+    add_image_option(parser)
     add_host(parser)
     parser.set_defaults(run=run)
 
@@ -53,9 +56,11 @@ def run(args: argparse.Namespace) -> int:
     text = _prompt(args)
     if not text.strip():
         raise CliError("the prompt is empty", exit_code=EXIT_USAGE)
-    params = {"agentId": args.agent, "text": text}
+    params: dict[str, Any] = {"agentId": args.agent, "text": text}
     if args.message_id:
         params["messageId"] = args.message_id
+    if args.image:
+        params["images"] = load_images(args.image)
     with connect(args) as client:
         sent = client.call("agent.send", params)
         if args.no_wait:

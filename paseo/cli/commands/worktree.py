@@ -32,6 +32,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--checkout", metavar="BRANCH", help="check out an existing branch")
     mode.add_argument("--pr", type=int, metavar="N", help="check out change request N")
     create.add_argument("--branch", help="new branch name (generated when absent)")
+    create.add_argument(
+        "--prompt",
+        metavar="TEXT",
+        help="what the work is about: names the new branch when --branch is absent",
+    )
     create.add_argument("--base", help="base to branch off (default: the default branch)")
     create.add_argument("--remote", default="origin", help="remote for --pr/--checkout")
     create.add_argument("--slug", help="directory name (default: from the branch)")
@@ -86,7 +91,7 @@ def _create_params(args: argparse.Namespace) -> dict[str, Any]:
         params["mode"] = "branch-off"
         if args.branch:
             params["branch"] = args.branch
-    for key in ("base", "slug", "title"):
+    for key in ("base", "slug", "title", "prompt"):
         value = getattr(args, key)
         if value:
             params[key] = value

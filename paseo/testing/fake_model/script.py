@@ -13,7 +13,9 @@ that :func:`plan_reply` computes from it. The rules, in order:
    reply is ``ok: <prompt>``.
 
 A structured-output request (a JSON schema for the answer) gets a JSON document built from the
-schema whose string fields hold the text the rules above chose.
+schema whose string fields hold the text the rules above chose. A request offering Claude
+Code's ``StructuredOutput`` tool (how its ``--json-schema`` asks for the answer) is one too: the
+answer is a call of that tool with such a document as its arguments.
 """
 
 from __future__ import annotations
@@ -330,8 +332,22 @@ def json_for_schema(schema: Mapping[str, Any], text: str) -> Any:
     return text
 
 
+STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
+
+
 def _structured(conversation: Conversation, reply: Reply) -> Reply:
-    if conversation.output_schema is None or reply.tool_call is not None:
+    if reply.tool_call is not None:
+        return reply
+    tool = (
+        None
+        if conversation.tool_results
+        else find_tool(conversation.tools, (STRUCTURED_OUTPUT_TOOL,))
+    )
+    if tool is not None:
+        arguments = json_for_schema(tool.parameters, reply.text)
+        if isinstance(arguments, dict):
+            return Reply(tool_call=ToolCall(tool.name, arguments), thinking=reply.thinking)
+    if conversation.output_schema is None:
         return reply
     document = json.dumps(json_for_schema(conversation.output_schema, reply.text))
     return Reply(text_chunks=(document,), thinking=reply.thinking)

@@ -227,6 +227,18 @@ def test_agent_life_through_the_daemon(
     seqs = [e["seq"] for e in after]
     assert seqs == sorted(set(seqs)), "timeline seq must keep increasing"
     assert "turn_completed" in [item_type(e) for e in after[len(before) :]]
+    # The resume refilled nothing: the program's history holds only what Paseo recorded
+    # (interrupted and denied turns included), so the only new messages are the new turn's.
+    new_messages = [
+        (item_type(e), e["event"]["item"]["text"])
+        for e in after[len(before) :]
+        if item_type(e) in ("user_message", "assistant_message")
+    ]
+    assert {kind for kind, _ in new_messages} == {"user_message", "assistant_message"}
+    assert [text for kind, text in new_messages if kind == "user_message"] == [
+        "third-marker [[reply:three]]"
+    ], new_messages
+    assert "".join(text for kind, text in new_messages if kind == "assistant_message") == "three"
 
     # Shutdown leaves nothing behind.
     stopped = daemon.stop()

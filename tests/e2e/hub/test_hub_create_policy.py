@@ -45,7 +45,7 @@ def test_a_hub_create_preapproves_its_tools_archives_and_passes_its_env(
 
     async def scenario() -> str:
         async with FakeHub() as hub:
-            await cli(daemon, "hub", "connect", hub.url, "--token", hub.issue_token())
+            await cli(daemon, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
             daemon_id = (await status(daemon))["daemonId"]
             await hub.wait_connected(daemon_id, within=WITHIN)
             # Claude Code's `default` mode asks before any MCP tool; the Hub's own archive on

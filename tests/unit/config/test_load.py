@@ -104,6 +104,28 @@ def test_non_object_root_is_an_error(config_file: Path) -> None:
             "valid boolean",
         ),
         (
+            {"daemon": {"agentProfiles": [{"id": "a", "name": "A"}]}},
+            "daemon.agentProfiles[0].provider",
+            "required",
+        ),
+        (
+            {
+                "daemon": {
+                    "agentProfiles": [
+                        {"id": "a", "name": "Review", "provider": "claude"},
+                        {"id": "b", "name": "Review", "provider": "codex"},
+                    ]
+                }
+            },
+            "daemon.agentProfiles[1].name",
+            "'Review' is already used by daemon.agentProfiles[0]",
+        ),
+        (
+            {"daemon": {"agentProfiles": [{"id": "a", "name": "A", "provider": "c", "labels": 1}]}},
+            "daemon.agentProfiles[0].labels",
+            "valid dictionary",
+        ),
+        (
             {"worktrees": {"servicePorts": {"range": "9-1"}}},
             "worktrees.servicePorts.range",
             "range",

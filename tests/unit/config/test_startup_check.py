@@ -170,3 +170,25 @@ def test_trash_retention_is_15_or_30_days_and_30_by_default(tmp_path: Path) -> N
     assert "15 or 30" in str(info.value)
     with pytest.raises(ConfigError, match=r"agents\.trashRetentionDays"):
         set_path(path, "agents.trashRetentionDays", "45")
+
+
+def test_profiles_and_metadata_models_naming_no_installed_provider_are_warned(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.json"
+    config = {
+        "daemon": {
+            "agentProfiles": [
+                {"id": "a", "name": "A", "provider": "claude"},
+                {"id": "b", "name": "B", "provider": "nobody"},
+            ]
+        },
+        "agents": {"metadataGeneration": {"providers": [{"provider": "ghost"}]}},
+    }
+    path.write_text(json.dumps(config))
+    problems = validate_file(path, {})
+    assert [(p.path, p.severity) for p in problems] == [
+        ("daemon.agentProfiles[1].provider", "warning"),
+        ("agents.metadataGeneration.providers[0].provider", "warning"),
+    ]
+    assert "no provider 'nobody' is installed or defined" in problems[0].message

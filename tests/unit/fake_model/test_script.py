@@ -200,3 +200,18 @@ def test_call_tool_says_why_it_cannot_call() -> None:
     broken = plan_reply(convo("CALL_TOOL: create_agent :: {nope", MCP_CREATE))
     assert broken.tool_call is None
     assert "not JSON" in broken.text
+
+
+def test_an_offered_structured_output_tool_is_called_with_the_document() -> None:
+    schema = {"type": "object", "properties": {"branch": {"type": "string"}}}
+    tools = (ToolSpec("Bash", {}), ToolSpec("StructuredOutput", schema))
+    reply = plan_reply(Conversation("name it [[reply:feat/x]]", (), tools, "m"))
+    assert reply.tool_call is not None
+    assert (reply.tool_call.name, reply.tool_call.arguments) == (
+        "StructuredOutput",
+        {"branch": "feat/x"},
+    )
+    # After the tool result the ordinary rule answers.
+    after = plan_reply(Conversation("name it [[reply:feat/x]]", ("done",), tools, "m"))
+    assert after.tool_call is None
+    assert after.text == "tool said: done"

@@ -76,6 +76,7 @@ class FakeAgents:
         self.hold = False
         """Keep turns running until :meth:`finish` (default: they succeed at once)."""
         self.provider: str | None = "fake"
+        self.profiles: dict[str, str] = {}
 
     def add_agent(self, *, archived: bool = False, busy: bool = False, title: str = "") -> str:
         agent_id = str(uuid.uuid4())
@@ -89,6 +90,11 @@ class FakeAgents:
 
     def default_provider(self) -> str | None:
         return self.provider
+
+    def profile_provider(self, reference: str) -> str:
+        if reference not in self.profiles:
+            raise NotFound(f"unknown agent profile {reference!r}")
+        return self.profiles[reference]
 
     async def create(self, config: NewAgentConfig, prompt: str, labels: Mapping[str, str]) -> str:
         agent_id = str(uuid.uuid4())

@@ -1,0 +1,2 @@
+"""Handlers of inbound session messages, one module per room; :mod:`paseo_tswire.dispatch`
+maps each message ``type`` to one."""

@@ -1,0 +1,394 @@
+"""Agent directory and lifecycle: list, fetch, create, send, wait, cancel, delete, archive,
+update, import, refresh, the setters, permissions and attention — each one JSON-RPC call of
+the ``agent.*`` group (the same behaviour as ``/ws``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from paseo_tswire import projection
+from paseo_tswire.bridge import RpcFailure
+from paseo_tswire.connection import ClientSession
+from paseo_tswire.models import inbound as req
+from paseo_tswire.models import messages as out
+from paseo_tswire.models.agent import AgentMode, AgentSnapshot
+
+WAIT_CHUNK = 600.0
+"""Seconds per ``agent.wait`` call (the method's maximum); longer waits repeat it."""
+
+
+async def _snapshots(
+    session: ClientSession, records: list[dict[str, Any]]
+) -> list[out.DirectoryEntry]:
+    pending: dict[str, list[dict[str, Any]]] = {}
+    if records:
+        found = await session.call("agent.permissions.list", {})
+        for item in found.get("requests") or []:
+            pending.setdefault(str(item["agentId"]), []).append(item["request"])
+    modes: dict[str, list[AgentMode]] = {}
+    places = await session.placements(records)
+    entries = []
+    for record in records:
+        available = await session.modes_of(str(record.get("provider") or ""), modes)
+        agent = projection.snapshot(
+            record, pending=pending.get(record["id"], []), available_modes=available
+        )
+        entries.append(out.DirectoryEntry(agent=agent, project=places[record["id"]]))
+    return entries
+
+
+async def _directory(
+    session: ClientSession, msg: req.FetchAgents
+) -> tuple[list[out.DirectoryEntry], out.PageInfo]:
+    params: dict[str, Any] = {"newestFirst": True}
+    flt = msg.filter
+    if flt is not None:
+        if flt.includeArchived:
+            params["includeArchived"] = True
+        if flt.labels:
+            params["labels"] = flt.labels
+        if flt.statuses:
+            params["statuses"] = [s for s in flt.statuses if s in projection.STATUSES]
+    if msg.scope == "active":
+        params.pop("includeArchived", None)
+    if msg.page is not None:
+        params["limit"] = msg.page.limit
+        if msg.page.cursor:
+            params["cursor"] = msg.page.cursor
+    result = await session.call("agent.list", params)
+    records = list(result.get("agents") or [])
+    if flt is not None and flt.requiresAttention is not None:
+        records = [r for r in records if bool(r.get("requiresAttention")) == flt.requiresAttention]
+    next_cursor = result.get("nextCursor") if msg.page is not None else None
+    page = out.PageInfo(
+        nextCursor=next_cursor,
+        prevCursor=msg.page.cursor if msg.page is not None else None,
+        hasMore=next_cursor is not None,
+    )
+    return await _snapshots(session, records), page
+
+
+async def fetch_agents(session: ClientSession, msg: req.FetchAgents) -> None:
+    entries, page = await _directory(session, msg)
+    subscription = None
+    if msg.subscribe is not None:
+        session.agents_subscribed = True
+        subscription = msg.subscribe.subscriptionId or f"agents:{session.client_id}"
+        session.subscription_id = subscription
+    await session.push(
+        "fetch_agents_response",
+        out.FetchAgents(
+            requestId=msg.requestId, subscriptionId=subscription, entries=entries, pageInfo=page
+        ),
+    )
+
+
+async def fetch_history(session: ClientSession, msg: req.FetchAgents) -> None:
+    """The same directory as ``fetch_agents_request`` (the TypeScript daemon's rule), never
+    subscribed."""
+    entries, page = await _directory(session, msg)
+    await session.push(
+        "fetch_agent_history_response",
+        out.AgentHistory(requestId=msg.requestId, entries=entries, pageInfo=page),
+    )
+
+
+async def close_items(session: ClientSession, msg: req.CloseItems) -> None:
+    """Archive the agents and kill the terminals; each result says what happened."""
+    agents: list[out.ClosedAgent] = []
+    for agent_id in msg.agentIds:
+        try:
+            archived = await session.call("agent.archive", {"agentId": agent_id})
+        except RpcFailure:
+            continue
+        record = archived["agent"]
+        agents.append(
+            out.ClosedAgent(
+                agentId=str(record["id"]), archivedAt=str(record.get("archivedAt") or "")
+            )
+        )
+    terminals: list[out.ClosedTerminal] = []
+    for terminal_id in msg.terminalIds:
+        try:
+            await session.call("terminal.kill", {"terminalId": terminal_id})
+        except RpcFailure:
+            terminals.append(out.ClosedTerminal(terminalId=terminal_id, success=False))
+        else:
+            terminals.append(out.ClosedTerminal(terminalId=terminal_id, success=True))
+    await session.push(
+        "close_items_response",
+        out.CloseItems(agents=agents, terminals=terminals, requestId=msg.requestId),
+    )
+
+
+async def fetch_agent(session: ClientSession, msg: req.AgentRef) -> None:
+    try:
+        agent, place = await session.snapshot(msg.agentId)
+    except RpcFailure as exc:
+        if exc.code not in ("not_found", "conflict", "invalid_params"):
+            raise
+        await session.push(
+            "fetch_agent_response",
+            out.FetchAgent(requestId=msg.requestId, agent=None, error=exc.message),
+        )
+        return
+    await session.push(
+        "fetch_agent_response",
+        out.FetchAgent(requestId=msg.requestId, agent=agent, project=place, error=None),
+    )
+
+
+async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
+    config = msg.config
+    params: dict[str, Any] = {"provider": config.provider, "cwd": config.cwd}
+    for key in (
+        "modeId",
+        "model",
+        "thinkingOptionId",
+        "featureValues",
+        "systemPrompt",
+        "mcpServers",
+    ):
+        value = getattr(config, key)
+        if value is not None:
+            params[key] = value
+    if config.title:
+        params["title"] = config.title
+    if msg.initialPrompt:
+        params["initialPrompt"] = msg.initialPrompt
+    if msg.clientMessageId:
+        params["messageId"] = msg.clientMessageId
+    if msg.labels:
+        params["labels"] = msg.labels
+    if msg.workspaceId:
+        params["workspaceId"] = msg.workspaceId
+    try:
+        result = await session.call("agent.create", params)
+        agent, _ = await session.snapshot(result["agent"]["id"])
+    except RpcFailure as exc:
+        await session.push(
+            "status",
+            out.AgentCreateFailed(requestId=msg.requestId, error=exc.message, errorCode=exc.code),
+        )
+        return
+    await session.push(
+        "status", out.AgentCreated(agentId=agent.id, requestId=msg.requestId, agent=agent)
+    )
+
+
+async def import_agent(session: ClientSession, msg: req.ImportAgent) -> None:
+    # This daemon resumes only the sessions of agents it created (agent.reload): importing a
+    # session started elsewhere has no service behind it yet.
+    await session.push(
+        "status",
+        out.AgentCreateFailed(
+            requestId=msg.requestId,
+            error=(
+                f"importing a {msg.provider} session is not supported by this daemon; "
+                "create an agent instead"
+            ),
+            errorCode="unsupported",
+        ),
+    )
+
+
+async def send_message(session: ClientSession, msg: req.SendMessage) -> None:
+    params: dict[str, Any] = {"agentId": msg.agentId, "text": msg.text}
+    if msg.messageId:
+        params["messageId"] = msg.messageId
+    try:
+        result = await session.call("agent.send", params)
+    except RpcFailure as exc:
+        await session.push(
+            "send_agent_message_response",
+            out.SendMessage(
+                requestId=msg.requestId, agentId=msg.agentId, accepted=False, error=exc.message
+            ),
+        )
+        return
+    await session.push(
+        "send_agent_message_response",
+        out.SendMessage(
+            requestId=msg.requestId,
+            agentId=str(result["agentId"]),
+            accepted=bool(result.get("accepted", True)),
+            error=None,
+        ),
+    )
+
+
+async def wait_for_finish(session: ClientSession, msg: req.WaitForFinish) -> None:
+    deadline = None if msg.timeoutMs is None else time.monotonic() + msg.timeoutMs / 1000
+    while True:
+        chunk = (
+            WAIT_CHUNK
+            if deadline is None
+            else max(0.0, min(WAIT_CHUNK, deadline - time.monotonic()))
+        )
+        result = await session.call("agent.wait", {"agentId": msg.agentId, "timeout": chunk})
+        outcome = result.get("outcome")
+        if outcome != "timeout" or (deadline is not None and time.monotonic() >= deadline):
+            break
+    agent: AgentSnapshot | None
+    try:
+        agent, _ = await session.snapshot(str(result["agentId"]))
+    except RpcFailure:
+        agent = None
+    status = {"idle": "idle", "permission": "permission", "error": "error", "timeout": "timeout"}
+    await session.push(
+        "wait_for_finish_response",
+        out.WaitForFinish(
+            requestId=msg.requestId,
+            # A closed agent has finished for good: the client reads it as done.
+            status=status.get(str(outcome), "idle"),
+            final=agent,
+            error=result.get("error"),
+            lastMessage=result.get("lastMessage"),
+        ),
+    )
+
+
+async def cancel_agent(session: ClientSession, msg: req.OptionalRequestAgentRef) -> None:
+    await session.call("agent.interrupt", {"agentId": msg.agentId})
+    if msg.requestId is None:
+        return
+    agent, _ = await session.snapshot(msg.agentId)
+    await session.push(
+        "cancel_agent_response",
+        out.CancelAgent(requestId=msg.requestId, agentId=agent.id, agent=agent),
+    )
+
+
+async def delete_agent(session: ClientSession, msg: req.AgentRef) -> None:
+    detail = await session.call("agent.get", {"agentId": msg.agentId})
+    agent_id = str(detail["agent"]["id"])
+    await session.call("agent.delete", {"agentId": agent_id})
+    await session.push("agent_deleted", out.AgentDeleted(agentId=agent_id, requestId=msg.requestId))
+
+
+async def archive_agent(session: ClientSession, msg: req.AgentRef) -> None:
+    result = await session.call("agent.archive", {"agentId": msg.agentId})
+    record = result["agent"]
+    await session.push(
+        "agent_archived",
+        out.AgentArchived(
+            agentId=str(record["id"]),
+            archivedAt=str(record.get("archivedAt") or ""),
+            requestId=msg.requestId,
+        ),
+    )
+
+
+async def refresh_agent(session: ClientSession, msg: req.AgentRef) -> None:
+    result = await session.call("agent.reload", {"agentId": msg.agentId})
+    agent_id = str(result["agent"]["id"])
+    index = session.indexes.get(agent_id)
+    await session.push(
+        "status",
+        out.AgentRefreshed(
+            agentId=agent_id,
+            requestId=msg.requestId,
+            timelineSize=len(index.rows) if index is not None else None,
+        ),
+    )
+
+
+async def _action(
+    session: ClientSession,
+    type_: str,
+    ids: tuple[str, str],
+    method: str,
+    params: dict[str, Any],
+) -> None:
+    request_id, agent_id = ids
+    try:
+        await session.call(method, {"agentId": agent_id, **params})
+    except RpcFailure as exc:
+        reply = out.AgentAction(
+            requestId=request_id, agentId=agent_id, accepted=False, error=exc.message
+        )
+    else:
+        reply = out.AgentAction(requestId=request_id, agentId=agent_id, accepted=True, error=None)
+    await session.push(type_, reply)
+
+
+async def update_agent(session: ClientSession, msg: req.UpdateAgent) -> None:
+    params: dict[str, Any] = {}
+    if msg.name is not None:
+        params["title"] = msg.name
+    if msg.labels is not None:
+        params["labels"] = msg.labels
+    await _action(
+        session, "update_agent_response", (msg.requestId, msg.agentId), "agent.update", params
+    )
+
+
+async def set_mode(session: ClientSession, msg: req.SetMode) -> None:
+    await _action(
+        session,
+        "set_agent_mode_response",
+        (msg.requestId, msg.agentId),
+        "agent.mode.set",
+        {"modeId": msg.modeId},
+    )
+
+
+async def set_model(session: ClientSession, msg: req.SetModel) -> None:
+    await _action(
+        session,
+        "set_agent_model_response",
+        (msg.requestId, msg.agentId),
+        "agent.model.set",
+        {"model": msg.modelId},
+    )
+
+
+async def set_thinking(session: ClientSession, msg: req.SetThinking) -> None:
+    await _action(
+        session,
+        "set_agent_thinking_response",
+        (msg.requestId, msg.agentId),
+        "agent.thinking.set",
+        {"thinkingOptionId": msg.thinkingOptionId},
+    )
+
+
+async def set_feature(session: ClientSession, msg: req.SetFeature) -> None:
+    await _action(
+        session,
+        "set_agent_feature_response",
+        (msg.requestId, msg.agentId),
+        "agent.feature.set",
+        {"featureId": msg.featureId, "value": msg.value},
+    )
+
+
+async def answer_permission(session: ClientSession, msg: req.PermissionAnswer) -> None:
+    response = msg.response
+    params: dict[str, Any] = {
+        "agentId": msg.agentId,
+        "requestId": msg.requestId,
+        "behavior": response.behavior,
+    }
+    if response.behavior == "allow" and response.updatedInput is not None:
+        params["updatedInput"] = response.updatedInput
+    if response.behavior == "deny":
+        if response.message is not None:
+            params["message"] = response.message
+        params["interrupt"] = bool(response.interrupt)
+    # Fire and forget on the client; the resolution arrives as agent_permission_resolved.
+    await session.call("agent.permissions.respond", params)
+
+
+async def clear_attention(session: ClientSession, msg: req.ClearAttention) -> None:
+    ids = [msg.agentId] if isinstance(msg.agentId, str) else list(msg.agentId)
+    await asyncio.gather(*(session.call("agent.attention.clear", {"agentId": i}) for i in ids))
+    if msg.requestId is None:
+        return
+    agents = [(await session.snapshot(i))[0] for i in ids]
+    await session.push(
+        "clear_agent_attention_response",
+        out.ClearAttention(requestId=msg.requestId, agentId=msg.agentId, agents=agents),
+    )
