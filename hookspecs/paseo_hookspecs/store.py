@@ -22,6 +22,8 @@ checks them):
 - A ``None`` change removes a field that may be omitted but never be null, and stores ``null``
   otherwise.
 - Labels are looked up by identity; assignments store the catalog's display name.
+- An agent whose ``deletedAt`` is set is a tombstone (in the trash): agent listings and counts
+  leave tombstones out unless ``AgentFilter.trashed`` asks for them; ``get`` returns them.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any, Generic, TypeVar
 
 from paseo_hookspecs.records import (
     AgentRecord,
+    CleanupItem,
     ManagedProcessRecord,
     PluginSourceRecord,
     ProjectRecord,
@@ -75,6 +78,9 @@ class AgentFilter:
     statuses: frozenset[str] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     requires_attention: bool | None = None
+    trashed: bool | None = False
+    """``False``: live agents only (tombstones left out); ``True``: tombstones only (agents
+    whose ``deletedAt`` is set); ``None``: both."""
     id_prefix: str | None = None
     """Agents whose id starts with this, ignoring case (naming an agent by an id prefix)."""
     title: str | None = None
@@ -157,6 +163,46 @@ class TimelineRepository(ABC):
     async def sync(self) -> None:  # noqa: B027 - optional; stores whose appends sync need nothing
         """Return once every entry appended so far is on stable storage (survives a power
         cut). Stores that force each append before returning need not override this."""
+
+
+class TrashRepository(ABC):
+    """Permanent removal of tombstoned agents and the durable cleanup queue it feeds.
+
+    A tombstone is an agent record with ``deletedAt`` set (written with
+    :meth:`AgentRepository.update`; restoring clears it the same way). :meth:`purge` is the only
+    way a tombstone leaves the store for good, and it enqueues its :class:`CleanupItem` in the
+    same transaction, so after a crash either the agent is still a tombstone and nothing is
+    queued, or it is gone and its item is queued. The queue is ordered by ``(createdAt, id)``.
+    """
+
+    @abstractmethod
+    async def purge(self, agent_id: str, *, deleted_at: str, item: CleanupItem) -> bool:
+        """In one transaction: remove the agent whose ``deletedAt`` is exactly ``deleted_at``,
+        its timeline, and insert ``item``. ``False`` (nothing written) when there is no such
+        tombstone (restored, purged already, or deleted at another instant);
+        ``InvalidParams`` when ``item.agentId`` or ``item.deletedAt`` differ from the
+        arguments; ``Conflict`` when an item with ``item.id`` is queued already."""
+
+    @abstractmethod
+    async def queued(self, *, limit: int = DEFAULT_PAGE_SIZE) -> list[CleanupItem]:
+        """The oldest ``limit`` queued items (clamped to :data:`MAX_PAGE_SIZE`)."""
+
+    @abstractmethod
+    async def retire(self, item_id: str) -> bool:
+        """Remove a finished item; ``False`` when it was not queued."""
+
+    @abstractmethod
+    async def retry_later(self, item_id: str, *, error: str, at: str) -> CleanupItem:
+        """Record a failed attempt (``attempts`` + 1, ``lastError``, ``lastAttemptAt``); the
+        item stays queued. ``NotFound`` when it is not queued."""
+
+    @abstractmethod
+    async def last_sweep(self) -> str | None:
+        """When the last successful automatic sweep finished, or ``None``."""
+
+    @abstractmethod
+    async def record_sweep(self, at: str) -> None:
+        """Remember ``at`` as the last successful automatic sweep."""
 
 
 class ScheduleRepository(ABC):
@@ -373,6 +419,7 @@ class Repositories(ABC):
     push_tokens: PushTokenRepository
     managed_processes: ManagedProcessRepository
     plugin_sources: PluginSourceRepository
+    trash: TrashRepository
 
     quarantined: list[QuarantinedFile]
     """Files moved aside by the last :meth:`Store.open` (corrupt or schema-invalid)."""

@@ -5,7 +5,8 @@ They may be secrets, so they are never part of the record (every client is sent 
 the store keeps them readable): each agent's set lives in ``<directory>/<agentId>.json``, 0600
 from creation and written atomically **before** the record is first stored, so every session
 the agent ever starts (created, resumed after a restart, reloaded) gets the same variables.
-The file goes with the agent when it is deleted.
+A deleted agent (a tombstone in the trash) keeps its file, so a restored agent starts with
+the same variables; the trash's cleanup removes it once the agent is purged.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class AgentEnvironments:
         return {k: v for k, v in stored.items() if isinstance(k, str) and isinstance(v, str)}
 
     async def forget(self, agent_id: str) -> None:
-        """Remove ``agent_id``'s variables (its record is being deleted)."""
+        """Remove ``agent_id``'s variables (its record is not stored, or it was purged)."""
         self._cache.pop(agent_id, None)
         with contextlib.suppress(FileNotFoundError):
             await asyncio.to_thread(os.unlink, self._path(agent_id))

@@ -357,19 +357,50 @@ class AgentService:
         return agent
 
     async def delete(self, reference: str) -> str:
+        """Stop the agent and move it to the trash: its record becomes a tombstone
+        (``deletedAt``), kept with its timeline, persistence handle and environment until
+        :class:`paseo.trash.service.TrashService` restores or purges it. An internal agent
+        (metadata generation) outlives nothing it was started for: it is removed for good."""
         agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="deleted")
-        # Nothing written behind may land after the record is gone.
+        # The whole history goes into the tombstone, and nothing written behind may land after
+        # the record left the roster.
+        await agent.timeline.drain()
         await agent.writer.flush()
         agent.deleted = True
         agent.timeline.close()
-        await self.store.agents.delete(agent.id)
-        await self.environments.forget(agent.id)
+        if agent.internal:
+            await self.store.agents.delete(agent.id)
+            await self.environments.forget(agent.id)
+        else:
+            await self.store.agents.update(agent.id, {"deletedAt": iso_now()})
         self.agents.pop(agent.id, None)
         if not agent.internal:
             self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
         agent.notify()
         return agent.id
+
+    def readmit(self, record: AgentRecord) -> None:
+        """A record restored from the trash is an agent again: closed, its conversation
+        resumed (through its persistence handle) by the next prompt. Listings read the store,
+        so it is listed once; it is loaded here unless a lookup loaded it meanwhile."""
+        agent = self.roster.agents.get(record.id) or self.roster.adopt(record)
+        self.roster.publish_record(agent.record, "agent.created")
+
+    async def purged(self, agent_id: str) -> None:
+        """A purged agent's cleanup: its environment file (which a tombstone keeps, so a
+        restored agent starts with the same variables) goes."""
+        await self.environments.forget(agent_id)
+
+    def working(self) -> bool:
+        """Whether any agent is at work: a prompt queued or running, a session starting or
+        a turn in flight (what the trash's permanent removal waits out). Only loaded agents
+        are looked at: one with a session, run or queued prompt is never unloaded, and boot
+        loads every agent left live, so an agent not loaded runs nothing."""
+        return any(
+            agent.busy or agent.record.lastStatus in ("running", "initializing")
+            for agent in self.agents.values()
+        )
 
     async def update(
         self, reference: str, *, title: str | None, labels: dict[str, str | None]

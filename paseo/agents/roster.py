@@ -109,7 +109,8 @@ class AgentRoster:
         agent = self.agents.get(agent_id)
         if agent is None:
             record = await self.store.agents.get(agent_id)
-            if record is None:
+            if record is None or record.deletedAt is not None:
+                # A tombstone is no agent: only the trash names it (and restores it).
                 return None
             # Another caller may have loaded it while the store was read.
             agent = self.agents.get(agent_id) or self.adopt(record)

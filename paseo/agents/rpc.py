@@ -397,7 +397,7 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                     h.delete,
                     AgentRefParams,
                     OkResult,
-                    "Stop the agent and delete it with its timeline",
+                    "Stop the agent and move it to the trash (trash.restore brings it back)",
                 ),
                 _method(
                     "agent.update",

@@ -299,6 +299,8 @@ class AgentsConfig(_Model):
     """The provider an agent gets when none is named. Absent: the first ready provider by
     ``order``, plugin providers before custom (``extends``) ones, then by id."""
     metadataGeneration: MetadataGenerationConfig | None = None
+    trashRetentionDays: Literal[15, 30] | None = None
+    """Days a deleted agent stays restorable in the trash before it is purged (default 30)."""
 
     @field_validator("providers")
     @classmethod

@@ -45,6 +45,7 @@ from paseo.config.resolved import (
     DEFAULT_PORT,
     DEFAULT_RELAY_ENDPOINT,
     DEFAULT_STORAGE_DRIVER,
+    DEFAULT_TRASH_RETENTION_DAYS,
     DEFAULT_TRUSTED_PROXIES,
     ResolvedAgents,
     ResolvedApp,
@@ -303,6 +304,8 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
         metadataGeneration=ResolvedMetadataGeneration.model_construct(
             providers=tuple((metadata.providers if metadata else None) or ())
         ),
+        trashRetentionDays=(agents.trashRetentionDays if agents else None)
+        or DEFAULT_TRASH_RETENTION_DAYS,
     )
 
 

@@ -45,6 +45,7 @@ DEFAULT_LOG_FILENAME = "daemon.log"
 DEFAULT_LOG_ROTATE_SIZE = "10m"
 DEFAULT_LOG_ROTATE_FILES = 2
 DEFAULT_STORAGE_DRIVER = "json"
+DEFAULT_TRASH_RETENTION_DAYS = 30
 DEFAULT_LOCAL_MODELS_SUBDIR = Path("models") / "local-speech"
 
 
@@ -136,6 +137,7 @@ class ResolvedAgents(_Frozen):
     providers: dict[str, ProviderOverride]
     defaultProvider: str | None = None
     metadataGeneration: ResolvedMetadataGeneration
+    trashRetentionDays: int = DEFAULT_TRASH_RETENTION_DAYS
 
 
 class ResolvedDictation(_Frozen):

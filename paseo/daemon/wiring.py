@@ -9,7 +9,8 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-metadata (runs internal agents; stops before them), schedules (prompt agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents), trash (restores
+into and waits on the agents).
 """
 
 from __future__ import annotations
@@ -110,6 +111,11 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 
+    from paseo.trash.service import TrashService
+
+    trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
+    composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
+
     from paseo.skills.service import SkillsService
 
     # `~` is the daemon's HOME, as the agents it launches see it.
@@ -160,6 +166,7 @@ def compose(daemon: Daemon) -> Composition:
         agents,
         metadata,
         schedules,
+        trash,
         skills,
         terminals,
         speech,
@@ -220,6 +227,7 @@ ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
+    "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
     "speech": "paseo.speech.rpc",

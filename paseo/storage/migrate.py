@@ -184,8 +184,9 @@ def _keyed(records: list[Any], key: Callable[[Any], str]) -> dict[str, Any]:
 async def _read_contents(store: Store) -> _Contents:
     return _Contents(
         agents=await _all_pages(
+            # Tombstones too: what is in the trash stays restorable after a migration.
             lambda c: store.agents.list(
-                AgentFilter(include_archived=True), cursor=c, limit=MAX_PAGE_SIZE
+                AgentFilter(include_archived=True, trashed=None), cursor=c, limit=MAX_PAGE_SIZE
             )
         ),
         schedules=await _all_pages(lambda c: store.schedules.list(cursor=c, limit=MAX_PAGE_SIZE)),

@@ -6,7 +6,9 @@ helper process in ``runtime/managed-processes/{id}.json``; whole-file collection
 ``projects/projects.json``, ``projects/workspaces.json``, ``projects/workspace-labels.json``,
 ``push-tokens.json`` and ``plugins/sources.json``; the label transaction marker
 ``projects/workspace-labels.transaction.json``. Python Paseo adds ``timelines/{agentId}.jsonl``
-(append-only, one timeline entry per line).
+(append-only, one timeline entry per line) and the trash's cleanup queue
+``trash/cleanup/{itemId}.json`` with its sweep marker ``trash/sweep.json`` (see
+:mod:`paseo_store_json._trash`; open finishes a purge a crash interrupted).
 
 **Memory holds an index, disk the records.** :meth:`JsonStore.open` reads and validates every
 record file (bytes plus pydantic's ``model_validate_json``, so a damaged file is quarantined at

@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import bisect
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -178,47 +177,6 @@ def decode_cursor(cursor: str, kind: str, shape: tuple[type, ...]) -> tuple[Any,
 # --- in-memory tables ------------------------------------------------------------------------
 
 
-class SortedTable(Generic[M]):
-    """Rows by id, plus their ``(createdAt, id)`` keys in order for cursor pagination."""
-
-    def __init__(self, id_field: str) -> None:
-        self.id_field = id_field
-        self.rows: dict[str, M] = {}
-        self.keys: list[tuple[str, str]] = []
-
-    def _key(self, row: M) -> tuple[str, str]:
-        return (str(getattr(row, "createdAt", "")), str(getattr(row, self.id_field)))
-
-    def load(self, rows: Iterable[M]) -> None:
-        """Fill an empty table (one sort instead of one insertion per row)."""
-        for row in rows:
-            self.rows[str(getattr(row, self.id_field))] = row
-        self.keys = sorted(self._key(row) for row in self.rows.values())
-
-    def put(self, row: M) -> None:
-        """Insert or replace ``row``."""
-        row_id = str(getattr(row, self.id_field))
-        old = self.rows.get(row_id)
-        if old is not None:
-            old_key = self._key(old)
-            del self.keys[bisect.bisect_left(self.keys, old_key)]
-        self.rows[row_id] = row
-        bisect.insort(self.keys, self._key(row))
-
-    def pop(self, row_id: str) -> M | None:
-        row = self.rows.pop(row_id, None)
-        if row is not None:
-            del self.keys[bisect.bisect_left(self.keys, self._key(row))]
-        return row
-
-    def after(self, cursor_key: tuple[str, str] | None) -> Iterator[tuple[tuple[str, str], M]]:
-        """Rows strictly after ``cursor_key``, in key order."""
-        start = 0 if cursor_key is None else bisect.bisect_right(self.keys, cursor_key)
-        for index in range(start, len(self.keys)):
-            key = self.keys[index]
-            yield key, self.rows[key[1]]
-
-
 class OrderedTable(Generic[M]):
     """Rows in insertion order, each with an ordinal that never changes while the store is
     open: inserts take a larger ordinal and deletes leave the others alone, so "after ordinal
@@ -360,7 +318,6 @@ __all__ = [
     "Core",
     "KeyedLocks",
     "OrderedTable",
-    "SortedTable",
     "check_expect",
     "check_file_id",
     "check_limit",

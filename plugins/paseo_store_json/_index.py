@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
-from paseo_hookspecs.records import AgentRecord, ScheduleRecord
+from paseo_hookspecs.records import AgentRecord, CleanupItem, ScheduleRecord
 from paseo_hookspecs.store import AgentFilter
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -58,6 +58,7 @@ AGENT_INDEX_FIELDS = index_fields(
         "requiresAttention",
         "labels",
         "title",
+        "deletedAt",
     ),
 )
 SCHEDULE_INDEX_FIELDS = index_fields(ScheduleRecord, ("id", "createdAt", "status"))
@@ -85,6 +86,21 @@ class PlainRow:
         self.path: str = path
 
 
+class CleanupRow:
+    """A queued trash cleanup item in the index: which tombstone its purge removed (an open
+    finishes a purge whose tombstone is still on disk, see
+    :func:`paseo_store_json._load.finish_purges`)."""
+
+    __slots__ = ("agentId", "createdAt", "deletedAt", "id", "path")
+
+    def __init__(self, record: CleanupItem, path: str) -> None:
+        self.id: str = record.id
+        self.createdAt: str = record.createdAt
+        self.path: str = path
+        self.agentId: str = record.agentId
+        self.deletedAt: str = record.deletedAt
+
+
 class ScheduleRow:
     """A schedule in the index: listings filter on ``status``."""
 
@@ -99,12 +115,14 @@ class ScheduleRow:
 
 class AgentRow:
     """An agent in the index: every field an :class:`AgentFilter` reads, and the title (names
-    resolve by title)."""
+    resolve by title). ``deletedAt`` is kept whole, not as a flag: an interrupted purge is
+    recognised by its cleanup item's ``deletedAt`` matching the tombstone's."""
 
     __slots__ = (
         "archived",
         "attention",
         "createdAt",
+        "deletedAt",
         "id",
         "labels",
         "path",
@@ -129,9 +147,12 @@ class AgentRow:
             (_intern(key), value) for key, value in record.labels.items()
         )
         self.title: str | None = record.title
+        self.deletedAt: str | None = record.deletedAt
 
     def matches(self, flt: AgentFilter) -> bool:
         if self.archived and not flt.include_archived:
+            return False
+        if flt.trashed is not None and (self.deletedAt is not None) != flt.trashed:
             return False
         if flt.workspace_id is not None and self.workspaceId != flt.workspace_id:
             return False
@@ -227,6 +248,7 @@ __all__ = [
     "DEFAULT_CACHE_RECORDS",
     "SCHEDULE_INDEX_FIELDS",
     "AgentRow",
+    "CleanupRow",
     "PlainRow",
     "RecordCache",
     "Row",

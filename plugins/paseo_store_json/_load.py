@@ -31,6 +31,7 @@ from paseo_hookspecs.records import (
     WORKSPACE_LABELS_FILE,
     WORKSPACE_LABELS_TRANSACTION_FILE,
     WORKSPACES_FILE,
+    CleanupItem,
     ManagedProcessRecord,
     PluginSource,
     PluginSourcesFile,
@@ -60,6 +61,7 @@ from paseo_store_json._index import (
     AGENT_INDEX_FIELDS,
     SCHEDULE_INDEX_FIELDS,
     AgentRow,
+    CleanupRow,
     PlainRow,
     Row,
     ScheduleRow,
@@ -73,6 +75,12 @@ R = TypeVar("R", bound=Row)
 TIMELINES_DIR = "timelines"
 """Per-agent append-only timelines, ``timelines/{agentId}.jsonl`` (Python Paseo only)."""
 
+CLEANUP_DIR = "trash/cleanup"
+"""The trash's cleanup queue, ``trash/cleanup/{itemId}.json`` (Python Paseo only)."""
+
+SWEEP_FILE = "trash/sweep.json"
+"""``{"lastSweepAt": ...}``: the last successful automatic trash sweep."""
+
 _PLUGIN_SOURCE = TypeAdapter[Any](PluginSource)
 
 
@@ -83,6 +91,7 @@ class Loaded:
     agents: dict[str, AgentRow] = field(default_factory=dict)
     schedules: dict[str, ScheduleRow] = field(default_factory=dict)
     processes: dict[str, PlainRow] = field(default_factory=dict)
+    cleanup: dict[str, CleanupRow] = field(default_factory=dict)
     projects: list[ProjectRecord] = field(default_factory=list)
     workspaces: list[WorkspaceRecord] = field(default_factory=list)
     labels: list[WorkspaceLabelDefinition] = field(default_factory=list)
@@ -100,6 +109,7 @@ def load_home(home: Path, ops: FileOps) -> Loaded:
         loaded = Loaded()
         with _collector_paused():
             _load_record_files(home, loaded)
+        finish_purges(home, ops, loaded)
         _load_collections(home, loaded)
         _recover_projects(home, loaded, ops)
         _cut_torn_timelines(home)
@@ -151,6 +161,8 @@ def _remove_leftovers(home: Path) -> None:
     remove_temp_files(
         home / PLUGIN_SOURCES_FILE.parent, target_names=frozenset({PLUGIN_SOURCES_FILE.name})
     )
+    sweep = Path(SWEEP_FILE)
+    remove_temp_files(home / sweep.parent, target_names=frozenset({sweep.name}))
 
 
 # --- label transaction recovery --------------------------------------------------------------
@@ -263,6 +275,30 @@ def _load_record_files(home: Path, loaded: Loaded) -> None:
             into=loaded.processes,
             loaded=loaded,
         )
+        _load_files(
+            home,
+            reader,
+            _scan(str(home / CLEANUP_DIR)),
+            CleanupItem,
+            CleanupRow,
+            kind="cleanup item",
+            into=loaded.cleanup,
+            loaded=loaded,
+        )
+
+
+def finish_purges(home: Path, ops: FileOps, loaded: Loaded) -> None:
+    """Redo purges a crash interrupted. A purge's queued cleanup item is its commit point: the
+    agent it names is removed after the item is durable, so a tombstone still on disk with the
+    item's ``deletedAt`` is one whose purge committed, and its record and timeline go now."""
+    for item in loaded.cleanup.values():
+        held = loaded.agents.get(item.agentId)
+        if held is None or held.deletedAt != item.deletedAt:
+            continue
+        ops.remove(Path(held.path))
+        ops.remove(home / TIMELINES_DIR / f"{item.agentId}.jsonl")
+        del loaded.agents[item.agentId]
+        log.info("finished the interrupted purge of agent %s", item.agentId)
 
 
 def _agent_is_canonical(record: Any, path: str) -> bool:

@@ -25,6 +25,7 @@ from paseo_store_json._per_record import (
     JsonScheduleRepository,
 )
 from paseo_store_json._timeline import JsonTimelineRepository
+from paseo_store_json._trash import JsonTrashRepository
 
 
 class JsonStore(Store):
@@ -65,6 +66,9 @@ class JsonStore(Store):
         self.push_tokens: JsonPushTokenRepository = JsonPushTokenRepository(core)
         self.managed_processes: JsonManagedProcessRepository = JsonManagedProcessRepository(core)
         self.plugin_sources: JsonPluginSourceRepository = JsonPluginSourceRepository(core)
+        self.trash: JsonTrashRepository = JsonTrashRepository(
+            core, self.agents, self.timeline.remove
+        )
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -82,6 +86,10 @@ class JsonStore(Store):
         self.agents.files.load(loaded.agents)
         self.schedules.files.load(loaded.schedules)
         self.managed_processes.files.load(loaded.processes)
+        self.trash.files.load(loaded.cleanup)
+        self.trash.last_sweep_at = await asyncio.to_thread(
+            JsonTrashRepository.read_sweep, self.home
+        )
         for project in loaded.projects:
             self.projects.table.append(project)
         for workspace in loaded.workspaces:

@@ -32,7 +32,8 @@ from paseo_store_sqlite._database import Database
 from paseo_store_sqlite._rows import load_current, page_of, parse, read_one
 
 _AGENT_COLUMNS = (
-    "id, workspace_id, provider, last_status, archived_at, requires_attention, created_at, record"
+    "id, workspace_id, provider, last_status, archived_at, requires_attention, created_at, "
+    "deleted_at, record"
 )
 
 
@@ -45,6 +46,7 @@ def _agent_row(record: AgentRecord, text: str) -> tuple[Any, ...]:
         record.archivedAt,
         1 if record.requiresAttention else 0,
         record.createdAt,
+        record.deletedAt,
         text,
     )
 
@@ -62,6 +64,8 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     params: list[Any] = []
     if not filter.include_archived:
         clauses.append("archived_at IS NULL")
+    if filter.trashed is not None:
+        clauses.append("deleted_at IS NOT NULL" if filter.trashed else "deleted_at IS NULL")
     if filter.workspace_id is not None:
         clauses.append("workspace_id = ?")
         params.append(filter.workspace_id)
@@ -148,7 +152,7 @@ class SqliteAgentRepository(AgentRepository):
     async def insert(self, record: AgentRecord) -> bool:
         def run(conn: sqlite3.Connection) -> bool:
             inserted = conn.execute(
-                f"INSERT INTO agents ({_AGENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
+                f"INSERT INTO agents ({_AGENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "  # noqa: S608
                 "ON CONFLICT (id) DO NOTHING",
                 _agent_row(record, checked_text(AgentRecord, record)),
             ).rowcount
@@ -169,7 +173,8 @@ class SqliteAgentRepository(AgentRepository):
             updated = apply_changes(AgentRecord, current, changes, key_field="id")
             conn.execute(
                 "UPDATE agents SET workspace_id = ?, provider = ?, last_status = ?, "
-                "archived_at = ?, requires_attention = ?, created_at = ?, record = ? WHERE id = ?",
+                "archived_at = ?, requires_attention = ?, created_at = ?, deleted_at = ?, "
+                "record = ? WHERE id = ?",
                 (*_agent_row(updated, record_text(updated))[1:], agent_id),
             )
             _write_labels(conn, updated)

@@ -122,9 +122,28 @@ ALTER TABLE agents ADD COLUMN title TEXT
 CREATE INDEX agents_by_title ON agents (title);
 """
 
+# The trash: tombstones are agents with ``deletedAt`` (copied into ``deleted_at`` so listings
+# filter them in SQL); a purge deletes the agent and inserts its cleanup item in one transaction;
+# ``maintenance`` holds the last automatic sweep.
+_TRASH = """
+ALTER TABLE agents ADD COLUMN deleted_at TEXT;
+UPDATE agents SET deleted_at = json_extract(record, '$.deletedAt');
+CREATE TABLE cleanup_queue (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX cleanup_queue_by_created ON cleanup_queue (created_at, id);
+CREATE TABLE maintenance (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
     Migration("0002_agent_lookups", _AGENT_LOOKUPS),
+    Migration("0003_trash", _TRASH),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

@@ -21,6 +21,7 @@ from paseo_store_sqlite._small import (
     SqlitePluginSourceRepository,
     SqlitePushTokenRepository,
 )
+from paseo_store_sqlite._trash import SqliteTrashRepository
 
 DATABASE_FILE = "paseo.db"
 """The database's file name inside ``$PASEO_HOME``."""
@@ -51,6 +52,7 @@ class SqliteStore(Store):
         self.push_tokens = SqlitePushTokenRepository(self.database)
         self.managed_processes = SqliteManagedProcessRepository(self.database)
         self.plugin_sources = SqlitePluginSourceRepository(self.database)
+        self.trash = SqliteTrashRepository(self.database)
         self._guard = guard
 
     async def open(self) -> None:

@@ -7,8 +7,10 @@ returned (flushed, so the parent knows the write was acknowledged before it kill
 
     python store_crash_writer.py DRIVER HOME SEED MODE
 
-Modes: ``mixed`` (every kind of write) and ``labels`` (mostly label renames, deletes and
-assignments over many workspaces, so kills land inside label transactions).
+Modes: ``mixed`` (every kind of write), ``labels`` (mostly label renames, deletes and
+assignments over many workspaces, so kills land inside label transactions) and ``trash``
+(agents with timelines moved to the trash, restored, purged into the cleanup queue, and queue
+items retried and retired, so kills land inside purge transactions).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import (
     WORKSPACE_LABEL_COLORS,
     AgentRecord,
+    CleanupItem,
     ManagedProcessRecord,
     PluginSourceRecord,
     ProjectRecord,
@@ -35,6 +38,7 @@ from pydantic import TypeAdapter
 
 from paseo.testing.store_conformance import (
     agent_data,
+    cleanup_item_data,
     iso,
     managed_process_data,
     plugin_source_data,
@@ -47,7 +51,7 @@ from paseo.testing.store_conformance import (
 Op = list[Any]
 """``[kind, *arguments]``, JSON-ready."""
 
-MODES = ("mixed", "labels")
+MODES = ("mixed", "labels", "trash")
 
 _PLUGIN_SOURCE: TypeAdapter[Any] = TypeAdapter(PluginSourceRecord)
 
@@ -64,6 +68,8 @@ class _Planner:
         self.labels: list[str] = []
         self.agents: dict[str, list[int]] = {}  # id -> [title counter, next seq]
         self.schedules: list[str] = []
+        self.trashed: dict[str, str] = {}  # id -> deletedAt
+        self.queued: list[str] = []
 
     def now(self) -> str:
         self.clock += 1
@@ -167,6 +173,49 @@ class _Planner:
         counter[1] += count
         self.add("timeline_append", entries)
 
+    def agent_trash(self) -> None:
+        live = sorted(set(self.agents) - set(self.trashed))
+        if not live:
+            self.agent_insert()
+            return
+        agent_id = self.rng.choice(live)
+        self.trashed[agent_id] = self.now()
+        self.add("agent_update", agent_id, {"deletedAt": self.trashed[agent_id]}, None)
+
+    def agent_restore(self) -> None:
+        if not self.trashed:
+            self.agent_trash()
+            return
+        agent_id = self.rng.choice(sorted(self.trashed))
+        deleted_at = self.trashed.pop(agent_id)
+        self.add("agent_update", agent_id, {"deletedAt": None}, {"deletedAt": deleted_at})
+
+    def agent_purge(self) -> None:
+        if not self.trashed:
+            self.agent_trash()
+            return
+        agent_id = self.rng.choice(sorted(self.trashed))
+        deleted_at = self.trashed.pop(agent_id)
+        del self.agents[agent_id]
+        item = cleanup_item_data(agent_id, deleted_at, createdAt=self.now())
+        self.add("trash_purge", agent_id, deleted_at, item)
+        self.queued.append(item["id"])
+
+    def cleanup_retry(self) -> None:
+        if not self.queued:
+            self.agent_purge()
+            return
+        self.add("cleanup_retry", self.rng.choice(self.queued), "busy", self.now())
+
+    def cleanup_retire(self) -> None:
+        if not self.queued:
+            self.agent_purge()
+            return
+        self.add("cleanup_retire", self.queued.pop(self.rng.randrange(len(self.queued))))
+
+    def sweep(self) -> None:
+        self.add("trash_sweep", self.now())
+
     def schedule_insert(self) -> None:
         schedule_id = self.hex_id(32)
         self.add("schedule_insert", schedule_data(schedule_id, created_at=self.now(), runs=[]))
@@ -250,6 +299,23 @@ def plan(seed: int, mode: str) -> list[Op]:
             (p.misc, 2),
         ]
         count = 90
+    elif mode == "trash":
+        for _ in range(2):
+            p.workspace()
+        for _ in range(4):
+            p.agent_insert()
+        steps = [
+            (p.agent_insert, 2),
+            (p.timeline_append, 3),
+            (p.agent_trash, 3),
+            (p.agent_restore, 1),
+            (p.agent_purge, 3),
+            (p.cleanup_retry, 1),
+            (p.cleanup_retire, 1),
+            (p.sweep, 1),
+            (p.agent_update, 1),
+        ]
+        count = 90
     else:
         raise ValueError(f"unknown mode {mode!r}")
     actions = [action for action, weight in steps for _ in range(weight)]
@@ -270,6 +336,14 @@ async def apply(store: Store, op: Op) -> None:
         await store.agents.update(args[0], args[1], expect=args[2])
     elif kind == "agent_delete":
         assert await store.agents.delete(args[0])
+    elif kind == "trash_purge":
+        assert await store.trash.purge(args[0], deleted_at=args[1], item=CleanupItem(**args[2]))
+    elif kind == "cleanup_retry":
+        await store.trash.retry_later(args[0], error=args[1], at=args[2])
+    elif kind == "trash_sweep":
+        await store.trash.record_sweep(args[0])
+    elif kind == "cleanup_retire":
+        assert await store.trash.retire(args[0])
     elif kind == "timeline_append":
         await store.timeline.append([TimelineEntry.model_validate(e) for e in args[0]])
     elif kind == "project_insert":

@@ -18,6 +18,7 @@ File                                                   Model
 ``plugins/sources.json``                               :class:`PluginSourcesFile`
 ``push-tokens.json``                                   :class:`PushTokensFile`
 agent timelines (Python Paseo only)                    :class:`TimelineEntry`
+``trash/cleanup/{itemId}.json`` (Python Paseo only)    :class:`CleanupItem`
 =====================================================  ==========================================
 """
 
@@ -107,6 +108,7 @@ from paseo_hookspecs.records.schedule import (
     ScheduleTarget,
 )
 from paseo_hookspecs.records.timeline import TimelineEntry
+from paseo_hookspecs.records.trash import CleanupItem
 from paseo_hookspecs.records.workspace import (
     UntrustedSource,
     WorkspaceKind,
@@ -138,6 +140,7 @@ __all__ = [
     "AgentSelectOption",
     "AgentStatus",
     "AttentionReason",
+    "CleanupItem",
     "CronCadence",
     "EveryCadence",
     "GitPluginSource",

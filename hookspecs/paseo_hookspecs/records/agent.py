@@ -136,6 +136,7 @@ class AgentRecord(RecordModel):
             "features",
             "requiresAttention",
             "internal",
+            "deletedAt",
         }
     )
 
@@ -161,3 +162,6 @@ class AgentRecord(RecordModel):
     attentionTimestamp: str | None = None
     internal: bool | None = None
     archivedAt: str | None = None
+    deletedAt: str | None = None
+    """When ``paseo delete`` moved the agent to the trash: a recoverable tombstone (record,
+    timeline and persistence handle kept) until the retention period after this instant."""

@@ -1,5 +1,6 @@
-"""``paseo delete``: stop agents and delete them with their timelines (one ``ID``, ``--all``
-or every agent of ``--cwd DIR``), each through ``agent.delete``."""
+"""``paseo delete``: stop agents and move them to the trash with their timelines (one ``ID``,
+``--all`` or every agent of ``--cwd DIR``), each through ``agent.delete`` (``paseo trash``
+restores them)."""
 
 from __future__ import annotations
 

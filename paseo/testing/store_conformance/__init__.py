@@ -16,7 +16,8 @@ the class attributes ``settings``, ``concurrency`` or ``test_timeout`` to tune i
 
 The suite covers every repository method (reads, inserts, compare-and-set updates with their
 ``Conflict`` / ``NotFound`` / ``InvalidParams`` outcomes and nothing written on error, deletes),
-agent filters, timeline windows, schedule runs, exact-root project idempotence, the label catalog
+agent filters, tombstones and the trash's purge transaction and cleanup queue, timeline windows,
+schedule runs, exact-root project idempotence, the label catalog
 and its assignment rewrites, and then the properties that only show under load or restart:
 concurrent compare-and-set writers lose no update, concurrent exact-root opens create one project,
 pages stay stable while rows are inserted and deleted, and a store reopened on the same home holds
@@ -58,12 +59,14 @@ from paseo.testing.store_conformance.small import (
     PushTokenTests,
 )
 from paseo.testing.store_conformance.timeline import TimelineTests
+from paseo.testing.store_conformance.trash import TrashTests, cleanup_item_data
 from paseo.testing.store_conformance.workspaces import WorkspaceTests
 
 __all__ = [
     "StoreConformance",
     "StoreSuite",
     "agent_data",
+    "cleanup_item_data",
     "collect_pages",
     "iso",
     "managed_process_data",
@@ -89,6 +92,7 @@ class StoreConformance(
     PushTokenTests,
     ManagedProcessTests,
     PluginSourceTests,
+    TrashTests,
     ConcurrencyTests,
     PaginationStabilityTests,
 ):

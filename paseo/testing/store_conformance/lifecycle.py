@@ -43,6 +43,7 @@ class LifecycleTests(StoreSuite):
             "push_tokens": [],
             "managed_processes": [],
             "plugin_sources": {},
+            "trash": {"queued": [], "lastSweep": None},
         }
         assert await store.agents.count() == 0
 

@@ -31,14 +31,15 @@ async def collect_pages(
 
 
 async def snapshot(store: Store) -> dict[str, Any]:
-    """Everything ``store`` holds, as JSON-ready data (records via ``dump_record``).
+    """Everything ``store`` holds, as JSON-ready data (records via ``dump_record``), tombstoned
+    agents and the trash's cleanup queue (its first page) included.
 
     Ordered listings (agents, schedules, projects, workspaces, labels) keep their order; sets and
     maps without a defined order (push tokens, managed processes, plugin sources) are sorted.
     """
     agents = await collect_pages(
         lambda c: store.agents.list(
-            AgentFilter(include_archived=True), cursor=c, limit=MAX_PAGE_SIZE
+            AgentFilter(include_archived=True, trashed=None), cursor=c, limit=MAX_PAGE_SIZE
         )
     )
     timelines: dict[str, Any] = {}
@@ -67,4 +68,8 @@ async def snapshot(store: Store) -> dict[str, Any]:
             (dump_record(p) for p in processes), key=lambda p: str(p["id"])
         ),
         "plugin_sources": {k: dump_record(v) for k, v in sorted(sources.items())},
+        "trash": {
+            "queued": [dump_record(i) for i in await store.trash.queued(limit=MAX_PAGE_SIZE)],
+            "lastSweep": await store.trash.last_sweep(),
+        },
     }

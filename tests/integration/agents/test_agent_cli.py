@@ -239,3 +239,31 @@ def test_logs_and_attach_honour_the_output_format_and_tail_counts_what_is_shown(
     finally:
         attach.terminate()
         attach.wait(10)
+
+
+def test_trash_commands_in_table_form(paseo: Run, workdir: Path) -> None:
+    agent = paseo(
+        "run", "-q", "--provider", "scripted", "--cwd", str(workdir), "--title", "binned", "hi"
+    ).stdout.strip()
+    assert paseo("trash", "ls", check=True).stdout == (
+        "the trash is empty (deleted agents stay 30 days)\n"
+    )
+    paseo("delete", "binned", check=True)
+    table = paseo("trash", "ls", check=True).stdout.splitlines()
+    assert table[0].split() == ["ID", "TITLE", "PROVIDER", "CWD", "DELETED", "PURGE", "AFTER"]
+    assert table[1].startswith(f"{agent[:8]}  binned  scripted  {workdir}")
+    assert paseo("trash", "ls", "-q", check=True).stdout == f"{agent}\n"
+    restored = paseo("trash", "restore", "binned", check=True).stdout
+    assert restored == f"restored {agent[:8]}: `paseo send {agent[:8]} ...` resumes it\n"
+    assert paseo("ls", "-q", check=True).stdout == f"{agent}\n"
+    paseo("delete", agent, check=True)
+    refused = paseo("trash", "empty")
+    assert refused.returncode == 2
+    assert "every agent in the trash for good" in refused.stderr
+    assert paseo("trash", "ls", "-q", check=True).stdout == f"{agent}\n"
+    emptied = paseo("trash", "empty", "--yes", check=True)
+    assert emptied.stdout == "removed 1 agent(s) for good\n"
+    assert paseo("trash", "ls", "-q", check=True).stdout == ""
+    missing = paseo("trash", "restore", agent)
+    assert missing.returncode == 1
+    assert "paseo trash ls" in missing.stderr

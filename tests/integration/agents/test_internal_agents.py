@@ -36,6 +36,11 @@ def test_internal_agents_are_never_listed_nor_announced(client: Any, workdir: Pa
     ]
     # Still reachable by id, for the daemon's own use.
     assert client.call("agent.get", {"agentId": hidden["id"]})["agent"]["internal"] is True
+    # Deleted, it is gone for good: an internal agent leaves no tombstone in the trash.
+    client.call("agent.delete", {"agentId": hidden["id"]})
+    with pytest.raises(NotFound):
+        client.call("agent.get", {"agentId": hidden["id"]})
+    assert hidden["id"] not in [e["agent"]["id"] for e in client.call("trash.list")["agents"]]
 
 
 def test_a_metadata_agent_left_by_a_crash_is_deleted_at_start(

@@ -85,9 +85,11 @@ def _run(coro: Any) -> Any:
 async def _populate(store: Store) -> None:
     for index, agent_id in enumerate((A1, A2, A3)):
         archived = iso(500) if index == 2 else None
+        # A2 is in the trash: a migration carries tombstones, so they stay restorable.
+        trashed = {"deletedAt": iso(600)} if index == 1 else {}
         await store.agents.insert(
             AgentRecord.model_validate(
-                agent_data(agent_id, created_at=iso(index), archivedAt=archived)
+                agent_data(agent_id, created_at=iso(index), archivedAt=archived, **trashed)
             )
         )
     await store.timeline.append(

@@ -170,3 +170,21 @@ def test_a_cursor_not_from_a_page_is_refused(tmp_path: Path, cursor: str) -> Non
             await list_page(store.agents, _none, ListFilter(), cursor=cursor)
 
     _run(tmp_path / "home", body, [])
+
+
+def test_an_agent_back_from_the_trash_is_listed_once(tmp_path: Path) -> None:
+    records = [_record(n, archivedAt=None) for n in (1, 2, 3)]
+    middle = records[1]
+
+    async def body(store: JsonStore) -> None:
+        await store.agents.update(middle.id, {"deletedAt": iso(10)})
+        page = await list_page(store.agents, _none, ListFilter())
+        assert [r.id for r in page.records] == [records[0].id, records[2].id]
+        assert page.total == 2
+        restored = await store.agents.update(middle.id, {"deletedAt": None})
+        # Loaded again by the restore (the daemon's readmit) and in the store: listed once.
+        held = {middle.id: restored}
+        assert await _all(store, ListFilter(), newest_first=False, limit=1, loaded=held.get) == [
+            r.id for r in records
+        ]
+        assert (await list_page(store.agents, held.get, ListFilter(), limit=1)).total == 3

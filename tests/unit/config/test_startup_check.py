@@ -157,6 +157,21 @@ def test_default_provider_is_in_the_resolved_view_and_checked(tmp_path: Path) ->
     ]
 
 
+def test_trash_retention_is_15_or_30_days_and_30_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text("{}")
+    assert load_config(path, {}).resolved.agents.trashRetentionDays == 30
+    path.write_text(json.dumps({"agents": {"trashRetentionDays": 15}}))
+    assert load_config(path, {}).resolved.agents.trashRetentionDays == 15
+    path.write_text(json.dumps({"agents": {"trashRetentionDays": 7}}))
+    with pytest.raises(ConfigError) as info:
+        load_for_startup(path, {})
+    assert "agents.trashRetentionDays" in str(info.value)
+    assert "15 or 30" in str(info.value)
+    with pytest.raises(ConfigError, match=r"agents\.trashRetentionDays"):
+        set_path(path, "agents.trashRetentionDays", "45")
+
+
 def test_profiles_and_metadata_models_naming_no_installed_provider_are_warned(
     tmp_path: Path,
 ) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from paseo_hookspecs.records import agent_record_path, dump_record
+from paseo_hookspecs.records import CleanupItem, agent_record_path, dump_record
 from paseo_hookspecs.store import AgentFilter
 from paseo_store_json import JsonStore
 
@@ -109,3 +109,56 @@ def test_a_field_outside_the_index_is_validated_when_first_read(home, make_agent
 
     [reason] = asyncio.run(main())
     assert "config.modeId" in reason
+
+
+def test_tombstones_are_in_the_index_and_restore_and_purge_read_evicted_records(
+    home, make_agent
+):
+    """``deletedAt`` is an index field: listings and counts leave a tombstone out without
+    reading its file, also after a reopen; a restore and a purge of a tombstone no longer in
+    the cache read it back from its file."""
+    deleted_at = "2026-01-02T00:00:00.000Z"
+
+    async def main() -> None:
+        store = JsonStore(home, cache_records=1)
+        await store.open()
+        for agent_id in AGENTS[:4]:
+            assert await store.agents.insert(make_agent(agent_id, title=agent_id[-2:]))
+        for agent_id in AGENTS[:2]:
+            await store.agents.update(agent_id, {"deletedAt": deleted_at})
+        await store.close()
+
+        store = JsonStore(home, cache_records=1)
+        await store.open()
+        assert store.agents.files.index.rows[AGENTS[0]].deletedAt == deleted_at
+        live = [a.id for a in (await store.agents.list(AgentFilter(), limit=100)).items]
+        assert live == AGENTS[2:4]
+        assert await store.agents.count(AgentFilter()) == 2
+        assert await store.agents.count(AgentFilter(trashed=True)) == 2
+        assert await store.agents.count(AgentFilter(trashed=None)) == 4
+        # Evict both tombstones: the cache holds one record, the last one read.
+        assert await store.agents.get(AGENTS[3]) is not None
+        assert len(store.agents.files.cache) == 1
+        restored = await store.agents.update(
+            AGENTS[0], {"deletedAt": None}, expect={"deletedAt": deleted_at}
+        )
+        assert (restored.deletedAt, restored.title) == (None, AGENTS[0][-2:])
+        assert await store.agents.count(AgentFilter()) == 3
+        assert await store.agents.get(AGENTS[3]) is not None
+        item = CleanupItem(
+            id="cln_1", agentId=AGENTS[1], deletedAt=deleted_at, createdAt=deleted_at
+        )
+        assert await store.trash.purge(AGENTS[1], deleted_at=deleted_at, item=item)
+        assert await store.agents.get(AGENTS[1]) is None
+        assert [q.id for q in await store.trash.queued()] == ["cln_1"]
+        await store.close()
+
+        store = JsonStore(home, cache_records=0)
+        await store.open()
+        assert await store.agents.count(AgentFilter(trashed=None)) == 3
+        assert await store.agents.count(AgentFilter(trashed=True)) == 0
+        [queued] = await store.trash.queued()
+        assert (queued.agentId, queued.deletedAt) == (AGENTS[1], deleted_at)
+        await store.close()
+
+    asyncio.run(main())

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 from paseo_hookspecs.errors import StorageError
+from paseo_hookspecs.store import AgentFilter
 from paseo_store_sqlite import DATABASE_FILE, SqliteStore
 from paseo_store_sqlite._database import Database
 from paseo_store_sqlite._migrations import MIGRATIONS, Migration, split_statements
+
+from paseo.testing.store_conformance import agent_data
 
 # The SQL of every migration that any database may have recorded. Editing an applied migration
 # would leave existing databases on the old schema with nothing to bring them forward: add a new
@@ -18,6 +22,7 @@ from paseo_store_sqlite._migrations import MIGRATIONS, Migration, split_statemen
 PINNED_SHA256 = {
     "0001_initial_schema": "e1732124735efeff3eac450225473d652d8e8e0f4c3b799755c05398eee4996b",
     "0002_agent_lookups": "e47a8b258d3c80ea347c0f58d510b95878afaa9549ff11d0732a3fe51c108b11",
+    "0003_trash": "8343b67971ae239cb4a379550ad7c2d1c416d7d1a4ea360b04e08282222f29ff",
 }
 
 
@@ -77,7 +82,7 @@ def test_a_failing_migration_leaves_no_trace(home: Path, arun) -> None:
     path = home / DATABASE_FILE
     broken = (
         *MIGRATIONS,
-        Migration("0002_broken", "CREATE TABLE extra (x); CREATE TABLE extra (x)"),
+        Migration("0099_broken", "CREATE TABLE extra (x); CREATE TABLE extra (x)"),
     )
     with pytest.raises(StorageError):
         arun(Database(path, migrations=broken).open())
@@ -92,7 +97,7 @@ def test_a_new_migration_applies_on_an_existing_database(home: Path, with_store,
     path = home / DATABASE_FILE
     newer = (
         *MIGRATIONS,
-        Migration("0002_extra", "CREATE TABLE extra (x TEXT); CREATE INDEX extra_x ON extra (x);"),
+        Migration("0099_extra", "CREATE TABLE extra (x TEXT); CREATE INDEX extra_x ON extra (x);"),
     )
 
     async def open_and_close() -> None:
@@ -101,10 +106,10 @@ def test_a_new_migration_applies_on_an_existing_database(home: Path, with_store,
         await db.close()
 
     arun(open_and_close())
-    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")][-1] == "0002_extra"
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")][-1] == "0099_extra"
     assert _rows(path, "SELECT token FROM push_tokens") == [("tok",)]
-    # An older Paseo (without 0002) now refuses this database.
-    with pytest.raises(StorageError, match="0002_extra"):
+    # An older Paseo (without 0099) now refuses this database.
+    with pytest.raises(StorageError, match="0099_extra"):
         arun(SqliteStore(path.parent).open())
 
 
@@ -113,4 +118,52 @@ def test_split_statements_keeps_semicolons_inside_literals() -> None:
     assert split_statements(sql) == [
         "CREATE TABLE t (x TEXT DEFAULT 'a;b');",
         "INSERT INTO t VALUES ('c;d');",
+    ]
+
+
+@pytest.mark.parametrize("applied", [1, 2], ids=["from-0001", "from-0002"])
+def test_the_trash_migration_copies_existing_tombstones(home: Path, arun, applied: int) -> None:
+    """A database written before ``0003_trash`` (with only the initial schema, or also the
+    agent lookups) whose records carry ``deletedAt`` (a newer writer's field, kept verbatim)
+    gets every later migration and the ``deleted_at`` column filled from them."""
+    path = home / DATABASE_FILE
+    tomb = agent_data(deletedAt="2026-01-02T00:00:00.000Z")
+    live = agent_data(created_at="2026-01-01T00:00:01.000Z")
+
+    async def seed() -> None:
+        db = Database(path, migrations=MIGRATIONS[:applied])
+        await db.open()
+
+        def insert(conn: sqlite3.Connection) -> None:
+            for data in (tomb, live):
+                conn.execute(
+                    "INSERT INTO agents (id, workspace_id, provider, last_status, archived_at, "
+                    "requires_attention, created_at, record) VALUES (?, ?, ?, ?, NULL, 0, ?, ?)",
+                    (
+                        data["id"],
+                        data["workspaceId"],
+                        data["provider"],
+                        data["lastStatus"],
+                        data["createdAt"],
+                        json.dumps(data),
+                    ),
+                )
+
+        await db.write(insert)
+        await db.close()
+
+    async def listed() -> tuple[list[str], list[str]]:
+        store = SqliteStore(home)
+        await store.open()
+        try:
+            alive = [a.id for a in (await store.agents.list(AgentFilter())).items]
+            gone = [a.id for a in (await store.agents.list(AgentFilter(trashed=True))).items]
+            return alive, gone
+        finally:
+            await store.close()
+
+    arun(seed())
+    assert arun(listed()) == ([live["id"]], [tomb["id"]])
+    assert [r[0] for r in _rows(path, "SELECT id FROM schema_migrations")] == [
+        m.id for m in MIGRATIONS
     ]

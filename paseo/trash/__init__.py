@@ -1,0 +1,1 @@
+"""The trash for deleted agents (docs/trash.md)."""
