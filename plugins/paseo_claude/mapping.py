@@ -267,3 +267,24 @@ def failure_code(result: Mapping[str, Any]) -> str:
     if subtype and subtype != "success":
         return subtype
     return _text(result.get("terminal_reason")) or "error"
+
+
+def startup_failure(provider: str, refused: str | None, exit_code: int | None, stderr: str) -> str:
+    """Why Claude Code did not start a session (``refused``: its control error, else it
+    exited with ``exit_code``), with its error output and what to do about it."""
+    if refused is not None:
+        what = f"Claude Code refused to start the session: {refused}"
+    else:
+        what = f"Claude Code exited during start-up (exit code {exit_code})"
+    message = f"{what}: {stderr.strip() or '(no stderr)'}"
+    if "root" in stderr and "dangerously" in stderr:
+        return message + (
+            "; as root Claude Code allows bypassPermissions only with IS_SANDBOX=1 in the "
+            f"agent's environment (agents.providers.{provider}.env), or pick another mode"
+        )
+    if "No conversation found" in stderr:
+        return message + (
+            "; the conversation's transcript is gone (it lives under ~/.claude/projects for "
+            "the agent's cwd); start a new agent"
+        )
+    return message + "; check the agent's settings and that `claude --version` runs"

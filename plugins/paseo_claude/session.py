@@ -174,25 +174,9 @@ class ClaudeSession(AgentSession):
         return session
 
     def _startup_failure(self, exc: Exception) -> str:
+        refused = str(exc) if isinstance(exc, ControlError) else None
         stderr = self._stderr_tail()
-        if isinstance(exc, ControlError):
-            what = f"Claude Code refused to start the session: {exc}"
-        else:
-            what = f"Claude Code exited during start-up (exit code {self._exit_code})"
-        message = f"{what}: {stderr.strip() or '(no stderr)'}"
-        if "root" in stderr and "dangerously" in stderr:
-            message += (
-                "; as root Claude Code allows bypassPermissions only with IS_SANDBOX=1 in the "
-                f"agent's environment (agents.providers.{self._provider}.env), or pick another mode"
-            )
-        elif "No conversation found" in stderr:
-            message += (
-                "; the conversation's transcript is gone (it lives under ~/.claude/projects for "
-                "the agent's cwd); start a new agent"
-            )
-        else:
-            message += "; check the agent's settings and that `claude --version` runs"
-        return message
+        return mapping.startup_failure(self._provider, refused, self._exit_code, stderr)
 
     async def _abandon(self) -> None:
         self._closing = True
