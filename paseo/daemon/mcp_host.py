@@ -19,6 +19,7 @@ behind the daemon's trust model, and the caller rules (docs/mcp.md).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import hmac
@@ -198,17 +199,29 @@ class KernelMcpHost:
         self._agents: AgentService | None = None
         self._voice: Callable[[str], bool] = lambda agent_id: False
         self.notices = FinishNotices(notices_path, lambda: self.agents)
+        self._loading: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------- service
 
     name = "mcp"
 
     async def start(self) -> None:
-        """Deliver the notices a previous run left queued (the agents are recovered)."""
-        await self.notices.load()
+        """Deliver the notices a previous run left queued (the agents are recovered), in
+        the background: recovering them reads the store, which readiness need not wait for
+        (attentions arriving meanwhile wait for it)."""
+        self._loading = asyncio.get_running_loop().create_task(self._load_notices())
+
+    async def _load_notices(self) -> None:
+        try:
+            await self.notices.load()
+        except Exception:
+            log.exception("the queued notifyOnFinish notices could not be recovered")
 
     async def stop(self) -> None:
-        return None
+        if self._loading is not None and not self._loading.done():
+            self._loading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loading
 
     async def agent_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         try:

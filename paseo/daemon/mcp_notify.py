@@ -69,10 +69,19 @@ class FinishNotices:
         self._notified: dict[str, str] = {}
         """child id → timestamp of the attention whose notice was queued last."""
         self._lock = asyncio.Lock()
+        self._loaded = asyncio.Event()
+        """Set once :meth:`load` has recovered the queue: attentions wait for it."""
 
     async def load(self) -> None:
         """Read the queue left by the previous run, queue what a crash kept from it, then
-        deliver what can be."""
+        deliver what can be. Attentions wait until the queue is recovered (or failed to be)."""
+        try:
+            await self._read_queue()
+        finally:
+            self._loaded.set()
+        await self.deliver()
+
+    async def _read_queue(self) -> None:
         try:
             stored: Any = await asyncio.to_thread(read_json, self._path)
         except FileNotFoundError:
@@ -95,7 +104,6 @@ class FinishNotices:
             # A file from before the watermarks, or a damaged one: what children asked for
             # until now counts as notified, so nothing old is sent again.
             await self._recover(mark_only=True)
-        await self.deliver()
 
     async def _recover(self, *, mark_only: bool = False) -> None:
         """Queue the notice of every attention a crash kept from the queue. The children are
@@ -158,6 +166,7 @@ class FinishNotices:
     async def attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         """``agent_id`` asks for attention: queue its parent's notice, if it asked for one;
         deliver what is queued (the agent may be a parent that just became free)."""
+        await self._loaded.wait()
         agents = self._agents()
         live = agents.agents.get(agent_id)
         if live is not None:

@@ -109,6 +109,11 @@ class MetadataService:
         self._slots = asyncio.Semaphore(CONCURRENCY)
 
     async def start(self) -> None:
+        # In the background: finding leftovers reads the store, which the daemon's readiness
+        # need not wait for (a leftover is never listed and nothing else uses it).
+        self._spawn(self._remove_leftovers())
+
+    async def _remove_leftovers(self) -> None:
         left = await self._agents.remove_leftovers()
         if left:
             log.info("removed %d internal metadata agent(s) left by an earlier run", left)
