@@ -20,16 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
-import time
 import tomllib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.interfaces.agent import (
-    AgentProvider,
     AgentSession,
     Availability,
     EventSink,
@@ -39,8 +35,8 @@ from paseo_hookspecs.interfaces.agent import (
     SessionConfig,
     ThinkingOption,
 )
-from paseo_hookspecs.overrides import ProviderOverrides, override_model
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.program_provider import ProgramProvider
 from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
 from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
 
@@ -49,9 +45,6 @@ from .session import INSTALL_HINT, CodexSession
 
 START_TIMEOUT = 60.0
 """How long Codex may take to answer ``initialize`` (it loads a large native binary)."""
-
-MODELS_TTL = 600.0
-"""Seconds a fetched model list is reused."""
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "CODEX_API_KEY")
 
@@ -102,39 +95,15 @@ def _from_codex(model: dict[str, Any]) -> ModelInfo | None:
     )
 
 
-class CodexProvider(AgentProvider):
+class CodexProvider(ProgramProvider):
     """Runs ``codex app-server`` sessions."""
 
-    def __init__(
-        self,
-        *,
-        provider_id: str = "codex",
-        label: str = "Codex",
-        command: Sequence[str] | str | None = None,
-        env: dict[str, str] | None = None,
-        models: list[Any] | None = None,
-        additional_models: list[Any] | None = None,
-        start_timeout: float = START_TIMEOUT,
-    ) -> None:
-        self.id = provider_id
-        self.label = label
-        if isinstance(command, str):
-            command = [command]
-        self._command = list(command) if command else ["codex"]
-        self._env = dict(env or {})
-        self._models = models
-        self._additional_models = additional_models or []
-        self._start_timeout = start_timeout
-        self._model_cache: tuple[float, list[ModelInfo]] | None = None
-        self._model_lock = asyncio.Lock()
+    id = "codex"
+    label = "Codex"
+    default_command = ("codex",)
+    default_start_timeout = START_TIMEOUT
 
     # ------------------------------------------------------------------ the program
-
-    def _program(self) -> str | None:
-        """The resolved path of the Codex program, or ``None`` when it cannot be found."""
-        program = self._command[0]
-        search_path = self._env.get("PATH", os.environ.get("PATH", os.defpath))
-        return shutil.which(program, path=search_path)
 
     def _argv(self) -> list[str]:
         program = self._program()
@@ -163,27 +132,7 @@ class CodexProvider(AgentProvider):
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return [preset.info for preset in MODES.values()]
 
-    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
-        if self._models is not None:
-            models = [m for m in map(override_model, self._models) if m is not None]
-        else:
-            models = await self._discovered_models(launcher)
-        known = {m.id for m in models}
-        for extra in map(override_model, self._additional_models):
-            if extra is not None and extra.id not in known:
-                models.append(extra)
-                known.add(extra.id)
-        return models
-
-    async def _discovered_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
-        async with self._model_lock:
-            if self._model_cache and time.monotonic() - self._model_cache[0] < MODELS_TTL:
-                return list(self._model_cache[1])
-            models = await self._fetch_models(launcher)
-            self._model_cache = (time.monotonic(), models)
-            return list(models)
-
-    async def _fetch_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+    async def discover_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         argv = self._argv()
 
         async def ignore(*_args: Any) -> None:
@@ -289,16 +238,4 @@ class CodexProvider(AgentProvider):
             command=program,
             args=[*rest, PROMPT_SENTINEL],
             icon="codex",
-        )
-
-    def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
-        given = ProviderOverrides.parse(provider_id, overrides)
-        return CodexProvider(
-            provider_id=provider_id,
-            label=label,
-            command=given.command or self._command,
-            env={**self._env, **given.env},
-            models=given.models if given.models is not None else self._models,
-            additional_models=[*self._additional_models, *given.additional_models],
-            start_timeout=self._start_timeout,
         )

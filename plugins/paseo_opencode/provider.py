@@ -20,14 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.interfaces.agent import (
-    AgentProvider,
     AgentSession,
     Availability,
     EventSink,
@@ -36,8 +33,8 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
-from paseo_hookspecs.overrides import ProviderOverrides, override_model
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.program_provider import ProgramProvider
 
 from .http import HttpError
 from .mapping import BUILT_IN_MODES, Mode, custom_mode, mode_by_id, models_of, selectable_agents
@@ -60,35 +57,19 @@ QUIET = {
 shares sessions."""
 
 
-class OpenCodeProvider(AgentProvider):
+class OpenCodeProvider(ProgramProvider):
     """Runs sessions on one shared ``opencode serve``."""
 
-    def __init__(
-        self,
-        *,
-        provider_id: str = "opencode",
-        label: str = "OpenCode",
-        command: Sequence[str] | str | None = None,
-        env: dict[str, str] | None = None,
-        models: list[Any] | None = None,
-        additional_models: list[Any] | None = None,
-    ) -> None:
-        self.id = provider_id
-        self.label = label
-        if isinstance(command, str):
-            command = [command]
-        self._command = list(command) if command else ["opencode"]
-        self._env = dict(env or {})
-        self._models = models
-        self._additional_models = additional_models or []
+    id = "opencode"
+    label = "OpenCode"
+    default_command = ("opencode",)
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
         self._servers: dict[tuple[tuple[str, str], ...], SharedServer] = {}
         """One server per distinct per-agent environment (``()``: agents without one)."""
         self._listing: tuple[float, list[ModelInfo], list[dict[str, Any]]] | None = None
         self._listing_lock = asyncio.Lock()
-
-    def _program(self) -> str | None:
-        search_path = self._env.get("PATH", os.environ.get("PATH", os.defpath))
-        return shutil.which(self._command[0], path=search_path)
 
     def _shared(self, config: SessionConfig | None = None) -> SharedServer:
         """The server for ``config``'s session. OpenCode runs an agent's tools inside the
@@ -155,17 +136,8 @@ class OpenCodeProvider(AgentProvider):
             self._listing = (time.monotonic(), models, selectable_agents(agents))
             return list(self._listing[1]), list(self._listing[2])
 
-    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
-        if self._models is not None:
-            models = [m for m in map(override_model, self._models) if m is not None]
-        else:
-            models = (await self._listings(launcher))[0]
-        known = {m.id for m in models}
-        for extra in map(override_model, self._additional_models):
-            if extra is not None and extra.id not in known:
-                models.append(extra)
-                known.add(extra.id)
-        return models
+    async def discover_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+        return (await self._listings(launcher))[0]
 
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         agents = (await self._listings(launcher))[1]
@@ -215,15 +187,4 @@ class OpenCodeProvider(AgentProvider):
             sink=sink,
             mode=self._mode(config.modeId),
             resume_id=session_id,
-        )
-
-    def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
-        given = ProviderOverrides.parse(provider_id, overrides)
-        return OpenCodeProvider(
-            provider_id=provider_id,
-            label=label,
-            command=given.command or self._command,
-            env={**self._env, **given.env},
-            models=given.models if given.models is not None else self._models,
-            additional_models=[*self._additional_models, *given.additional_models],
         )

@@ -22,15 +22,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.interfaces.agent import (
-    AgentProvider,
     AgentSession,
     Availability,
     EventSink,
@@ -38,15 +35,12 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
-from paseo_hookspecs.overrides import ProviderOverrides
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.program_provider import ProgramProvider
 
 from .mapping import model_info
 from .rpc import PiConnection, PiGone, PiRefused
 from .session import INSTALL_HINT, START_TIMEOUT, PiSession
-
-MODELS_TTL = 600.0
-"""Seconds a fetched model list is reused."""
 
 KEY_VARIABLES = (
     "ANTHROPIC_API_KEY",
@@ -106,37 +100,15 @@ def _configured(agent_dir: Path) -> bool:
     return False
 
 
-class PiProvider(AgentProvider):
+class PiProvider(ProgramProvider):
     """Runs ``pi --mode rpc`` sessions."""
 
-    def __init__(
-        self,
-        *,
-        provider_id: str = "pi",
-        label: str = "Pi",
-        command: Sequence[str] | str | None = None,
-        env: dict[str, str] | None = None,
-        models: list[Any] | None = None,
-        additional_models: list[Any] | None = None,
-        start_timeout: float = START_TIMEOUT,
-    ) -> None:
-        self.id = provider_id
-        self.label = label
-        if isinstance(command, str):
-            command = [command]
-        self._command = list(command) if command else ["pi"]
-        self._env = dict(env or {})
-        self._models = models
-        self._additional_models = additional_models or []
-        self._start_timeout = start_timeout
-        self._model_cache: tuple[float, list[ModelInfo]] | None = None
-        self._model_lock = asyncio.Lock()
+    id = "pi"
+    label = "Pi"
+    default_command = ("pi",)
+    default_start_timeout = START_TIMEOUT
 
     # ------------------------------------------------------------------ the program
-
-    def _program(self) -> str | None:
-        search_path = self._env.get("PATH", os.environ.get("PATH", os.defpath))
-        return shutil.which(self._command[0], path=search_path)
 
     def _argv(self) -> list[str]:
         program = self._program()
@@ -181,27 +153,7 @@ class PiProvider(AgentProvider):
 
     # ------------------------------------------------------------------ models
 
-    async def list_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
-        if self._models is not None:
-            models = [m for m in map(override_model, self._models) if m is not None]
-        else:
-            models = await self._discovered_models(launcher)
-        known = {m.id for m in models}
-        for extra in map(override_model, self._additional_models):
-            if extra is not None and extra.id not in known:
-                models.append(extra)
-                known.add(extra.id)
-        return models
-
-    async def _discovered_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
-        async with self._model_lock:
-            if self._model_cache and time.monotonic() - self._model_cache[0] < MODELS_TTL:
-                return list(self._model_cache[1])
-            models = await self._fetch_models(launcher)
-            self._model_cache = (time.monotonic(), models)
-            return list(models)
-
-    async def _fetch_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
+    async def discover_models(self, launcher: ProcessLauncher) -> list[ModelInfo]:
         argv = [*self._argv(), "--mode", "rpc", "--no-session"]
         try:
             # Listing models reads no project: any existing directory will do.
@@ -277,17 +229,5 @@ class PiProvider(AgentProvider):
             sink,
             launcher=launcher,
             session_file=session_file,
-            start_timeout=self._start_timeout,
-        )
-
-    def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
-        given = ProviderOverrides.parse(provider_id, overrides)
-        return PiProvider(
-            provider_id=provider_id,
-            label=label,
-            command=given.command or self._command,
-            env={**self._env, **given.env},
-            models=given.models if given.models is not None else self._models,
-            additional_models=[*self._additional_models, *given.additional_models],
             start_timeout=self._start_timeout,
         )
