@@ -17,25 +17,20 @@ tests need no model script, and a provider's tests need no audio routes.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import email.parser
 import email.policy
 import io
 import json
-import threading
 import wave
 from dataclasses import dataclass, field
 from typing import Any
 
 from paseo.testing.fake_model._http import (
-    MAX_HEADER_BYTES,
-    BadRequest,
     HttpRequest,
     ResponseWriter,
-    read_request,
 )
-from paseo.testing.fake_model._lifecycle import LoopServer
+from paseo.testing.fake_model._lifecycle import HttpLoopServer
 
 DEFAULT_TRANSCRIPT = "hello from the fake audio server"
 
@@ -96,78 +91,22 @@ def parse_multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dic
     return fields, files
 
 
-class FakeAudioServer(LoopServer):
+class FakeAudioServer(HttpLoopServer[AudioRequest]):
     """See the module docstring. :attr:`transcript` and :attr:`speech_audio` set the replies;
     :attr:`fail_with` (an HTTP status) makes every request fail."""
 
     thread_name = "fake-audio-server"
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__()
-        self.host = host
-        self.port = port
-        self._requested_port = port
+        super().__init__(host, port)
         self.transcript = DEFAULT_TRANSCRIPT
         self.speech_audio = silence_wav()
         self.fail_with: int | None = None
-        self._records: list[AudioRequest] = []
-        self._lock = threading.Lock()
-        self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[Any]] = set()
 
     @property
     def url(self) -> str:
         """The base URL to configure as ``baseUrl`` (ends in ``/v1``)."""
         return f"http://{self.host}:{self.port}/v1"
-
-    @property
-    def requests(self) -> list[AudioRequest]:
-        with self._lock:
-            return list(self._records)
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(
-            self._serve, self.host, self._requested_port, limit=MAX_HEADER_BYTES
-        )
-        self.port = int(self._server.sockets[0].getsockname()[1])
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._connections):
-            task.cancel()
-        if self._connections:
-            await asyncio.gather(*self._connections, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
-            self._server = None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._connections.add(task)
-        try:
-            while True:
-                request = await read_request(reader, writer)
-                if request is None:
-                    break
-                response = ResponseWriter(
-                    reader, writer, keep_alive=request.keep_alive, head_only=False
-                )
-                await self._handle(request, response)
-                if not request.keep_alive:
-                    break
-        except (BadRequest, ConnectionError, asyncio.IncompleteReadError):
-            pass
-        except asyncio.CancelledError:
-            # Only stop() cancels these; ending quietly keeps asyncio from logging it.
-            pass
-        finally:
-            if task is not None:
-                self._connections.discard(task)
-            writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
 
     def _record(self, request: HttpRequest) -> AudioRequest:
         record = AudioRequest(request.method, request.path, dict(request.headers), request.body)
@@ -177,9 +116,7 @@ class FakeAudioServer(LoopServer):
         elif request.body:
             with contextlib.suppress(ValueError):
                 record.json = json.loads(request.body)
-        with self._lock:
-            self._records.append(record)
-        return record
+        return self._keep(record)
 
     async def _handle(self, request: HttpRequest, response: ResponseWriter) -> None:
         record = self._record(request)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._http import MAX_HEADER_BYTES, BadRequest, HttpRequest, ResponseWriter, read_request
-from ._lifecycle import LoopServer
+from ._http import HttpRequest, ResponseWriter
+from ._lifecycle import HttpLoopServer
 
 # Named imports, not ``from . import anthropic``: that form imports the package, whose
 # ``__init__`` imports this module.
@@ -102,7 +101,7 @@ def _classify(method: str, path: str) -> Api:
     return "unknown"
 
 
-class FakeModelServer(LoopServer):
+class FakeModelServer(HttpLoopServer[RecordedRequest]):
     """A scripted model server on 127.0.0.1 speaking the Anthropic and OpenAI wire formats.
 
     Synchronous tests::
@@ -122,16 +121,6 @@ class FakeModelServer(LoopServer):
 
     thread_name = "fake-model-server"
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__()
-        self.host = host
-        self._requested_port = port
-        self.port = 0
-        self._records: list[RecordedRequest] = []
-        self._lock = threading.Lock()
-        self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
-
     # --- addresses and records -------------------------------------------------------------
 
     @property
@@ -144,82 +133,9 @@ class FakeModelServer(LoopServer):
         """Base URL with ``/v1`` (an OpenAI provider's ``base_url``)."""
         return f"{self.url}/v1"
 
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """A snapshot of every request received so far, oldest first."""
-        with self._lock:
-            return list(self._records)
-
     def model_requests(self) -> list[RecordedRequest]:
         """Only the generation requests (messages, responses, chat completions)."""
         return [r for r in self.requests if r.api in _GENERATION_APIS]
-
-    def clear(self) -> None:
-        """Forget the recorded requests."""
-        with self._lock:
-            self._records.clear()
-
-    # --- async lifecycle ---------------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Listen on the running loop; :attr:`port` is the real port afterwards."""
-        self._server = await asyncio.start_server(
-            self._serve_connection, self.host, self._requested_port, limit=MAX_HEADER_BYTES
-        )
-        self.port = int(self._server.sockets[0].getsockname()[1])
-
-    async def stop(self) -> None:
-        """Stop listening and drop every open connection (streams in flight are cut)."""
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._connections):
-            task.cancel()
-        if self._connections:
-            await asyncio.gather(*self._connections, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
-            self._server = None
-
-    # --- serving -----------------------------------------------------------------------------
-
-    async def _serve_connection(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._connections.add(task)
-        try:
-            while True:
-                request = await read_request(reader, writer)
-                if request is None:
-                    break
-                response = ResponseWriter(
-                    reader,
-                    writer,
-                    keep_alive=request.keep_alive,
-                    head_only=request.method == "HEAD",
-                )
-                await self._handle(request, response)
-                if not request.keep_alive:
-                    break
-        except BadRequest as exc:
-            with contextlib.suppress(ConnectionError):
-                await ResponseWriter(reader, writer, keep_alive=False, head_only=False).send(
-                    400, json.dumps({"error": {"message": str(exc)}}).encode()
-                )
-        except (ConnectionError, asyncio.IncompleteReadError):
-            # The client went away; nothing to answer.
-            pass
-        except asyncio.CancelledError:
-            # Only stop() cancels these tasks. Ending normally instead of re-raising keeps
-            # Python 3.11's stream callback from logging the cancellation as an error.
-            pass
-        finally:
-            if task is not None:
-                self._connections.discard(task)
-            writer.close()
-            with contextlib.suppress(ConnectionError, OSError):
-                await writer.wait_closed()
 
     def _record(self, request: HttpRequest) -> RecordedRequest:
         parsed: Any = None
@@ -236,9 +152,7 @@ class FakeModelServer(LoopServer):
             api=_classify(request.method, request.path),
             received_at=time.time(),
         )
-        with self._lock:
-            self._records.append(record)
-        return record
+        return self._keep(record)
 
     async def _handle(self, request: HttpRequest, response: ResponseWriter) -> None:
         record = self._record(request)
