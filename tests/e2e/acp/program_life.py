@@ -20,21 +20,15 @@ from typing import Any
 from e2e.daemon.harness import (
     TURN_TIMEOUT,
     RealDaemon,
-    item_type,
+    interrupt_mid_stream,
+    logs,
     poll,
     processes_of_agents,
-    timeline,
 )
 
 from paseo.testing.fake_model import FakeModelServer, RefusingProxy
 
 WAIT = f"{TURN_TIMEOUT:.0f}s"
-
-
-def logs(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
-    """``paseo logs ID -o json``: the agent's whole timeline, one entry per line."""
-    out = daemon.cli("logs", agent, "-o", "json").stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 def conversation_has(fake: FakeModelServer, prompt_marker: str, *earlier: str) -> bool:
@@ -98,34 +92,7 @@ def walk_agent_life(
     assert not (work / "denied.txt").exists()
     assert json.loads(daemon.cli("permit", "ls", "-o", "json").stdout) == []
 
-    with daemon.client() as client:
-        sent = json.loads(
-            daemon.cli("send", "--no-wait", "-o", "json", "main", "[[slow:300]]").stdout
-        )
-
-        def streaming() -> bool:
-            entries = timeline(client, agent)
-            asked = max(
-                i
-                for i, e in enumerate(entries)
-                if e["event"].get("item", {}).get("messageId") == sent["messageId"]
-            )
-            return any(item_type(e) == "assistant_message" for e in entries[asked:])
-
-        poll(streaming, timeout=TURN_TIMEOUT, what="the slow stream to start")
-        client.call("agent.interrupt", {"agentId": agent})
-    daemon.cli("wait", "main", "--timeout", WAIT)
-    kinds = [item_type(e) for e in logs(daemon, "main")]
-    last_turn = kinds[len(kinds) - 1 - kinds[::-1].index("user_message") :]
-    assert "turn_canceled" in last_turn, last_turn
-    assert "turn_completed" not in last_turn, last_turn
-    poll(
-        lambda: any(
-            r.outcome == "disconnected" for r in fake.model_requests() if "slow:300" in r.prompt
-        ),
-        timeout=15,
-        what="the model stream to be cut",
-    )
+    interrupt_mid_stream(daemon, fake, agent)
 
     second = daemon.cli("send", "--wait-timeout", WAIT, "main", "second-marker [[reply:two]]")
     assert second.stdout == "two\n"

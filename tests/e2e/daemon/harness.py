@@ -241,6 +241,53 @@ def item_type(entry: dict[str, Any]) -> str:
     return str(event["type"])
 
 
+def logs(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
+    """``paseo logs ID -o json``: the agent's whole timeline, one entry per line."""
+    out = daemon.cli("logs", agent, "-o", "json").stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def last_turn(kinds: list[str]) -> list[str]:
+    """The item/event types from the last ``user_message`` on."""
+    return kinds[len(kinds) - 1 - kinds[::-1].index("user_message") :]
+
+
+def interrupt_mid_stream(
+    daemon: RealDaemon, fake: FakeModelServer | None, agent: str, title: str = "main"
+) -> None:
+    """Send a slow prompt, interrupt it once its answer streams, and check the run ended
+    canceled; with ``fake``, also that the program really cut the model stream (the fake
+    notices at its next chunk)."""
+    with daemon.client() as client:
+        sent = json.loads(
+            daemon.cli("send", "--no-wait", "-o", "json", title, "[[slow:300]]").stdout
+        )
+
+        def streaming() -> bool:
+            entries = timeline(client, agent)
+            asked = max(
+                i
+                for i, e in enumerate(entries)
+                if e["event"].get("item", {}).get("messageId") == sent["messageId"]
+            )
+            return any(item_type(e) == "assistant_message" for e in entries[asked:])
+
+        poll(streaming, timeout=TURN_TIMEOUT, what="the slow stream to start")
+        client.call("agent.interrupt", {"agentId": agent})
+    daemon.cli("wait", title, "--timeout", f"{TURN_TIMEOUT:.0f}s")
+    turn = last_turn([item_type(e) for e in logs(daemon, title)])
+    assert "turn_canceled" in turn, turn
+    assert "turn_completed" not in turn, turn
+    if fake is not None:
+        poll(
+            lambda: any(
+                r.outcome == "disconnected" for r in fake.model_requests() if "slow:300" in r.prompt
+            ),
+            timeout=15,
+            what="the model stream to be cut",
+        )
+
+
 @pytest.fixture
 def daemon(tmp_path: Path, proxy: RefusingProxy) -> Iterator[RealDaemon]:
     """A daemon (not started yet: configure it first); stopped and swept at teardown."""

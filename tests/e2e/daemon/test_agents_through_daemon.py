@@ -26,11 +26,12 @@ from e2e.daemon.harness import (
     PERMISSION_MODES,
     TURN_TIMEOUT,
     RealDaemon,
+    interrupt_mid_stream,
     item_type,
+    logs,
     poll,
     processes_of_agents,
     provider_settings,
-    timeline,
 )
 
 from paseo.testing.fake_model import FakeModelServer, RefusingProxy
@@ -39,12 +40,6 @@ pytestmark = pytest.mark.e2e
 
 PROVIDERS = ("claude", "codex", "claude-acp", "py-acp")
 WAIT = f"{TURN_TIMEOUT:.0f}s"
-
-
-def logs(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
-    """``paseo logs ID -o json``: the agent's whole timeline, one entry per line."""
-    out = daemon.cli("logs", agent, "-o", "json").stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 def conversation_has(
@@ -144,36 +139,7 @@ def test_agent_life_through_the_daemon(
     assert json.loads(daemon.cli("permit", "ls", "-o", "json").stdout) == []
 
     # An interrupt in the middle of a slow stream: the run ends canceled.
-    with daemon.client() as client:
-        sent = json.loads(
-            daemon.cli("send", "--no-wait", "-o", "json", "main", "[[slow:300]]").stdout
-        )
-
-        def streaming() -> bool:
-            entries = timeline(client, agent)
-            asked = max(
-                i
-                for i, e in enumerate(entries)
-                if e["event"].get("item", {}).get("messageId") == sent["messageId"]
-            )
-            return any(item_type(e) == "assistant_message" for e in entries[asked:])
-
-        poll(streaming, timeout=TURN_TIMEOUT, what="the slow stream to start")
-        client.call("agent.interrupt", {"agentId": agent})
-    daemon.cli("wait", "main", "--timeout", WAIT)
-    kinds = [item_type(e) for e in logs(daemon, "main")]
-    last_turn = kinds[len(kinds) - 1 - kinds[::-1].index("user_message") :]
-    assert "turn_canceled" in last_turn, last_turn
-    assert "turn_completed" not in last_turn, last_turn
-    if provider in MODEL_BACKED:
-        # The program really cut the model stream (the fake notices at its next chunk).
-        poll(
-            lambda: any(
-                r.outcome == "disconnected" for r in fake.model_requests() if "slow:300" in r.prompt
-            ),
-            timeout=15,
-            what="the model stream to be cut",
-        )
+    interrupt_mid_stream(daemon, fake if provider in MODEL_BACKED else None, agent)
 
     # A second turn on the same session: the model hears the first one.
     second = daemon.cli("send", "--wait-timeout", WAIT, "main", "second-marker [[reply:two]]")

@@ -20,9 +20,10 @@ import pytest
 from e2e.daemon.harness import (
     TURN_TIMEOUT,
     RealDaemon,
+    interrupt_mid_stream,
     item_type,
+    logs,
     poll,
-    timeline,
 )
 from e2e.opencode.env import opencode_env
 from helpers.agents_env import agent_binary
@@ -32,11 +33,6 @@ from paseo.testing.fake_model import FakeModelServer, RefusingProxy
 pytestmark = pytest.mark.e2e
 
 WAIT = f"{TURN_TIMEOUT:.0f}s"
-
-
-def logs(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
-    out = daemon.cli("logs", agent, "-o", "json").stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 def request_with(fake: FakeModelServer, marker: str) -> str:
@@ -136,34 +132,7 @@ def test_opencode_life_through_the_daemon(
     assert [e["event"]["type"] for e in last_turn].count("turn_completed") == 1
 
     # An interrupt in the middle of a slow stream: the run ends canceled, the stream is cut.
-    with daemon.client() as client:
-        sent = json.loads(
-            daemon.cli("send", "--no-wait", "-o", "json", "main", "[[slow:300]]").stdout
-        )
-
-        def streaming() -> bool:
-            entries = timeline(client, agent)
-            asked = max(
-                i
-                for i, e in enumerate(entries)
-                if e["event"].get("item", {}).get("messageId") == sent["messageId"]
-            )
-            return any(item_type(e) == "assistant_message" for e in entries[asked:])
-
-        poll(streaming, timeout=TURN_TIMEOUT, what="the slow stream to start")
-        client.call("agent.interrupt", {"agentId": agent})
-    daemon.cli("wait", "main", "--timeout", WAIT)
-    kinds = [item_type(e) for e in logs(daemon, "main")]
-    last_turn = kinds[len(kinds) - 1 - kinds[::-1].index("user_message") :]
-    assert "turn_canceled" in last_turn, last_turn
-    assert "turn_completed" not in last_turn, last_turn
-    poll(
-        lambda: any(
-            r.outcome == "disconnected" for r in fake.model_requests() if "slow:300" in r.prompt
-        ),
-        timeout=15,
-        what="the model stream to be cut",
-    )
+    interrupt_mid_stream(daemon, fake, agent)
 
     second = daemon.cli("send", "--wait-timeout", WAIT, "main", "second-marker [[reply:two]]")
     assert second.stdout == "two\n"
