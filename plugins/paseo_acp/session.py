@@ -44,6 +44,7 @@ from paseo_hookspecs.interfaces.agent import (
     PromptImage,
     SessionConfig,
 )
+from paseo_hookspecs.ordered_events import OrderedEvents
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 from paseo_hookspecs.stdio_rpc import (
     METHOD_NOT_FOUND,
@@ -55,7 +56,6 @@ from paseo_hookspecs.stdio_rpc import (
 from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_acp import _mapping
-from paseo_acp._events import OrderedEvents
 from paseo_acp._history import Replay
 from paseo_acp._options import SETTING_NAMES, SessionOptions, Setting
 from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
@@ -84,7 +84,6 @@ class AcpSession(AgentSession):
     ) -> None:
         self._provider = provider_id
         self._process = process
-        self._sink = sink
         self._config = config
         self._peer = StdioJsonRpc(
             process,
@@ -92,7 +91,7 @@ class AcpSession(AgentSession):
             on_notification=self._on_notification,
             on_closed=self._on_connection_closed,
         )
-        self._events = OrderedEvents(sink)
+        self._events = OrderedEvents(sink, name="acp-events")
         self._session_id: str | None = None
         self._capabilities: dict[str, Any] = {}
         self._agent_info: dict[str, Any] = {}

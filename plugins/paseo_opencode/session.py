@@ -47,6 +47,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.ordered_events import OrderedEvents
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.turns import Turn, TurnLedger
 
@@ -79,7 +80,6 @@ class OpenCodeSession(AgentSession):
         self._launcher = launcher
         self._env = dict(env)
         self._cwd = config.cwd
-        self._sink = sink
         self._mode = mode
         self._model = config.model
         self._variant = config.thinkingOptionId
@@ -93,8 +93,7 @@ class OpenCodeSession(AgentSession):
         self._usage: Usage | None = None
         self._permissions: dict[str, str] = {}
         """Pending request id → ``permission`` or ``question``."""
-        self._queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        self._dispatcher = asyncio.create_task(self._dispatch(), name="opencode-events")
+        self._events = OrderedEvents(sink, name="opencode-events")
         self._listener: asyncio.Task[None] | None = None
         self._generation = -1
         self._subscribed = asyncio.Event()
@@ -285,8 +284,7 @@ class OpenCodeSession(AgentSession):
         except TimeoutError:
             log.warning("OpenCode did not go idle within %.0f s of an abort", ABORT_GRACE)
             await self._finish(turn, TurnCanceled(provider=self._provider))
-        if asyncio.current_task() is not self._dispatcher:
-            await self._queue.join()
+        await self._events.flush()
 
     async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
         kind = self._permissions.pop(request_id, None)
@@ -354,12 +352,7 @@ class OpenCodeSession(AgentSession):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
         await self._server.release()
-        self._queue.put_nowait(None)
-        if asyncio.current_task() is not self._dispatcher:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._dispatcher), 5.0)
-            except TimeoutError:
-                self._dispatcher.cancel()
+        await self._events.stop()
 
     # ------------------------------------------------------------------ OpenCode's events
 
@@ -477,18 +470,4 @@ class OpenCodeSession(AgentSession):
         await self._emit(Timeline(provider=self._provider, item=item))
 
     async def _emit(self, event: AgentEvent) -> None:
-        # One queue, one dispatcher: strict order, and a sink that re-enters the session
-        # cannot deadlock the event stream.
-        self._queue.put_nowait(event)
-
-    async def _dispatch(self) -> None:
-        while True:
-            event = await self._queue.get()
-            try:
-                if event is None:
-                    return
-                await self._sink(event)
-            except Exception:  # a failing sink must not stop the session
-                log.exception("delivering an OpenCode event failed")
-            finally:
-                self._queue.task_done()
+        await self._events.put(event)

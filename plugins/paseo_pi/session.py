@@ -43,6 +43,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     SessionConfig,
 )
+from paseo_hookspecs.ordered_events import OrderedEvents
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 from paseo_hookspecs.turns import Turn, TurnLedger
 
@@ -70,9 +71,7 @@ class PiSession(AgentSession):
     def __init__(self, provider_id: str, process: AgentProcess, sink: EventSink) -> None:
         self._provider = provider_id
         self._process = process
-        self._sink = sink
-        self._queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        self._dispatcher = asyncio.create_task(self._dispatch(), name="pi-events")
+        self._events = OrderedEvents(sink, name="pi-events")
         self._conn = PiConnection(process, self._on_event, self._on_closed)
         self._turns = TurnLedger()
         self._session_id: str | None = None
@@ -203,8 +202,7 @@ class PiSession(AgentSession):
         except TimeoutError:
             log.warning("Pi did not end an aborted run within %.0f s", ABORT_GRACE)
             await self._finish(turn, TurnCanceled(provider=self._provider))
-        if asyncio.current_task() is not self._dispatcher:
-            await self._queue.join()
+        await self._events.flush()
 
     async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
         raise NotFound(f"no pending permission request {request_id!r} (Pi never asks for one)")
@@ -242,7 +240,7 @@ class PiSession(AgentSession):
             await self._finish(turn, TurnCanceled(provider=self._provider, reason="closed"))
         await self._process.terminate()
         await self._conn.stop()
-        await self._stop_dispatcher()
+        await self._events.stop()
 
     # ------------------------------------------------------------------ Pi's events
 
@@ -334,32 +332,7 @@ class PiSession(AgentSession):
         await self._emit(Timeline(provider=self._provider, item=item))
 
     async def _emit(self, event: AgentEvent) -> None:
-        # One queue and one dispatcher: strict order, and a sink that re-enters the session
-        # (an interrupt from inside its callback) cannot deadlock the reader.
-        self._queue.put_nowait(event)
-
-    async def _dispatch(self) -> None:
-        while True:
-            event = await self._queue.get()
-            try:
-                if event is None:
-                    return
-                await self._sink(event)
-            except Exception:  # a failing sink must not stop the session
-                log.exception("delivering a %s event failed", event.type if event else "?")
-            finally:
-                self._queue.task_done()
-
-    async def _stop_dispatcher(self) -> None:
-        self._queue.put_nowait(None)
-        if asyncio.current_task() is self._dispatcher:
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._dispatcher), 5.0)
-        except TimeoutError:
-            self._dispatcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._dispatcher
+        await self._events.put(event)
 
     def _stderr_hint(self) -> str:
         tail = self._process.stderr_tail(500).strip()

@@ -2,7 +2,12 @@
 
 Events go through one queue and one dispatcher task: strict order across the reader, turn and
 caller tasks, and a sink that answers a permission from inside its own callback (re-entering the
-session) cannot deadlock.
+session) cannot deadlock. A session built on it::
+
+    self._events = OrderedEvents(sink, name="mine-events")
+    await self._events.put(TurnStarted(provider=self.provider_id, turnId="1"))
+    ...
+    await self._events.stop()  # in close(): delivers what is queued, bounded
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import logging
 from paseo_hookspecs.events import AgentEvent
 from paseo_hookspecs.interfaces.agent import EventSink
 
-log = logging.getLogger("paseo_acp.session")
+log = logging.getLogger("paseo_hookspecs.ordered_events")
 
 EVENT_BACKLOG = 256
 """Queued events beyond which producers wait for the sink."""
@@ -26,10 +31,11 @@ DRAIN_TIMEOUT = 5.0
 class OrderedEvents:
     """See the module docstring. The dispatcher starts at construction (on the running loop)."""
 
-    def __init__(self, sink: EventSink) -> None:
+    def __init__(self, sink: EventSink, *, name: str = "agent-events") -> None:
         self._sink = sink
+        self._name = name
         self._queue: asyncio.Queue[AgentEvent | None] = asyncio.Queue()
-        self._dispatcher = asyncio.create_task(self._dispatch(), name="acp-events")
+        self._dispatcher = asyncio.create_task(self._dispatch(), name=name)
 
     async def put(self, event: AgentEvent) -> None:
         """Queue ``event``; waits for the sink once the backlog is long."""
@@ -52,7 +58,7 @@ class OrderedEvents:
             try:
                 await self._sink(event)
             except Exception:  # a failing sink must not stop the session
-                log.exception("delivering a %s event failed", event.type)
+                log.exception("%s: delivering a %s event failed", self._name, event.type)
             finally:
                 self._queue.task_done()
 
@@ -64,7 +70,10 @@ class OrderedEvents:
         try:
             await asyncio.wait_for(asyncio.shield(self._dispatcher), DRAIN_TIMEOUT)
         except TimeoutError:
-            log.warning("events of a closed ACP session were not delivered in time")
+            log.warning("%s: events of a closed session were not delivered in time", self._name)
             self._dispatcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._dispatcher
+
+
+__all__ = ["DRAIN_TIMEOUT", "EVENT_BACKLOG", "OrderedEvents"]
