@@ -20,7 +20,7 @@ import contextlib
 import logging
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
@@ -111,6 +111,9 @@ class TerminalService:
             store.managed_processes, kind=PROCESS_KIND, provider="paseo"
         )
         self._terminals: dict[str, Terminal] = {}
+        self.activity_listeners: list[Callable[[], None]] = []
+        """Called after each ``terminal.changed`` (a terminal came, went, or its activity
+        flipped): what makes a workspace's derived status change."""
 
     # -------------------------------------------------------------- lifecycle
 
@@ -392,3 +395,6 @@ class TerminalService:
             self._publisher.publish(stream, method, payload)
         except Exception:
             log.exception("cannot publish %s on %s", method, stream)
+        if method == "terminal.changed":
+            for listener in self.activity_listeners:
+                listener()
