@@ -109,42 +109,65 @@ def _apply(codes: list[int], style: dict[str, Any]) -> None:
         i += 1
 
 
-def _row(line: str, columns: int, known: dict[tuple[str, tuple[Any, ...]], Cell]) -> list[Cell]:
-    """One scrollback line (the daemon renders each as text and SGR sequences only) as cells,
-    cut to ``columns`` and to its last visible cell."""
-    row: list[Cell] = []
-    style: dict[str, Any] = {}
-    position = 0
+Style = tuple[tuple[str, Any], ...]
+"""A cell's attributes as sorted ``(key, value)`` pairs of :class:`Cell` fields."""
 
-    def put(text: str) -> None:
-        frozen = tuple(sorted(style.items()))
-        for char in text:
+
+class _Reader:
+    """Reads scrollback lines into rows, caching what repeats across them: the style each SGR
+    sequence leads to from each style, and one :class:`Cell` per character and style."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+        self._styles: dict[tuple[Style, str], Style] = {}
+        self._cells: dict[tuple[str, Style], Cell] = {}
+
+    def _next(self, style: Style, params: str) -> Style:
+        found = self._styles.get((style, params))
+        if found is None:
+            changed = dict(style)
+            _apply([int(c) if c else 0 for c in re.split("[;:]", params)], changed)
+            found = self._styles[(style, params)] = tuple(sorted(changed.items()))
+        return found
+
+    def row(self, line: str) -> list[Cell]:
+        """One line (the daemon renders each as text and SGR sequences only) as cells, cut to
+        the screen's width and to its last visible cell."""
+        row: list[Cell] = []
+        style: Style = ()
+        position = 0
+        columns = self.columns
+        for match in _ESCAPE.finditer(line):
+            if match.start() > position:
+                self._put(row, line[position : match.start()], style)
+            position = match.end()
+            if match.group(2) == "m":
+                style = self._next(style, match.group(1))
             if len(row) >= columns:
-                return
-            found = known.get((char, frozen))
+                break
+        else:
+            self._put(row, line[position:], style)
+        end = min(len(row), columns)
+        while end > 0 and row[end - 1] == BLANK:
+            end -= 1
+        return row[:end]
+
+    def _put(self, row: list[Cell], text: str, style: Style) -> None:
+        cells = self._cells
+        for char in text[: self.columns - len(row)]:
+            found = cells.get((char, style))
             if found is None:
-                found = known[(char, frozen)] = Cell(char=char, **style)
+                found = cells[(char, style)] = Cell(char=char, **dict(style))
             row.append(found)
-            if unicodedata.east_asian_width(char) in "WF" and len(row) < columns:
+            if not char.isascii() and unicodedata.east_asian_width(char) in "WF":
                 # The grid's rule for a wide character's second cell (pyte, like xterm,
                 # leaves it empty).
                 row.append(BLANK)
 
-    for match in _ESCAPE.finditer(line):
-        put(line[position : match.start()])
-        position = match.end()
-        if match.group(2) == "m":
-            _apply([int(c) if c else 0 for c in re.split("[;:]", match.group(1))], style)
-    put(line[position:])
-    end = len(row)
-    while end > 0 and row[end - 1] == BLANK:
-        end -= 1
-    return row[:end]
-
 
 def _scrollback(lines: Sequence[str], columns: int) -> list[list[Cell]]:
-    known: dict[tuple[str, tuple[Any, ...]], Cell] = {}
-    return [_row(line, columns, known) for line in lines]
+    reader = _Reader(columns)
+    return [reader.row(line) for line in lines]
 
 
 def state(
@@ -178,22 +201,24 @@ def state(
 
 
 def encode(terminal: TerminalState) -> bytes:
-    """The Snapshot payload: ``terminal`` as compact JSON, each distinct cell dumped once."""
-    dumped: dict[int, dict[str, Any]] = {}
+    """The Snapshot payload: ``terminal`` as compact JSON, each distinct cell encoded once
+    (a full scrollback is mostly the same few cells)."""
+    encoded: dict[int, str] = {}
 
-    def rows(grid: list[list[Cell]]) -> list[list[dict[str, Any]]]:
+    def rows(grid: list[list[Cell]]) -> str:
         out = []
         for row in grid:
-            line = []
+            parts = []
             for item in row:
-                found = dumped.get(id(item))
+                found = encoded.get(id(item))
                 if found is None:
-                    found = dumped[id(item)] = item.wire()
-                line.append(found)
-            out.append(line)
-        return out
+                    found = encoded[id(item)] = json.dumps(item.wire(), separators=(",", ":"))
+                parts.append(found)
+            out.append("[" + ",".join(parts) + "]")
+        return "[" + ",".join(out) + "]"
 
-    data = terminal.model_copy(update={"grid": [], "scrollback": []}).wire()
-    data["grid"] = rows(terminal.grid)
-    data["scrollback"] = rows(terminal.scrollback)
-    return json.dumps(data, separators=(",", ":")).encode()
+    rest = terminal.model_copy(update={"grid": [], "scrollback": []}).wire()
+    del rest["grid"], rest["scrollback"]
+    tail = json.dumps(rest, separators=(",", ":"))  # `{"rows":…}`: never empty
+    grid, scrollback = rows(terminal.grid), rows(terminal.scrollback)
+    return f'{{"grid":{grid},"scrollback":{scrollback},{tail[1:]}'.encode()
