@@ -6,7 +6,11 @@
   delivers), and the same bytes fed straight into the screen model (what the emulator alone
   digests; the daemon reads a PTY no faster than its screen model keeps up).
 * **Per-terminal memory**: the daemon's RSS with no terminal, then with ``--terminals`` idle
-  shells, then after each has filled its scrollback; the increments per terminal.
+  shells, then after each has filled its scrollback with plain lines, then with lines that
+  change colour at every cell (where the scrollback's byte bound, not its line count, holds);
+  the increments per terminal.
+* **Snapshot with scrollback**: building and encoding the TypeScript app's Snapshot frame of a
+  terminal with a full scrollback, against the same frame of its screen alone.
 
 Run: ``.venv/bin/python bench/terminals.py`` (``--bytes``, ``--subscribers``, ``--terminals``).
 """
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +71,13 @@ def raw_pty_throughput(size: int) -> tuple[float, int]:
 
 def screen_model_throughput(size: int) -> float:
     """MB/s of the screen model fed the same kind of text in the PTY's chunk sizes."""
+    from paseo.config.resolved import DEFAULT_SCROLLBACK_BYTES, DEFAULT_SCROLLBACK_LINES
     from paseo.terminals.screen import ScreenModel
-    from paseo.terminals.service import DEFAULT_SCROLLBACK
 
     data = base64.encodebytes(os.urandom(size)).replace(b"\n", b"\r\n")
-    model = ScreenModel(80, 24, scrollback=DEFAULT_SCROLLBACK)
+    model = ScreenModel(
+        80, 24, scrollback=DEFAULT_SCROLLBACK_LINES, scrollback_bytes=DEFAULT_SCROLLBACK_BYTES
+    )
     began = time.perf_counter()
     for start in range(0, len(data), 4096):
         model.feed(data[start : start + 4096])
@@ -164,8 +171,19 @@ async def stream_throughput(home: Path, workspace: Path, subscribers: int) -> tu
             await client.close()
 
 
-async def memory(home: Path, workspace: Path, pid: int, count: int) -> tuple[int, int, int]:
-    """Daemon RSS with no terminal, with ``count`` idle shells, and with full scrollbacks."""
+@dataclass
+class Memory:
+    empty: int
+    idle: int
+    full: int
+    coloured: int
+    subscribed: dict[str, Any]
+    """``terminal.subscribe`` of a terminal with a full scrollback."""
+
+
+async def memory(home: Path, workspace: Path, pid: int, count: int) -> Memory:
+    """Daemon RSS with no terminal, with ``count`` idle shells, and with full scrollbacks
+    (plain, then coloured)."""
     daemon = psutil.Process(pid)
     async with PaseoClient(home=home, client_type="sdk") as client:
         empty = daemon.memory_info().rss
@@ -188,9 +206,41 @@ async def memory(home: Path, workspace: Path, pid: int, count: int) -> tuple[int
             )
         await _settle(client, ids, lambda lines: "FILLED" in lines)
         full = daemon.memory_info().rss
+        painted = (
+            "python3 -c \"print(*(''.join('\\x1b[3%dm#' % (j % 8) for j in range(76))"
+            " for _ in range(3000)), sep='\\n')\"; echo PAINTED\r"
+        )
+        for terminal_id in ids:
+            await client.call("terminal.input", {"terminalId": terminal_id, "data": painted})
+        await _settle(client, ids, lambda lines: "PAINTED" in lines)
+        coloured = daemon.memory_info().rss
+        subscribed = await client.call(
+            "terminal.subscribe", {"terminalId": ids[0], "scrollback": True}
+        )
         for terminal_id in ids:
             await client.call("terminal.kill", {"terminalId": terminal_id})
-    return empty, idle, full
+    return Memory(empty, idle, full, coloured, subscribed)
+
+
+def snapshot_cost(subscribed: dict[str, Any]) -> tuple[float, int, float, int, int]:
+    """Seconds and bytes of the Snapshot frame with and without the scrollback, and its rows."""
+    from paseo_tswire import terminal_grid
+
+    def build(lines: list[str]) -> tuple[float, int]:
+        began = time.perf_counter()
+        state = terminal_grid.state(
+            subscribed["snapshot"],
+            columns=subscribed["columns"],
+            rows=subscribed["rows"],
+            scrollback=lines,
+        )
+        size = len(terminal_grid.encode(state))
+        return time.perf_counter() - began, size
+
+    lines = list(subscribed["scrollback"])
+    alone, alone_size = build([])
+    full, full_size = build(lines)
+    return alone, alone_size, full, full_size, len(lines)
 
 
 async def _settle(client: PaseoClient, ids: list[str], ready: Any) -> None:
@@ -220,9 +270,10 @@ def main() -> int:
         try:
             one, one_dropped = asyncio.run(stream_throughput(home, workspace, 1))
             many, many_dropped = asyncio.run(stream_throughput(home, workspace, args.subscribers))
-            empty, idle, full = asyncio.run(memory(home, workspace, pid, args.terminals))
+            used = asyncio.run(memory(home, workspace, pid, args.terminals))
         finally:
             stop_daemon(home)
+    alone, alone_size, full, full_size, kept = snapshot_cost(used.subscribed)
 
     mib = 1024 * 1024
     print(f"output: {total / 1e6:.2f} MB of base64 text per run")
@@ -234,9 +285,19 @@ def main() -> int:
         f"  ({many / one:.2f}x of 1; {many * args.subscribers:.2f} MB/s delivered)"
     )
     print(f"  bytes dropped (1 / {args.subscribers} subscribers): {one_dropped} / {many_dropped}")
-    print(f"memory: daemon RSS {empty / mib:.1f} MiB with no terminal")
-    print(f"  per idle shell:                 {(idle - empty) / args.terminals / mib:8.2f} MiB")
-    print(f"  per shell, full scrollback:     {(full - empty) / args.terminals / mib:8.2f} MiB")
+    count = args.terminals
+    print(f"memory: daemon RSS {used.empty / mib:.1f} MiB with no terminal")
+    print(f"  per idle shell:                 {(used.idle - used.empty) / count / mib:8.2f} MiB")
+    print(f"  per shell, full scrollback:     {(used.full - used.empty) / count / mib:8.2f} MiB")
+    print(
+        f"  per shell, coloured scrollback: {(used.coloured - used.empty) / count / mib:8.2f} MiB"
+        f"  ({kept} lines kept of 3,000: the byte bound)"
+    )
+    print(f"snapshot frame: screen alone {alone * 1e3:.1f} ms, {alone_size / 1024:.0f} KiB")
+    print(
+        f"  with {kept} scrollback lines:   {full * 1e3:.1f} ms, {full_size / 1024:.0f} KiB"
+        f"  ({full / alone:.0f}x the time, {full_size / alone_size:.0f}x the bytes)"
+    )
     return 0
 
 

@@ -80,6 +80,14 @@ class GitConfig(_Model):
     maxProcessConcurrency: PositiveInt | None = None
 
 
+class TerminalScrollbackConfig(_Model):
+    """How much a terminal keeps above its screen (the oldest lines go first)."""
+
+    lines: Annotated[int, Field(gt=0, le=100_000)] | None = None
+    bytes: Annotated[int, Field(ge=4096, le=256 * 1024 * 1024)] | None = None
+    """Memory the kept lines' text may take."""
+
+
 class AgentProfile(_Model):
     """A named launch bundle: a provider plus the agent settings a client would set one by one.
 
@@ -153,6 +161,7 @@ class DaemonConfig(_Model):
     appendSystemPrompt: str | None = None
     terminalProfiles: list[TerminalProfile] | None = None
     """The contract's model: providers offer theirs in the same shape when this is absent."""
+    terminalScrollback: TerminalScrollbackConfig | None = None
     agentProfiles: list[AgentProfile] | None = None
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None

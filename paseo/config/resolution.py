@@ -44,6 +44,8 @@ from paseo.config.resolved import (
     DEFAULT_LOG_ROTATE_SIZE,
     DEFAULT_PORT,
     DEFAULT_RELAY_ENDPOINT,
+    DEFAULT_SCROLLBACK_BYTES,
+    DEFAULT_SCROLLBACK_LINES,
     DEFAULT_STORAGE_DRIVER,
     DEFAULT_TRASH_RETENTION_DAYS,
     DEFAULT_TRUSTED_PROXIES,
@@ -67,6 +69,7 @@ from paseo.config.resolved import (
     ResolvedRelay,
     ResolvedSkills,
     ResolvedStorage,
+    ResolvedTerminalScrollback,
     ResolvedVoiceLlm,
     ResolvedVoiceMode,
     ResolvedWorktrees,
@@ -193,6 +196,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         endpoint == DEFAULT_RELAY_ENDPOINT,
     )
     terminal_profiles = daemon.terminalProfiles if daemon else None
+    scrollback = daemon.terminalScrollback if daemon else None
 
     return ResolvedDaemon.model_construct(
         listen=listen,
@@ -222,6 +226,10 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         ),
         appendSystemPrompt=(daemon.appendSystemPrompt if daemon else None) or "",
         terminalProfiles=None if terminal_profiles is None else tuple(terminal_profiles),
+        terminalScrollback=ResolvedTerminalScrollback.model_construct(
+            lines=(scrollback.lines if scrollback else None) or DEFAULT_SCROLLBACK_LINES,
+            bytes=(scrollback.bytes if scrollback else None) or DEFAULT_SCROLLBACK_BYTES,
+        ),
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
         cors=ResolvedCors.model_construct(allowedOrigins=origins),
         relay=ResolvedRelay.model_construct(

@@ -39,6 +39,11 @@ DEFAULT_APP_BASE_URL = "https://app.paseo.sh"
 DEFAULT_TRUSTED_PROXIES: tuple[str, ...] = ("loopback",)
 DEFAULT_GIT_MAX_PROCESSES_PER_SECOND = 64
 DEFAULT_GIT_MAX_PROCESS_CONCURRENCY = 8
+DEFAULT_SCROLLBACK_LINES = 2000
+"""Lines a terminal keeps above its screen (the TypeScript daemon keeps 1,000)."""
+DEFAULT_SCROLLBACK_BYTES = 1024 * 1024
+"""Memory those lines' text may take: about what the TypeScript daemon's 1,000 lines of
+80-column xterm cells take."""
 DEFAULT_LOG_LEVEL: LogLevel = "info"
 DEFAULT_LOG_FORMAT: LogFormat = "pretty"
 DEFAULT_LOG_FILENAME = "daemon.log"
@@ -64,6 +69,11 @@ class ResolvedMcp(_Frozen):
 class ResolvedGit(_Frozen):
     maxProcessesPerSecond: int
     maxProcessConcurrency: int
+
+
+class ResolvedTerminalScrollback(_Frozen):
+    lines: int
+    bytes: int
 
 
 class ResolvedCors(_Frozen):
@@ -101,6 +111,8 @@ class ResolvedDaemon(_Frozen):
     appendSystemPrompt: str
     terminalProfiles: tuple[TerminalProfile, ...] | None
     """``None`` when config.json has none: the installed providers offer theirs."""
+    terminalScrollback: ResolvedTerminalScrollback
+    """Read when a terminal starts."""
     agentProfiles: tuple[AgentProfile, ...]
     cors: ResolvedCors
     relay: ResolvedRelay

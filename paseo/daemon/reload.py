@@ -37,6 +37,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.mcp.callerScope",
     "daemon.appendSystemPrompt",
     "daemon.terminalProfiles",
+    "daemon.terminalScrollback",
     "daemon.agentProfiles",
     "app.baseUrl",
     "agents.defaultProvider",

@@ -28,6 +28,7 @@ from paseo.projects.rpc import project_group
 from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
 from paseo.services import Publisher, ServiceRef
 from paseo.workspaces.rpc import label_group, workspace_group
+from paseo.workspaces.rpc import notifications as workspace_notifications
 from paseo.workspaces.service import WorkspacesService
 from paseo.worktrees.rpc import worktree_group
 
@@ -157,6 +158,9 @@ def compose(daemon: Daemon) -> Composition:
     # Voice mode approves its agents' `speak` requests, and the MCP server offers `speak` only
     # to an agent voice mode is attached to.
     tap.observers.append(speech.voice)
+    # A workspace's derived status follows its agents' records and its terminals' activity.
+    tap.observers.append(workspaces.status)
+    terminals.activity_listeners.append(workspaces.status.recheck)
     if mcp is not None:
         mcp.bind_voice(speech.voice.attached)
 
@@ -262,7 +266,7 @@ def schema_groups() -> list[RpcMethodGroup]:
 
 def schema_notifications() -> dict[str, type[BaseModel]]:
     """Every notification the kernel sends (method → params model)."""
-    found: dict[str, type[BaseModel]] = dict(WIRE_NOTIFICATIONS)
+    found: dict[str, type[BaseModel]] = {**WIRE_NOTIFICATIONS, **workspace_notifications()}
     for module_name in ADAPTERS.values():
         found.update(importlib.import_module(module_name).notifications())
     return found

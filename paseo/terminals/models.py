@@ -81,6 +81,12 @@ class TerminalRefParams(_Model):
     terminalId: _Id
 
 
+class TerminalSubscribeParams(_Model):
+    terminalId: _Id
+    scrollback: bool = False
+    """Also answer the lines kept above the screen (``scrollback``), taken with the snapshot."""
+
+
 class TerminalResult(_Model):
     terminal: TerminalInfo
 
@@ -125,6 +131,9 @@ class TerminalSubscribeResult(_Model):
     columns: int
     rows: int
     terminal: TerminalInfo
+    scrollback: list[str] = Field(default_factory=list)
+    """With ``scrollback``: the lines above the screen as ANSI text, oldest first (each line
+    as wide as the screen was when it scrolled off)."""
 
 
 class TerminalUnsubscribeResult(_Model):

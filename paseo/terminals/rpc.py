@@ -28,6 +28,7 @@ from paseo.terminals.models import (
     TerminalRefParams,
     TerminalResizeParams,
     TerminalResult,
+    TerminalSubscribeParams,
     TerminalSubscribeResult,
     TerminalUnsubscribeResult,
 )
@@ -82,13 +83,17 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
         info = ref.get().resize(params.terminalId, params.columns, params.rows)
         return TerminalResult(terminal=info)
 
-    async def subscribe(ctx: RpcContext, params: TerminalRefParams) -> TerminalSubscribeResult:
+    async def subscribe(
+        ctx: RpcContext, params: TerminalSubscribeParams
+    ) -> TerminalSubscribeResult:
         service = ref.get()
         stream = stream_of(service.get(params.terminalId).terminal_id)
         ctx.subscribe([stream])
         # Taken after subscribing: output already queued for publication arrives too, with
-        # offsets below the snapshot's, and the client skips it.
+        # offsets below the snapshot's, and the client skips it. The scrollback is read in
+        # the same step (no await between), so it joins the snapshot exactly.
         snapshot, offset, info = service.snapshot(params.terminalId)
+        history = service.scrollback(params.terminalId) if params.scrollback else []
         return TerminalSubscribeResult(
             terminalId=params.terminalId,
             stream=stream,
@@ -97,6 +102,7 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
             columns=info.columns,
             rows=info.rows,
             terminal=info,
+            scrollback=history,
         )
 
     async def unsubscribe(
@@ -159,7 +165,7 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
                 method(
                     "terminal.subscribe",
                     subscribe,
-                    TerminalRefParams,
+                    TerminalSubscribeParams,
                     TerminalSubscribeResult,
                     "Receive a terminal's output: a screen snapshot, then live output",
                 ),

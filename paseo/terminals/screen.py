@@ -13,6 +13,7 @@ costs a fraction of pyte's per-cell ``Char`` tuples, so scrollback stays small.
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
 from collections.abc import Callable
 
@@ -167,7 +168,8 @@ class _Screen(pyte.Screen):
 
 
 class ScreenModel:
-    """See the module docstring. ``scrollback`` lines are kept above the screen; ``reply``
+    """See the module docstring. At most ``scrollback`` lines, taking at most
+    ``scrollback_bytes`` of memory, are kept above the screen (the oldest go first); ``reply``
     receives the emulator's answers to the program."""
 
     def __init__(
@@ -176,14 +178,32 @@ class ScreenModel:
         rows: int,
         *,
         scrollback: int,
+        scrollback_bytes: int | None = None,
         reply: Callable[[str], None] = lambda data: None,
     ) -> None:
-        self.history: deque[str] = deque(maxlen=scrollback)
+        self.history: deque[str] = deque()
+        self._max_lines = scrollback
+        self._max_bytes = scrollback_bytes
+        self._bytes = 0
         self._screen = _Screen(columns, rows, self._scrolled, reply)
         self._stream = pyte.ByteStream(self._screen)
 
     def _scrolled(self, line: dict[int, Char]) -> None:
-        self.history.append(render_line(line, self._screen.columns, ansi=True))
+        text = render_line(line, self._screen.columns, ansi=True)
+        self.history.append(text)
+        self._bytes += sys.getsizeof(text)
+        # Bounded in lines and in memory: a long, heavily coloured line costs many times a
+        # plain one, so a line count alone does not bound what a terminal holds.
+        while self.history and (
+            len(self.history) > self._max_lines
+            or (self._max_bytes is not None and self._bytes > self._max_bytes)
+        ):
+            self._bytes -= sys.getsizeof(self.history.popleft())
+
+    @property
+    def history_bytes(self) -> int:
+        """Memory the scrollback's strings take (``sys.getsizeof`` of each line)."""
+        return self._bytes
 
     @property
     def size(self) -> tuple[int, int]:

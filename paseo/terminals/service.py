@@ -20,7 +20,7 @@ import contextlib
 import logging
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
@@ -49,9 +49,6 @@ PROCESS_KIND = "terminal"
 
 STOP_TIMEOUT = 10.0
 """How long stopping the service waits for every terminal's session to be reaped."""
-
-DEFAULT_SCROLLBACK = 2000
-"""Lines each terminal keeps above its screen."""
 
 KEEP_EXITED = 32
 """Exited terminals kept listed (with their exit status and capture) before the oldest go."""
@@ -97,7 +94,6 @@ class TerminalService:
         config: ConfigView,
         placement: TerminalPlacement,
         profiles: ProfileSource,
-        scrollback: int = DEFAULT_SCROLLBACK,
         keep_exited: int = KEEP_EXITED,
     ) -> None:
         self._store = store
@@ -105,12 +101,14 @@ class TerminalService:
         self._config = config
         self._placement = placement
         self._provider_profiles = profiles
-        self._scrollback = scrollback
         self._keep_exited = keep_exited
         self._records = ProcessRecords(
             store.managed_processes, kind=PROCESS_KIND, provider="paseo"
         )
         self._terminals: dict[str, Terminal] = {}
+        self.activity_listeners: list[Callable[[], None]] = []
+        """Called after each ``terminal.changed`` (a terminal came, went, or its activity
+        flipped): what makes a workspace's derived status change."""
 
     # -------------------------------------------------------------- lifecycle
 
@@ -178,6 +176,10 @@ class TerminalService:
         terminal = self.get(terminal_id)
         return terminal.screen.snapshot(), terminal.offset, terminal.info()
 
+    def scrollback(self, terminal_id: str) -> list[str]:
+        """The lines kept above the screen as ANSI text, oldest first."""
+        return list(self.get(terminal_id).screen.history)
+
     # ---------------------------------------------------------------- changes
 
     async def create(
@@ -211,6 +213,7 @@ class TerminalService:
                 f"cannot start {argv[0]!r}: {exc.strerror or exc}",
                 data={"profileId": profile.id},
             ) from exc
+        scrollback = self._config.resolved.daemon.terminalScrollback
         terminal = Terminal(
             TerminalSpec(
                 terminal_id=terminal_id,
@@ -223,7 +226,8 @@ class TerminalService:
             process,
             columns=columns,
             rows=rows,
-            scrollback=self._scrollback,
+            scrollback=scrollback.lines,
+            scrollback_bytes=scrollback.bytes,
             output=self._publish_output,
             changed=self._publish_changed,
             exited=self._on_exit,
@@ -392,3 +396,6 @@ class TerminalService:
             self._publisher.publish(stream, method, payload)
         except Exception:
             log.exception("cannot publish %s on %s", method, stream)
+        if method == "terminal.changed":
+            for listener in self.activity_listeners:
+                listener()

@@ -79,13 +79,20 @@ class Terminal:
         columns: int,
         rows: int,
         scrollback: int,
+        scrollback_bytes: int | None = None,
         output: Output,
         changed: Callable[[Terminal], None],
         exited: Callable[[Terminal], Awaitable[None]],
     ) -> None:
         self.spec = spec
         self.process = process
-        self.screen = ScreenModel(columns, rows, scrollback=scrollback, reply=self._reply)
+        self.screen = ScreenModel(
+            columns,
+            rows,
+            scrollback=scrollback,
+            scrollback_bytes=scrollback_bytes,
+            reply=self._reply,
+        )
         self.state: TerminalState = "running"
         self.exit_code: int | None = None
         self.signal: int | None = None

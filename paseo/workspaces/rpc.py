@@ -1,12 +1,14 @@
 """``workspace.*`` and ``label.*`` over the wire.
 
-Changes are announced on the ``workspaces`` stream: ``project.changed``, ``workspace.changed``,
-``workspace.removed``, ``label.catalogChanged`` and ``worktree.progress``.
+Changes are announced on the ``workspaces`` stream: ``project.changed``, ``workspace.changed``
+(opened, renamed, pinned, archived, restored, labelled, or new Git facts from reconciliation),
+``workspace.removed``, ``workspace.status`` (its derived status, see
+:mod:`paseo.workspaces.status`), ``label.catalogChanged`` and ``worktree.progress``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from paseo_hookspecs.context import RpcContext
 from paseo_hookspecs.records import (
@@ -16,9 +18,9 @@ from paseo_hookspecs.records import (
     WorkspaceRecord,
 )
 from paseo_hookspecs.registration import RpcMethodGroup
-from pydantic import Field
+from pydantic import BaseModel, Field
 
-from paseo.rpc.models import WireModel
+from paseo.rpc.models import StreamEvent, WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
 from paseo.worktrees.rpc import (
     ArchiveParams,
@@ -314,3 +316,56 @@ def label_group(ref: WorkspacesRef) -> RpcMethodGroup:
             ),
         ],
     )
+
+
+# ------------------------------------------------------------------------------ notifications
+
+
+class ProjectChangedEvent(StreamEvent):
+    """A project was added, renamed, archived or restored."""
+
+    project: ProjectRecord
+
+
+class WorkspaceChangedEvent(StreamEvent):
+    """A workspace was created or its record changed (archiving included: ``archivedAt``)."""
+
+    workspace: WorkspaceRecord
+
+
+class WorkspaceRemovedEvent(StreamEvent):
+    """A workspace record was deleted (a discarded worktree, an orphan)."""
+
+    workspaceId: str
+
+
+class WorkspaceStatusEvent(StreamEvent):
+    """A workspace's derived status changed: ``running`` while an agent's turn or a terminal's
+    output runs in it."""
+
+    workspaceId: str
+    status: Literal["running", "idle"]
+
+
+class LabelCatalogChangedEvent(StreamEvent):
+    labels: list[WorkspaceLabelDefinition]
+
+
+class WorktreeProgressEvent(StreamEvent):
+    """A step of a worktree's creation or teardown (``event`` is the step's own report)."""
+
+    worktreeId: str
+    phase: str
+    event: dict[str, Any]
+
+
+def notifications() -> dict[str, type[BaseModel]]:
+    """The ``workspaces`` stream's notifications (method → params model), for the schema."""
+    return {
+        "project.changed": ProjectChangedEvent,
+        "workspace.changed": WorkspaceChangedEvent,
+        "workspace.removed": WorkspaceRemovedEvent,
+        "workspace.status": WorkspaceStatusEvent,
+        "label.catalogChanged": LabelCatalogChangedEvent,
+        "worktree.progress": WorktreeProgressEvent,
+    }

@@ -24,10 +24,11 @@ from paseo.config.models import ServicePortsConfig
 from paseo.git.runner import GitRunner
 from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
-from paseo.workspaces.common import STREAM, Publish, no_publish
+from paseo.workspaces.common import OWNER, STREAM, Publish, no_publish
 from paseo.workspaces.labels import LabelService
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
+from paseo.workspaces.status import StatusWatch
 from paseo.worktrees.service import WorktreeService
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ class WorkspacesService:
         def publish(method: str, payload: dict[str, Any]) -> None:
             publisher.publish(STREAM, method, payload)
 
+        # Declared up front: a client may subscribe before the first change is published.
+        publisher.register_stream(STREAM, OWNER)
+
         self.placement = Placement.build(
             store,
             home=home,
@@ -118,6 +122,9 @@ class WorkspacesService:
             service_ports=lambda: config.resolved.worktrees.servicePorts,
             publish=publish,
         )
+        self.status = StatusWatch(self.placement.running, publish)
+        """Announces ``workspace.status``; the rooms that make workspaces run call its
+        :meth:`~paseo.workspaces.status.StatusWatch.recheck`."""
 
     async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
         """The workspace an agent running in ``cwd`` belongs to (created, with its project,
@@ -133,5 +140,6 @@ class WorkspacesService:
         self.placement.reconciler.watcher.start()
 
     async def stop(self) -> None:
+        self.status.stop()
         await self.placement.reconciler.stop()
 

@@ -2,16 +2,15 @@
 the binary stream of a subscribed terminal (``[opcode, slot, payload]``: Output 0x01 and
 Snapshot 0x04 out, Input 0x02 and Resize 0x03 in), over the ``terminal.*`` methods.
 
-A subscription takes a slot (0-255) on the connection. Its Snapshot is the screen at the
-``offset`` ``terminal.subscribe`` reported; output before that offset is skipped, output that
-arrived while subscribing is held and sent after it. A chunk reported ``dropped`` (the
-terminal's queue overflowed) is answered with a fresh Snapshot.
+A subscription takes a slot (0-255) on the connection. Its Snapshot is the screen and the
+scrollback above it at the ``offset`` ``terminal.subscribe`` reported; output before that
+offset is skipped, output that arrived while subscribing is held and sent after it. A chunk
+reported ``dropped`` (the terminal's queue overflowed) is answered with a fresh Snapshot.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import shlex
 from typing import Any
 
@@ -75,7 +74,9 @@ class TerminalRoom:
         self.offsets.pop(terminal_id, None)
         self.held[terminal_id] = []
         try:
-            result = await self.session.call("terminal.subscribe", {"terminalId": terminal_id})
+            result = await self.session.call(
+                "terminal.subscribe", {"terminalId": terminal_id, "scrollback": True}
+            )
         except RpcFailure:
             await self.release(terminal_id)
             raise
@@ -86,16 +87,18 @@ class TerminalRoom:
         if slot is None:
             return
         if result is None:
-            result = await self.session.call("terminal.subscribe", {"terminalId": terminal_id})
+            result = await self.session.call(
+                "terminal.subscribe", {"terminalId": terminal_id, "scrollback": True}
+            )
             self.offsets[terminal_id] = int(result["offset"])
         state = terminal_grid.state(
             str(result["snapshot"]),
             columns=int(result["columns"]),
             rows=int(result["rows"]),
             title=str(result["terminal"].get("title") or "") or None,
+            scrollback=[str(line) for line in result.get("scrollback") or []],
         )
-        payload = json.dumps(state.wire(), separators=(",", ":")).encode()
-        await self.session.raw(bytes([SNAPSHOT, slot]) + payload)
+        await self.session.raw(bytes([SNAPSHOT, slot]) + terminal_grid.encode(state))
 
     async def release(self, terminal_id: str) -> None:
         self.slots.pop(terminal_id, None)

@@ -4,20 +4,30 @@ optionally subscribed), ``open_project_request``, ``archive_workspace_request``,
 
 A descriptor joins the workspace record, its project and its agents: the status bucket is the
 most urgent of its agents' (a pending permission → ``needs_input``, an error → ``failed``,
-running, attention, else ``done``) and ``activityAt`` their latest activity. This daemon
-publishes no workspace stream, so pushes follow the agents: an agent created, changed or
-deleted re-sends its workspace, as do this session's own opens and archives.
+running, attention, else ``done``) and ``activityAt`` their latest activity.
+
+A subscribed session follows the daemon's ``workspaces`` stream (any client's opens, renames,
+pins, archives and restores, reconciliation's Git facts, ``workspace.status``) and its agents'
+record changes (their buckets). A :class:`Feed` turns those into pushes at bounded cost: a
+notification only marks its workspace, one pass at a time rebuilds the marked descriptors (a
+burst costs one pass), and a descriptor goes out only when it differs from the one last sent,
+as the TypeScript daemon's ``lastEmittedByWorkspaceId`` does. A workspace outside the
+subscription's filter, archived or gone is a ``remove`` (once) for a client that was sent it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 from typing import Any
 
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.models import workspace as wm
+
+log = logging.getLogger("paseo.tswire")
 
 PRIORITY: dict[str, int] = {"needs_input": 0, "failed": 1, "running": 2, "attention": 3, "done": 4}
 
@@ -90,6 +100,18 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
     ]
 
 
+def matches(entry: wm.Descriptor, flt: wm.Filter | None) -> bool:
+    """Whether ``entry`` passes a ``fetch_workspaces_request`` filter."""
+    if flt is None:
+        return True
+    query = (flt.query or "").lower()
+    return (
+        (not query or query in entry.name.lower() or query in entry.projectDisplayName.lower())
+        and (flt.projectId is None or entry.projectId == flt.projectId)
+        and (flt.idPrefix is None or entry.id.startswith(flt.idPrefix))
+    )
+
+
 def _sort_key(entry: wm.Descriptor, key: str) -> Any:
     if key == "status_priority":
         return PRIORITY[entry.status]
@@ -102,16 +124,7 @@ def _sort_key(entry: wm.Descriptor, key: str) -> Any:
 
 async def fetch_workspaces(session: ClientSession, msg: wm.FetchRequest) -> None:
     entries = await _descriptors(session)
-    flt = msg.filter
-    if flt is not None:
-        query = (flt.query or "").lower()
-        entries = [
-            e
-            for e in entries
-            if (not query or query in e.name.lower() or query in e.projectDisplayName.lower())
-            and (flt.projectId is None or e.projectId == flt.projectId)
-            and (flt.idPrefix is None or e.id.startswith(flt.idPrefix))
-        ]
+    entries = [e for e in entries if matches(e, msg.filter)]
     for rule in reversed(msg.sort or [wm.Sort(key="activity_at", direction="desc")]):
         entries.sort(
             key=functools.partial(_sort_key, key=rule.key), reverse=rule.direction == "desc"
@@ -126,9 +139,13 @@ async def fetch_workspaces(session: ClientSession, msg: wm.FetchRequest) -> None
     more = start + limit < len(entries)
     subscription = None
     if msg.subscribe is not None:
-        if not session.extra.get("workspaces"):
-            session.listeners.append(functools.partial(on_notification, session))
-        session.extra["workspaces"] = True
+        feed = session.extra.get(FEED)
+        if not isinstance(feed, Feed):
+            feed = Feed(session)
+            session.extra[FEED] = feed
+            session.listeners.append(feed.on_notification)
+            await session.follow(["workspaces"])
+        feed.start(msg.filter, entries)
         subscription = msg.subscribe.subscriptionId or f"workspaces:{session.client_id}"
     await session.push(
         "fetch_workspaces_response",
@@ -145,23 +162,94 @@ async def fetch_workspaces(session: ClientSession, msg: wm.FetchRequest) -> None
     )
 
 
+FEED = "workspaces"
+"""The session's :class:`Feed` in ``ClientSession.extra``, once it subscribed."""
+
+Sent = wm.Descriptor | None
+"""What a client was last sent of a workspace: its descriptor, or ``None`` for a removal."""
+
+
+class Feed:
+    """A subscribed session's ``workspace_update`` pushes (see the module docstring)."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+        self.filter: wm.Filter | None = None
+        self.sent: dict[str, Sent] = {}
+        self._marked: set[str] = set()
+        self._everything = False
+        self._pass: asyncio.Task[None] | None = None
+        # One send at a time: a slower, older read must not overtake a newer one's push.
+        self._sending = asyncio.Lock()
+
+    def start(self, flt: wm.Filter | None, entries: list[wm.Descriptor]) -> None:
+        """A (re)subscription: what the client holds now is the listing it was just sent."""
+        self.filter = flt
+        self.sent = {entry.id: entry for entry in entries}
+
+    async def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "workspace.changed":
+            self.mark(str(params["workspace"]["workspaceId"]))
+        elif method in ("workspace.removed", "workspace.status"):
+            self.mark(str(params["workspaceId"]))
+        elif method in ("agent.created", "agent.updated"):
+            workspace_id = params["agent"].get("workspaceId")
+            if workspace_id:
+                self.mark(str(workspace_id))
+        elif method in ("project.changed", "agent.deleted"):
+            # A project's name is in its workspaces' descriptors; a deleted agent's record
+            # (and so its workspace) is gone: look at every workspace once.
+            self._everything = True
+            self._schedule()
+
+    def mark(self, workspace_id: str) -> None:
+        self._marked.add(workspace_id)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._pass is None or self._pass.done():
+            self._pass = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        # Marks made while a pass runs are taken by the next round of this loop.
+        while self._marked or self._everything:
+            marked, self._marked = self._marked, set()
+            everything, self._everything = self._everything, False
+            try:
+                await self.send(None if everything else marked)
+            except RpcFailure as exc:  # the session closed meanwhile: nobody to tell
+                log.debug("tswire: workspace pushes stopped: %s", exc)
+                return
+            except Exception:  # one bad descriptor must not end the session's pushes
+                log.exception("tswire: cannot push workspace updates")
+
+    async def send(self, ids: set[str] | None) -> None:
+        """Push what changed among ``ids`` (``None``: every workspace)."""
+        async with self._sending:
+            await self._send(ids)
+
+    async def _send(self, ids: set[str] | None) -> None:
+        current = {d.id: d for d in await _descriptors(self.session)}
+        for workspace_id in sorted(set(current) | set(self.sent) if ids is None else ids):
+            found = current.get(workspace_id)
+            shown = found if found is not None and matches(found, self.filter) else None
+            if workspace_id in self.sent and self.sent[workspace_id] == shown:
+                continue
+            if shown is None and workspace_id not in self.sent:
+                continue  # never shown to this client: nothing to take back
+            self.sent[workspace_id] = shown
+            if shown is None:
+                await self.session.push("workspace_update", wm.Remove(id=workspace_id))
+            else:
+                await self.session.push("workspace_update", wm.Upsert(workspace=shown))
+
+
 async def push_workspace(session: ClientSession, workspace_id: str) -> None:
-    """Send one workspace's descriptor (or its removal) to a subscribed session."""
-    if not session.extra.get("workspaces"):
-        return
-    found = await _descriptors(session, workspace_id)
-    if found:
-        await session.push("workspace_update", wm.Upsert(workspace=found[0]))
-    else:
-        await session.push("workspace_update", wm.Remove(id=workspace_id))
-
-
-async def on_notification(session: ClientSession, method: str, params: dict[str, Any]) -> None:
-    """Agent changes re-send their workspace (see the module docstring)."""
-    if method in ("agent.created", "agent.updated") and session.extra.get("workspaces"):
-        workspace_id = params["agent"].get("workspaceId")
-        if workspace_id:
-            await push_workspace(session, str(workspace_id))
+    """Send one workspace's descriptor (or its removal) now, if it changed for a subscribed
+    session: this session's own open and archive reach its sidebar right after the reply."""
+    feed = session.extra.get(FEED)
+    if isinstance(feed, Feed):
+        await feed.send({workspace_id})
 
 
 async def open_project(session: ClientSession, msg: wm.OpenRequest) -> None:

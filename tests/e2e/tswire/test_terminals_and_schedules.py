@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e.tswire.client import TsClient
@@ -130,3 +131,51 @@ def test_schedules(ts_daemon: TsDaemon, tmp_path: Path) -> None:
         )
         assert missing["schedule"] is None
         assert missing["error"]
+
+
+def _text(row: list[Any]) -> str:
+    return "".join(cell.char for cell in row).rstrip()
+
+
+def test_a_fresh_snapshot_carries_the_scrollback(ts_daemon: TsDaemon, tmp_path: Path) -> None:
+    cwd = str(tmp_path)
+    with TsClient(socket_path=ts_daemon.socket_path) as typist, TsClient(
+        socket_path=ts_daemon.socket_path
+    ) as late:
+        typist.hello("cid_scrollback_typist", client_type="mobile")
+        late.hello("cid_scrollback_late", client_type="mobile")
+        created = typist.request("create_terminal_request", "create_terminal_response", cwd=cwd)
+        terminal_id = created["terminal"]["id"]
+        slot = typist.request(
+            "subscribe_terminal_request", "subscribe_terminal_response", terminalId=terminal_id
+        )["slot"]
+        # Sixty lines on a 24-row screen, the first in red: most scroll off the top.
+        script = "printf '\\033[31mred-0\\033[0m\\n'; for i in $(seq 1 60); do echo line-$i; done\r"
+        typist.ws.send(bytes([INPUT, slot]) + script.encode())
+        seen = bytearray()
+
+        def printed(frame: bytes) -> bool:
+            if frame[0] == OUTPUT and frame[1] == slot:
+                seen.extend(frame[2:])
+            return b"line-60\r\n" in seen
+
+        # The screen model digests output before it is published: it holds line-60 now.
+        typist.wait_binary(printed)
+
+        fresh = late.request(
+            "subscribe_terminal_request", "subscribe_terminal_response", terminalId=terminal_id
+        )["slot"]
+        frame = late.wait_binary(lambda f: f[0] == SNAPSHOT and f[1] == fresh)
+        state = TerminalState.model_validate_json(frame[2:])  # strict: the client's schema
+        assert (state.rows, state.cols, len(state.grid)) == (24, 80, 24)
+        back = [_text(row) for row in state.scrollback]
+        shown = [_text(row) for row in state.grid]
+        # The earlier lines are above the screen, in order, and none is on both.
+        assert back.index("line-1") < back.index("line-2") < back.index("line-30")
+        assert "line-60" in shown
+        numbered = [t for t in back + shown if t.startswith("line-")]
+        assert numbered == [f"line-{i}" for i in range(1, 61)]
+        assert all(len(row) <= state.cols for row in state.scrollback)
+        red = state.scrollback[back.index("red-0")][0]
+        assert (red.char, red.fg, red.fgMode) == ("r", 1, 1)
+        typist.request("kill_terminal_request", "kill_terminal_response", terminalId=terminal_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pyte
 
 from paseo.terminals.screen import ScreenModel
@@ -28,6 +30,20 @@ def test_scrollback_is_bounded() -> None:
     model.feed(_printed(100))
     assert len(model.history) == 10
     assert model.capture(0, 0) == ["line86"]
+
+
+def test_scrollback_is_bounded_in_memory_too() -> None:
+    model = ScreenModel(200, 5, scrollback=1000, scrollback_bytes=8192)
+    # Every cell a colour change: a line of ANSI text many times its visible width.
+    painted = "".join(f"\x1b[3{i % 8}m#" for i in range(200))
+    model.feed(b"".join(f"{painted}\x1b[0m\r\n".encode() for _ in range(100)))
+    assert 0 < model.history_bytes <= 8192
+    assert model.history_bytes == sum(sys.getsizeof(line) for line in model.history)
+    assert len(model.history) < 100
+    # Plain lines of the same count fit: the bound is the memory, not a line count.
+    plain = ScreenModel(200, 5, scrollback=1000, scrollback_bytes=8192)
+    plain.feed(_printed(100))
+    assert len(plain.history) == 96
 
 
 def test_ansi_capture_keeps_colours_and_attributes_plain_capture_drops_them() -> None:
