@@ -3,7 +3,8 @@ settings from the agent's session config, deny-and-interrupt, resume without ``l
 agent failures (model error, crash mid-turn, exit or hang at start-up) and configuration errors.
 
 Most tests use the Python test agent (``helpers/acp_test_agent.py``); one checks that
-``claude-agent-acp``'s history replay during ``session/load`` is not emitted again.
+``claude-agent-acp``'s history replay during ``session/load`` is not emitted again (and that
+its slash commands are kept).
 """
 
 from __future__ import annotations
