@@ -165,8 +165,9 @@ def differing(record: AgentRecord, changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def runtime_changes(agent: LiveAgent, session: AgentSession) -> dict[str, Any]:
-    """``runtimeInfo``, ``features`` and ``persistence`` as the session reports them, where
-    they differ from the record."""
+    """``runtimeInfo``, ``features`` (:meth:`AgentSession.features`, else a ``features`` key of
+    ``runtime_info``) and ``persistence`` as the session reports them, where they differ from
+    the record."""
     changes: dict[str, Any] = {}
     record = agent.record
     try:
@@ -175,6 +176,13 @@ def runtime_changes(agent: LiveAgent, session: AgentSession) -> dict[str, Any]:
         log.exception("agent %s: runtime_info failed", agent.id)
         info = {}
     features = info.pop("features", None)
+    try:
+        reported = session.features()
+    except Exception:
+        log.exception("agent %s: features failed", agent.id)
+        reported = None
+    if reported is not None:
+        features = [dump_record(f) for f in reported]
     known = {"sessionId", "model", "thinkingOptionId", "modeId"}
     runtime: dict[str, Any] = {"provider": record.provider}
     runtime.update({k: info[k] for k in known if isinstance(info.get(k), str)})
@@ -187,7 +195,8 @@ def runtime_changes(agent: LiveAgent, session: AgentSession) -> dict[str, Any]:
         runtime_json = {"provider": record.provider}
     if record.runtimeInfo is None or dump_record(record.runtimeInfo) != runtime_json:
         changes["runtimeInfo"] = runtime_json
-    if isinstance(features, list) and record.features != features:
+    stored_features = None if record.features is None else [dump_record(f) for f in record.features]
+    if isinstance(features, list) and stored_features != features:
         changes["features"] = features
     handle = session.persistence_handle()
     if handle is not None:

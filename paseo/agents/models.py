@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
-from paseo_hookspecs.records import AgentRecord, TimelineEntry
+from paseo_hookspecs.records import AgentFeature, AgentRecord, TimelineEntry
 from pydantic import Field
 
 from paseo.rpc.models import StreamEvent, WireModel
@@ -189,6 +189,21 @@ class AgentModesResult(WireModel):
     modes: list[ModeView]
 
 
+class CommandView(WireModel):
+    name: str
+    """Typed as ``/name`` at the start of a prompt."""
+    description: str
+    argumentHint: str
+
+
+class AgentCommandsResult(WireModel):
+    agentId: str
+    live: bool
+    """Whether a session runs: commands are what a running program reported, so an agent
+    without one lists none (``agent.start`` or a prompt starts it)."""
+    commands: list[CommandView]
+
+
 class TimelineCursor(WireModel):
     epoch: str
     seq: int
@@ -274,6 +289,22 @@ class ProviderListResult(WireModel):
 
 class ProviderModelsParams(WireModel):
     providerId: str = Field(min_length=1)
+
+
+class ProviderFeaturesParams(WireModel):
+    providerId: str = Field(min_length=1)
+    cwd: str = Field(min_length=1)
+    modeId: str | None = None
+    model: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderFeaturesResult(WireModel):
+    providerId: str
+    features: list[AgentFeature]
+    """What a new agent with these settings would offer (``agent.feature.set`` changes one);
+    the built-in providers offer none."""
 
 
 class ThinkingView(WireModel):

@@ -13,12 +13,14 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from paseo_hookspecs.errors import Unavailable
+from paseo_hookspecs.interfaces.agent import DraftConfig
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import BaseModel
 
 from paseo.agents.listing import ListFilter
 from paseo.agents.models import (
     NOTIFICATIONS,
+    AgentCommandsResult,
     AgentCreateParams,
     AgentDetailResult,
     AgentFeatureParams,
@@ -39,6 +41,7 @@ from paseo.agents.models import (
     AgentWaitParams,
     AgentWaitResult,
     AvailabilityView,
+    CommandView,
     ModelView,
     ModeView,
     OkResult,
@@ -47,6 +50,8 @@ from paseo.agents.models import (
     PermissionRespondResult,
     PermissionsListParams,
     PermissionsListResult,
+    ProviderFeaturesParams,
+    ProviderFeaturesResult,
     ProviderListParams,
     ProviderListResult,
     ProviderModelsParams,
@@ -195,6 +200,19 @@ class _Handlers:
             modes=[ModeView(id=m.id, label=m.label, description=m.description) for m in listed],
         )
 
+    async def commands(self, ctx: RpcContext, params: AgentRefParams) -> AgentCommandsResult:
+        agent = await self._ref.get().get(params.agentId)
+        session = agent.session
+        listed = (session.commands() if session is not None else None) or []
+        return AgentCommandsResult(
+            agentId=agent.id,
+            live=session is not None,
+            commands=[
+                CommandView(name=c.name, description=c.description, argumentHint=c.argumentHint)
+                for c in listed
+            ],
+        )
+
     async def reload(self, ctx: RpcContext, params: AgentRefParams) -> AgentResult:
         agent = await self._ref.get().reload(params.agentId)
         return AgentResult(agent=agent.record)
@@ -247,6 +265,17 @@ class _Handlers:
         )
 
     # --- provider.* --------------------------------------------------------------------------
+
+    async def provider_features(
+        self, ctx: RpcContext, params: ProviderFeaturesParams
+    ) -> ProviderFeaturesResult:
+        service = self._ref.get()
+        provider = service.registry.usable(params.providerId)
+        draft = DraftConfig.model_validate(params.model_dump(exclude={"providerId"}))
+        features = await _listing(
+            params.providerId, provider.list_features(draft, service.launcher)
+        )
+        return ProviderFeaturesResult(providerId=params.providerId, features=features)
 
     async def provider_list(
         self, ctx: RpcContext, params: ProviderListParams
@@ -310,7 +339,7 @@ async def _listing(provider_id: str, listing: Awaitable[T]) -> T:
         return await asyncio.wait_for(listing, LISTING_TIMEOUT)
     except TimeoutError:
         raise Unavailable(
-            f"provider {provider_id!r} did not list its models and modes within "
+            f"provider {provider_id!r} did not list its models, modes or features within "
             f"{LISTING_TIMEOUT:.0f}s; see `paseo provider ls`"
         ) from None
 
@@ -438,6 +467,13 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                     "Set a provider feature",
                 ),
                 _method(
+                    "agent.commands",
+                    h.commands,
+                    AgentRefParams,
+                    AgentCommandsResult,
+                    "The slash commands the agent's running program reported",
+                ),
+                _method(
                     "agent.reload",
                     h.reload,
                     AgentRefParams,
@@ -490,6 +526,13 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                     ProviderModelsParams,
                     ProviderModelsResult,
                     "A provider's models and modes",
+                ),
+                _method(
+                    "provider.features",
+                    h.provider_features,
+                    ProviderFeaturesParams,
+                    ProviderFeaturesResult,
+                    "The features a new agent of the provider would offer",
                 ),
             ],
         ),

@@ -34,7 +34,7 @@ from paseo_hookspecs.events import (
     Usage,
     WriteDetail,
 )
-from paseo_hookspecs.interfaces.agent import PromptImage, SessionConfig
+from paseo_hookspecs.interfaces.agent import PromptImage, SessionConfig, SlashCommand
 
 log = logging.getLogger("paseo_acp.mapping")
 
@@ -42,6 +42,20 @@ PROTOCOL_VERSION = 1
 """The ACP protocol version this client speaks."""
 AUTH_REQUIRED = -32000
 """The JSON-RPC error code of an agent that must be signed in first."""
+
+
+def initialize_params(version: str) -> dict[str, Any]:
+    """ACP ``initialize``: Paseo, running as ``version``, offers no file system or terminal of
+    its own (the agent uses its own tools)."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": {
+            "fs": {"readTextFile": False, "writeTextFile": False},
+            "terminal": False,
+        },
+        "clientInfo": {"name": "paseo", "title": "Paseo", "version": version},
+    }
+
 
 OUTPUT_LIMIT = 20_000
 """Characters of tool output kept in a detail (the full output stays with the agent)."""
@@ -365,3 +379,26 @@ def prompt_blocks(
     return blocks + [
         {"type": "image", "mimeType": image.mediaType, "data": image.data} for image in images
     ]
+
+
+def slash_commands(listed: Any) -> list[SlashCommand]:
+    """An ACP ``available_commands_update``'s ``availableCommands`` (``name``, ``description``,
+    ``input.hint``) as slash commands; malformed entries are skipped."""
+    commands: list[SlashCommand] = []
+    for entry in listed if isinstance(listed, list) else []:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            continue
+        name = entry["name"].removeprefix("/")
+        if not name:
+            continue
+        given = entry.get("input")
+        hint = given.get("hint") if isinstance(given, Mapping) else None
+        description = entry.get("description")
+        commands.append(
+            SlashCommand(
+                name=name,
+                description=description if isinstance(description, str) else "",
+                argumentHint=hint if isinstance(hint, str) else "",
+            )
+        )
+    return commands

@@ -43,6 +43,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     PromptImage,
     SessionConfig,
+    SlashCommand,
 )
 from paseo_hookspecs.ordered_events import OrderedEvents
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
@@ -101,7 +102,7 @@ class AcpSession(AgentSession):
         self._stream = TurnStream()
         self._permissions: dict[str, PendingPermission] = {}
         self._last_usage: dict[str, Any] | None = None
-        self._commands: list[Any] = []
+        self._commands: list[SlashCommand] = []
         self._title: str | None = None
         self._loading = False
         self._replay = Replay()
@@ -176,18 +177,8 @@ class AcpSession(AgentSession):
         return session
 
     async def _initialize(self) -> None:
-        result = await self._peer.request(
-            "initialize",
-            {
-                "protocolVersion": _mapping.PROTOCOL_VERSION,
-                "clientCapabilities": {
-                    "fs": {"readTextFile": False, "writeTextFile": False},
-                    "terminal": False,
-                },
-                "clientInfo": {"name": "paseo", "title": "Paseo", "version": host_version()},
-            },
-            timeout=None,
-        )
+        params = _mapping.initialize_params(host_version())
+        result = await self._peer.request("initialize", params, timeout=None)
         result = result if isinstance(result, dict) else {}
         capabilities = result.get("agentCapabilities")
         self._capabilities = capabilities if isinstance(capabilities, dict) else {}
@@ -322,10 +313,11 @@ class AcpSession(AgentSession):
         if self._title:
             info["title"] = self._title
         if self._commands:
-            info["commands"] = [
-                c.get("name") for c in self._commands if isinstance(c, dict) and c.get("name")
-            ]
+            info["commands"] = [c.name for c in self._commands]
         return info
+
+    def commands(self) -> list[SlashCommand]:
+        return list(self._commands)
 
     def diagnostics(self) -> str:
         return self._process.stderr_tail()
@@ -546,8 +538,7 @@ class AcpSession(AgentSession):
         elif kind == "config_option_update":
             self._options.update_from({"configOptions": update.get("configOptions") or []})
         elif kind == "available_commands_update":
-            commands = update.get("availableCommands")
-            self._commands = commands if isinstance(commands, list) else []
+            self._commands = _mapping.slash_commands(update.get("availableCommands"))
         elif kind == "usage_update":
             self._last_usage = update
         elif kind == "session_info_update" and isinstance(update.get("title"), str):

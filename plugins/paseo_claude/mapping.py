@@ -27,6 +27,7 @@ from paseo_hookspecs.events import (
     Usage,
     WriteDetail,
 )
+from paseo_hookspecs.interfaces.agent import SlashCommand
 from pydantic import TypeAdapter, ValidationError
 
 TITLE_LIMIT = 120
@@ -288,3 +289,28 @@ def startup_failure(provider: str, refused: str | None, exit_code: int | None, s
             "the agent's cwd); start a new agent"
         )
     return message + "; check the agent's settings and that `claude --version` runs"
+
+
+def slash_commands(answer: Mapping[str, Any]) -> list[SlashCommand]:
+    """The commands in Claude Code's ``initialize`` answer (``response.commands``: name,
+    description, argumentHint — built-in commands, skills and the user's own ``.claude``
+    commands), in its order; malformed entries are skipped."""
+    body = answer.get("response")
+    listed = body.get("commands") if isinstance(body, Mapping) else None
+    commands: list[SlashCommand] = []
+    for entry in listed if isinstance(listed, list) else []:
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
+            continue
+        name = entry["name"].removeprefix("/")
+        if not name:
+            continue
+        hint = entry.get("argumentHint")
+        description = entry.get("description")
+        commands.append(
+            SlashCommand(
+                name=name,
+                description=description if isinstance(description, str) else "",
+                argumentHint=hint if isinstance(hint, str) else "",
+            )
+        )
+    return commands

@@ -63,6 +63,7 @@ from paseo_hookspecs.interfaces.agent import (
     PersistenceHandle,
     PromptImage,
     SessionConfig,
+    SlashCommand,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 from paseo_hookspecs.turns import Turn, TurnLedger
@@ -102,6 +103,7 @@ class ClaudeSession(AgentSession):
         self._mode = spec.mode_id
         self._thinking = spec.thinking
         self._version: str | None = None
+        self._commands: list[SlashCommand] = []
         # A resumed conversation has a transcript already; a new one has one after a prompt.
         self._has_transcript = spec.resumed
         self._thread_announced = False
@@ -157,7 +159,7 @@ class ClaudeSession(AgentSession):
         session = cls(spec, config, sink, process)
         session._reader = asyncio.create_task(session._read_loop())
         try:
-            await session._channel.request({"subtype": "initialize"}, spec.startup_timeout)
+            answer = await session._channel.request({"subtype": "initialize"}, spec.startup_timeout)
         except TimeoutError:
             await session._abandon()
             raise Unavailable(
@@ -171,6 +173,7 @@ class ClaudeSession(AgentSession):
         except BaseException:
             await session._abandon()
             raise
+        session._commands = mapping.slash_commands(answer)
         return session
 
     def _startup_failure(self, exc: Exception) -> str:
@@ -200,6 +203,9 @@ class ClaudeSession(AgentSession):
             nativeHandle=self._session_id,
             metadata={"cwd": self._config.cwd},
         )
+
+    def commands(self) -> list[SlashCommand]:
+        return list(self._commands)
 
     async def history(self) -> list[TimelineItem] | None:
         # The program's own environment decides where its transcripts are.

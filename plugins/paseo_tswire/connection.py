@@ -254,6 +254,12 @@ class ClientSession:
         await self.push("agent_update", out.AgentUpsert(agent=agent, project=place[record["id"]]))
 
     async def _on_event(self, agent_id: str, entry: dict[str, Any]) -> None:
+        if self._send is None:
+            # No socket (detached for a reattach, or dropped as too slow): nothing would be
+            # pushed, and keeping the numbering current would hold every row of the timeline
+            # until the session expires. It is rebuilt from the durable copy when next needed.
+            self.indexes.pop(agent_id, None)
+            return
         data = entry.get("event") or {}
         event = translate.event(data)
         if event is None:

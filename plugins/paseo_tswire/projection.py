@@ -36,7 +36,9 @@ def modes(views: list[dict[str, Any]]) -> list[ts.AgentMode]:
     ]
 
 
-def _features(items: Any) -> list[ts.FeatureToggle | ts.FeatureSelect] | None:
+def features(items: Any) -> list[ts.FeatureToggle | ts.FeatureSelect] | None:
+    """Stored or listed features (the records' ``AgentFeature`` JSON) in the clients' shape;
+    ``None`` when ``items`` is not a list."""
     if not isinstance(items, list):
         return None
     out: list[ts.FeatureToggle | ts.FeatureSelect] = []
@@ -134,7 +136,7 @@ def snapshot(
         provider=provider,
         cwd=str(record.get("cwd") or ""),
         model=_str(config.get("model")) or (runtime.model if runtime else None),
-        features=_features(record.get("features")),
+        features=features(record.get("features")),
         thinkingOptionId=thinking,
         effectiveThinkingOptionId=(runtime.thinkingOptionId if runtime else None) or thinking,
         createdAt=str(record.get("createdAt") or ""),

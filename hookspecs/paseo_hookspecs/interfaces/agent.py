@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paseo_hookspecs.events import AgentEvent, PermissionResolution, TimelineItem
 from paseo_hookspecs.process import ProcessLauncher
+from paseo_hookspecs.records.agent import AgentFeature
 from paseo_hookspecs.terminals import TerminalProfile
 
 EventSink = Callable[[AgentEvent], Awaitable[None]]
@@ -93,6 +94,31 @@ class Availability(BaseModel):
     """Why it is not ready, and what to do about it."""
 
 
+class SlashCommand(BaseModel):
+    """A command the agent's program takes as a prompt starting with ``/name`` (contract 1.3)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    """Without the leading slash."""
+    description: str = ""
+    argumentHint: str = ""
+    """What follows the name, e.g. ``<file>`` (empty: no arguments)."""
+
+
+class DraftConfig(BaseModel):
+    """An agent being composed, not started yet: what :meth:`AgentProvider.list_features` may
+    take into account (contract 1.3)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cwd: str
+    modeId: str | None = None
+    model: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] = Field(default_factory=dict)
+
+
 class PersistenceHandle(BaseModel):
     """What is needed to resume a conversation later (stored in the agent record)."""
 
@@ -152,6 +178,19 @@ class AgentSession(ABC):
         """The modes this live session offers, as its program reported them (ACP agents say so
         when a session starts), or ``None`` when the session has no report of its own and the
         provider's :meth:`AgentProvider.list_modes` applies. Cheap: no process is started."""
+        return None
+
+    def commands(self) -> list[SlashCommand] | None:
+        """The slash commands this live session takes, as its program reported them (Claude
+        Code's ``initialize`` answer, ACP ``available_commands_update``), or ``None`` when the
+        program reports none (the default). Cheap: no process is started (contract 1.3)."""
+        return None
+
+    def features(self) -> list[AgentFeature] | None:
+        """The provider features of this live session with their current values (the ones
+        :meth:`set_feature` sets), or ``None`` when it has none (the default). Read when the
+        session starts, after each turn and after :meth:`set_feature`, and stored in the agent
+        record's ``features`` (contract 1.3)."""
         return None
 
     async def history(self) -> list[TimelineItem] | None:
@@ -279,6 +318,14 @@ class AgentProvider(ABC):
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         """The modes this provider offers (none by default); ``launcher`` as for
         :meth:`list_models`."""
+        return []
+
+    async def list_features(
+        self, draft: DraftConfig, launcher: ProcessLauncher
+    ) -> list[AgentFeature]:
+        """The features a new session started with ``draft`` would offer, with the values it
+        would start with (``draft.featureValues`` applied); none by default. ``launcher`` as
+        for :meth:`list_models` (contract 1.3)."""
         return []
 
     @abstractmethod

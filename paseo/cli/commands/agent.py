@@ -1,5 +1,5 @@
-"""``paseo agent``: change a running agent (mode, title and labels, reload), plus every agent
-command under one group (``paseo agent ls`` is ``paseo ls``)."""
+"""``paseo agent``: change a running agent (mode, title and labels, reload), list its slash
+commands, plus every agent command under one group (``paseo agent ls`` is ``paseo ls``)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     reload.add_argument("agent", metavar="ID")
     add_host(reload)
     reload.set_defaults(run=run_reload)
+    commands = subs.add_parser(
+        "commands", help="the slash commands the agent's running program reported"
+    )
+    commands.add_argument("agent", metavar="ID")
+    add_host(commands)
+    commands.set_defaults(run=run_commands)
     for name, summary in ALIASES:
         module = importlib.import_module(f"paseo.cli.commands.{MODULES.get(name, name)}")
         module.configure(subs.add_parser(name, help=summary, description=summary))
@@ -88,4 +94,22 @@ def run_reload(args: argparse.Namespace) -> int:
     with connect(args) as client:
         agent = client.call("agent.reload", {"agentId": args.agent}, timeout=120)["agent"]
     _show(args, agent, "reloaded")
+    return 0
+
+
+def run_commands(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        found = client.call("agent.commands", {"agentId": args.agent})
+    if not found["live"] and args.output == "table" and not getattr(args, "quiet", False):
+        # An empty table alone would read as "this program has no commands".
+        sys.stderr.write(
+            f"agent {str(found['agentId'])[:8]} has no running session: its commands are "
+            "known once it runs (`paseo send` starts it)\n"
+        )
+    emit(
+        args,
+        found["commands"],
+        columns=(("name", "NAME"), ("argumentHint", "ARGUMENTS"), ("description", "DESCRIPTION")),
+        id_key="name",
+    )
     return 0

@@ -209,6 +209,67 @@ async def import_agent(session: ClientSession, msg: req.ImportAgent) -> None:
     )
 
 
+async def resume_agent(session: ClientSession, msg: req.ResumeAgent) -> None:
+    """Resume the conversation a persistence handle names: ``agent.import`` adopts it as a new
+    agent; when an agent holds it already, that agent is restored from the archive and its
+    session started. Failures answer ``rpc_error`` (the TypeScript client waits only for
+    ``status:agent_resumed`` or that)."""
+    handle = msg.handle
+    if handle is None:
+        raise RpcFailure("invalid_params", "resuming needs the conversation's persistence handle")
+    metadata = handle.metadata or {}
+    cwd = (msg.overrides.cwd if msg.overrides else None) or metadata.get("cwd")
+    if not isinstance(cwd, str) or not cwd:
+        raise RpcFailure(
+            "invalid_params",
+            "resuming needs the directory the conversation ran in "
+            "(overrides.cwd, or the handle's metadata.cwd)",
+        )
+    params: dict[str, Any] = {"provider": handle.provider, "sessionId": handle.sessionId}
+    params["cwd"] = cwd
+    if msg.overrides is not None and msg.overrides.title:
+        params["title"] = msg.overrides.title
+    try:
+        result = await session.call("agent.import", params)
+        agent_id = str(result["agent"]["id"])
+    except RpcFailure as exc:
+        holder = exc.data.get("agentId") if exc.code == "conflict" else None
+        if not isinstance(holder, str):
+            raise
+        agent_id = holder
+        await session.call("agent.restore", {"agentId": agent_id})
+        detail = await session.call("agent.get", {"agentId": agent_id})
+        if not detail.get("live"):
+            await session.call("agent.reload", {"agentId": agent_id})
+    agent, _ = await session.snapshot(agent_id)
+    await session.push(
+        "status", out.AgentResumed(agentId=agent.id, requestId=msg.requestId, agent=agent)
+    )
+
+
+async def list_commands(session: ClientSession, msg: req.ListCommands) -> None:
+    """``agent.commands``: what the agent's running program reported. A draft (no agent yet)
+    has no program to ask, so it lists none rather than a guess."""
+    try:
+        found = await session.call("agent.commands", {"agentId": msg.agentId})
+    except RpcFailure as exc:
+        if exc.code != "not_found":
+            raise
+        error = None if msg.draftConfig is not None else exc.message
+        reply = out.Commands(agentId=msg.agentId, commands=[], error=error, requestId=msg.requestId)
+    else:
+        commands = [out.SlashCommand.model_validate(c) for c in found.get("commands") or []]
+        error = (
+            None
+            if found.get("live")
+            else "the agent has no running session: its commands are known once it runs"
+        )
+        reply = out.Commands(
+            agentId=msg.agentId, commands=commands, error=error, requestId=msg.requestId
+        )
+    await session.push("list_commands_response", reply)
+
+
 async def send_message(session: ClientSession, msg: req.SendMessage) -> None:
     params: dict[str, Any] = {"agentId": msg.agentId, "text": msg.text}
     if msg.messageId:

@@ -123,6 +123,31 @@ async def provider_models(session: ClientSession, msg: req.ProviderRef) -> None:
     await session.push("list_provider_models_response", reply)
 
 
+async def provider_features(session: ClientSession, msg: req.ListProviderFeatures) -> None:
+    """``provider.features`` for the draft: what a new agent with these settings would offer."""
+    draft = msg.draftConfig
+    params: dict[str, Any] = {"providerId": draft.provider, "cwd": draft.cwd}
+    for key in ("modeId", "model", "thinkingOptionId", "featureValues"):
+        value = getattr(draft, key)
+        if value is not None:
+            params[key] = value
+    try:
+        found = await session.call("provider.features", params)
+    except RpcFailure as exc:
+        reply = out.ProviderFeatures(
+            provider=draft.provider, error=exc.message, fetchedAt=_now(), requestId=msg.requestId
+        )
+    else:
+        reply = out.ProviderFeatures(
+            provider=draft.provider,
+            features=projection.features(found.get("features") or []),
+            error=None,
+            fetchedAt=_now(),
+            requestId=msg.requestId,
+        )
+    await session.push("list_provider_features_response", reply)
+
+
 async def provider_modes(session: ClientSession, msg: req.ProviderRef) -> None:
     try:
         found = await session.call("provider.models", {"providerId": msg.provider})

@@ -104,6 +104,43 @@ class ImportAgent(Request):
     labels: dict[str, str] | None = None
 
 
+class PersistenceHandle(Inbound):
+    provider: str
+    sessionId: str
+    nativeHandle: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class ResumeOverrides(Inbound):
+    """The part of ``overrides`` (a partial session config) an import takes."""
+
+    cwd: str | None = None
+    title: str | None = None
+
+
+class ResumeAgent(Request):
+    handle: PersistenceHandle | None
+    overrides: ResumeOverrides | None = None
+
+
+class DraftConfig(Inbound):
+    provider: str
+    cwd: str
+    modeId: str | None = None
+    model: str | None = None
+    thinkingOptionId: str | None = None
+    featureValues: dict[str, Any] | None = None
+
+
+class ListCommands(Request):
+    agentId: str
+    draftConfig: DraftConfig | None = None
+
+
+class ListProviderFeatures(Request):
+    draftConfig: DraftConfig
+
+
 class UpdateAgent(Request):
     agentId: str
     name: str | None = None

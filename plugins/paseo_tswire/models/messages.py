@@ -6,7 +6,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from paseo_tswire.models.agent import AgentMode, AgentSnapshot, ProjectPlacement, SelectOption
+from paseo_tswire.models.agent import (
+    AgentMode,
+    AgentSnapshot,
+    Feature,
+    ProjectPlacement,
+    SelectOption,
+)
 from paseo_tswire.models.timeline import (
     Cursor,
     PermissionRequest,
@@ -301,6 +307,27 @@ class AvailableProviders(Wire):
     requestId: str
 
 
+class SlashCommand(Wire):
+    name: str
+    description: str
+    argumentHint: str
+
+
+class Commands(Wire):
+    agentId: str
+    commands: list[SlashCommand]
+    error: str | None
+    requestId: str
+
+
+class ProviderFeatures(Wire):
+    provider: str
+    features: list[Feature] | None = None
+    error: str | None = None
+    fetchedAt: str
+    requestId: str
+
+
 class CheckoutError(Wire):
     code: Literal["NOT_GIT_REPO", "NOT_ALLOWED", "MERGE_CONFLICT", "UNKNOWN"]
     message: str
@@ -354,6 +381,8 @@ OUTBOUND: dict[str, type[Wire]] = {
     "list_provider_models_response": ProviderModels,
     "list_provider_modes_response": ProviderModes,
     "list_available_providers_response": AvailableProviders,
+    "list_commands_response": Commands,
+    "list_provider_features_response": ProviderFeatures,
     "paseo_worktree_list_response": WorktreeList,
     "paseo_worktree_archive_response": WorktreeArchive,
 }

@@ -3,7 +3,8 @@ settings from the agent's session config, deny-and-interrupt, resume without ``l
 agent failures (model error, crash mid-turn, exit or hang at start-up) and configuration errors.
 
 Most tests use the Python test agent (``helpers/acp_test_agent.py``); one checks that
-``claude-agent-acp``'s history replay during ``session/load`` is not emitted again.
+``claude-agent-acp``'s history replay during ``session/load`` is not emitted again (and that
+its slash commands are kept).
 """
 
 from __future__ import annotations
@@ -358,6 +359,11 @@ def test_claude_agent_acp_replay_is_not_emitted_again(tmp_path: Path) -> None:
             assert (await turn(session, sink, "[[reply:first answer]]"))[-1].type == (
                 "turn_completed"
             )
+            # The adapter announces Claude Code's slash commands (available_commands_update).
+            commands = session.commands()
+            assert commands, "claude-agent-acp sent no available_commands_update"
+            assert all(c.name and not c.name.startswith("/") for c in commands)
+            assert any(c.argumentHint for c in commands)  # ``input.hint``, e.g. "[prompt]"
             handle = session.persistence_handle()
             assert handle is not None
             await closed_cleanly(session, sink, cfg.agentId)

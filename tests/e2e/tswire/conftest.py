@@ -31,16 +31,22 @@ class TsDaemon(RealDaemon):
         assert found, "the tswire transport logged no TCP address"
         return found[-1]
 
-    def write_config(self, providers: dict[str, object] | None = None) -> None:
+    def write_config(
+        self,
+        providers: dict[str, object] | None = None,
+        plugins: dict[str, object] | None = None,
+    ) -> None:
+        """config.json with ``providers`` and, beside tswire's settings, ``plugins``."""
         config = {
             "agents": {"providers": providers or {}},
             "plugins": {
+                **(plugins or {}),
                 "tswire": {
                     "settings": {
                         "listen": "127.0.0.1:0",
                         "helloTimeout": HELLO_TIMEOUT,
                     }
-                }
+                },
             },
         }
         (self.home / "config.json").write_text(json.dumps(config, indent=2))

@@ -136,9 +136,13 @@ def test_stop_archive_delete_agent_commands_and_providers(paseo: Run, workdir: P
     assert record["labels"] == {"k": "v"}
     assert record["id"] == agent
     assert paseo("agent", "reload", "renamed", check=True).stdout == f"reloaded {agent[:8]}\n"
+    # The scripted program reports no slash commands; a stopped agent says why it lists none.
+    assert json.loads(paseo("agent", "commands", "renamed", "-o", "json", check=True).stdout) == []
     assert paseo("agent", "ls", "-q", check=True).stdout.strip() == agent
     assert paseo("stop", "--all", check=True).stdout == f"stopped {agent[:8]}\n"
     assert json.loads(paseo("inspect", agent, "-o", "json", check=True).stdout)["live"] is False
+    stopped = paseo("agent", "commands", agent, check=True)
+    assert "no running session" in stopped.stderr
     paseo("archive", agent, check=True)
     assert paseo("ls", "-q", check=True).stdout == ""
     assert agent in paseo("ls", "-a", "-q", check=True).stdout

@@ -3,7 +3,9 @@
 It exists to test the agent manager through the real daemon without a model: the program is
 started through the launcher the kernel hands it, like every agent program, speaks JSON lines,
 and does what its prompt says (see ``program.py``). Models ``hang``, ``crash``,
-``reject`` and ``missing`` (no program at all) reproduce the start-up and model failures.
+``reject`` and ``missing`` (no program at all) reproduce the start-up and model failures. It
+offers two provider features (the built-in providers offer none): a ``fast`` toggle and a
+``tone`` select, kept by the session.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from paseo_hookspecs.interfaces.agent import (
     AgentProvider,
     AgentSession,
     Availability,
+    DraftConfig,
     EventSink,
     ModeInfo,
     ModelInfo,
@@ -44,10 +47,32 @@ from paseo_hookspecs.interfaces.agent import (
     ThinkingOption,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
+from paseo_hookspecs.records import (
+    AgentFeature,
+    AgentFeatureSelect,
+    AgentFeatureToggle,
+    AgentSelectOption,
+)
 
 PROGRAM = Path(__file__).with_name("program.py")
 MODES = ("default", "plan")
 MODELS = ("default", "reject", "hang", "crash", "missing")
+TONES = ("plain", "terse")
+
+
+def features(values: dict[str, Any]) -> list[AgentFeature]:
+    """The ``fast`` toggle and the ``tone`` select with ``values`` applied."""
+    tone = values.get("tone")
+    return [
+        AgentFeatureToggle(type="toggle", id="fast", label="Fast", value=bool(values.get("fast"))),
+        AgentFeatureSelect(
+            type="select",
+            id="tone",
+            label="Tone",
+            value=tone if tone in TONES else "plain",
+            options=[AgentSelectOption(id=t, label=t.title()) for t in TONES],
+        ),
+    ]
 
 
 class ScriptedSession(AgentSession):
@@ -65,6 +90,7 @@ class ScriptedSession(AgentSession):
         self._session_id = session_id
         self._model = config.model or "default"
         self._mode = config.modeId or "default"
+        self._features = dict(config.featureValues)
         self._turn = False
         self._pending: dict[str, dict[str, Any]] = {}
         self._reader = asyncio.get_running_loop().create_task(self._read())
@@ -184,6 +210,20 @@ class ScriptedSession(AgentSession):
     async def set_model(self, model: str) -> None:
         self._model = model
 
+    def features(self) -> list[AgentFeature]:
+        return features(self._features)
+
+    async def set_feature(self, feature_id: str, value: Any) -> None:
+        if feature_id == "fast" and isinstance(value, bool):
+            self._features["fast"] = value
+        elif feature_id == "tone" and value in TONES:
+            self._features["tone"] = value
+        else:
+            raise InvalidParams(
+                f"the scripted agent has no feature {feature_id!r} with value {value!r} "
+                f"(fast: true/false, tone: {', '.join(TONES)})"
+            )
+
     async def close(self) -> None:
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -223,6 +263,11 @@ class ScriptedProvider(AgentProvider):
 
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return [ModeInfo(id=mode, label=mode.title()) for mode in MODES]
+
+    async def list_features(
+        self, draft: DraftConfig, launcher: ProcessLauncher
+    ) -> list[AgentFeature]:
+        return features(draft.featureValues)
 
     async def _start(
         self,

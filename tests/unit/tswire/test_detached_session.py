@@ -1,0 +1,78 @@
+"""A session without a socket keeps no timeline numbering: a stream event drops the agent's
+index (rebuilt from the durable timeline when a socket needs it) instead of extending it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from paseo_hookspecs.transport import Channel, Observed, SessionLimits
+from paseo_tswire.connection import ClientSession
+from paseo_tswire.timeline import TimelineIndex
+
+
+class _Session:
+    """The host's session as the bridge uses it: it runs until the connection is lost."""
+
+    def __init__(self) -> None:
+        self.lost = asyncio.Event()
+
+    def receive(self, frame: str | bytes) -> None:
+        return None
+
+    async def run(self) -> None:
+        await self.lost.wait()
+
+    def connection_lost(self) -> None:
+        self.lost.set()
+
+
+class _Host:
+    def open_session(
+        self, *, kind: str, channel: Channel, observed: Observed, limits: SessionLimits
+    ) -> _Session:
+        return _Session()
+
+
+EVENT = {
+    "agentId": "a1",
+    "entry": {
+        "seq": 7,
+        "epoch": "e1",
+        "timestamp": "2026-12-01T00:00:00.000Z",
+        "event": {
+            "type": "timeline",
+            "provider": "claude",
+            "item": {"type": "assistant_message", "text": "hi", "messageId": "m"},
+        },
+    },
+}
+
+
+def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
+    async def scenario() -> dict[str, TimelineIndex]:
+        session = ClientSession(
+            _Host(),  # type: ignore[arg-type]
+            client_id="cid",
+            client_type="cli",
+            kind="local",
+            observed=Observed("tswire", True, None, None, None),
+            limits=SessionLimits(),
+        )
+        session.indexes["a1"] = TimelineIndex(epoch="e1")
+        sent: list[str | bytes] = []
+
+        async def send(frame: str | bytes) -> None:
+            sent.append(frame)
+
+        async def close() -> None:
+            return None
+
+        session.attach(send, close)
+        session.detach(send)
+        await session._on_notification("agent.event", EVENT)
+        assert sent == []
+        indexes = dict(session.indexes)
+        await session.aclose()
+        return indexes
+
+    assert asyncio.run(scenario()) == {}
