@@ -9,13 +9,16 @@ frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and 
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
 writer task, or by the call task that made an answer when nothing else is being written (no
-task switch per answer). A client that stops reading blocks only that task; when its queue
-reaches ``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and
-replaced by one ``server.resync`` notification, and if the client still has not read that one
-by the next overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes
-queued on all sessions together are bounded too (``outbound_bytes_total``): past it the host
-sheds the largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in
-total stays bounded in bytes, whatever the size of the answers.
+task switch per answer). When the queue is empty, nothing is being written and the channel is
+an :class:`~paseo_hookspecs.transport.ImmediateChannel` whose connection takes the frame
+without waiting, the frame is written at once and never queued. A client that stops reading
+blocks only that task; when its queue reaches ``outbound_queue`` frames or ``outbound_bytes``
+bytes, the queue is dropped and replaced by one ``server.resync`` notification, and if the
+client still has not read that one by the next overflow the connection is closed with
+:data:`CLOSE_SLOW_CONSUMER`. The bytes queued on all sessions together are bounded too
+(``outbound_bytes_total``): past it the host sheds the largest queues first
+(:meth:`SessionHost.make_room`). Memory per connection and in total stays bounded in bytes,
+whatever the size of the answers.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
-from paseo_hookspecs.transport import Channel, Observed, SessionLimits
+from paseo_hookspecs.transport import Channel, ImmediateChannel, Observed, SessionLimits
 
 from paseo.rpc import eager
 from paseo.rpc.dispatch import (
@@ -186,6 +189,7 @@ class Session:
         self.server = server
         self.kind = kind
         self.channel = channel
+        self._send_now = channel.send_now if isinstance(channel, ImmediateChannel) else None
         self.observed = observed
         self.limits = limits
         self.allowed = server.methods.allowed_for(kind)
@@ -281,7 +285,7 @@ class Session:
                     )
                 )
             raise
-        if answer is None:
+        if answer is None or self._write_now(answer):
             return
         self._enqueue(_Outbound(answer, call.id), wake=False)
         if self._writing:
@@ -331,11 +335,22 @@ class Session:
         seq = self._session_seq.get(stream, 0) + 1
         self._session_seq[stream] = seq
         payload = {**params, "stream": stream, "seq": seq}
-        self._enqueue(_Outbound(encode_notification(method, payload), stream=stream))
+        frame = encode_notification(method, payload)
+        if not self._write_now(frame):
+            self._enqueue(_Outbound(frame, stream=stream))
 
     def deliver(self, stream: str, text: str) -> None:
         """Queue an already-encoded notification of a published ``stream``."""
-        self._enqueue(_Outbound(text, stream=stream))
+        if not self._write_now(text):
+            self._enqueue(_Outbound(text, stream=stream))
+
+    def _write_now(self, text: Frame) -> bool:
+        """Write ``text`` without queueing it, if nothing is queued or being written (so the
+        order holds) and the channel takes it without waiting; ``False`` to queue it."""
+        send_now = self._send_now
+        if send_now is None or self._queue or self._writing or self._closing is not None:
+            return False
+        return send_now(text if isinstance(text, str) else text.text())
 
     def _enqueue(self, item: _Outbound, *, wake: bool = True) -> None:
         if self._closing is not None:
