@@ -30,7 +30,7 @@ import logging
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
@@ -239,9 +239,22 @@ class Session:
             if not decoded.notification:
                 self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
             return
+        loop = asyncio.get_running_loop()
+        entry = self.server.methods.get(decoded.method)
+        rest: Awaitable[Frame | None] | None = None
+        if entry is not None and entry.method.immediate:
+            # Answered from memory: inline, no task (paseo.rpc.eager.inline).
+            done, value = eager.inline(
+                invoke(self.server.methods, self.allowed, decoded, self._context)
+            )
+            if done:
+                if value is not None and not self._write_now(value):
+                    self._enqueue(_Outbound(value, decoded.id))
+                return
+            rest = value  # it suspended after all: a call task carries on with it
         # Eager: a call that needs to wait for nothing is answered before the next frame is
         # read, without a task switch (see paseo.rpc.eager).
-        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded))
+        task = eager.start(loop, self._run_call(decoded, rest))
         if not task.done():
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -269,9 +282,12 @@ class Session:
         self._tokens -= 1
         return None
 
-    async def _run_call(self, call: Call) -> None:
+    async def _run_call(self, call: Call, started: Awaitable[Frame | None] | None) -> None:
+        """Answer ``call``; ``started`` is the rest of an immediate call that suspended."""
         try:
-            answer = await invoke(self.server.methods, self.allowed, call, self._context)
+            if started is None:
+                started = invoke(self.server.methods, self.allowed, call, self._context)
+            answer = await started
         except asyncio.CancelledError:
             # Cancelled by shutdown (the connection is still open: say why) or by the
             # connection ending (enqueueing is then a no-op).

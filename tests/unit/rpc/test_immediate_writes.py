@@ -76,9 +76,11 @@ class Socket:
         self._release.set()
 
 
-def session_on(channel: Socket, limits: SessionLimits | None = None) -> Session:
+def session_on(
+    channel: Socket, limits: SessionLimits | None = None, host: Host | None = None
+) -> Session:
     session = Session(
-        Host(),
+        host or Host(),
         kind="local",
         channel=channel,
         observed=Observed(
@@ -152,5 +154,65 @@ def test_a_client_that_stops_reading_still_meets_the_queue_bound() -> None:
         assert channel.closed_with == [CLOSE_SLOW_CONSUMER]
         assert channel.wire == []
         assert session.queued_bytes == 0
+
+    asyncio.run(scenario())
+
+
+async def waits_a_turn(ctx: Any, params: None) -> dict[str, str]:
+    # Declared immediate but suspends: it must still be answered, from a task.
+    await asyncio.sleep(0)
+    return {"late": "yes"}
+
+
+def immediate_session(channel: Socket) -> Session:
+    host = Host()
+    host.methods = table = MethodTable()
+    table.add_group(
+        RpcMethodGroup(
+            "server",
+            [
+                RpcMethod("server.ping", ping, PingParams, PingResult, immediate=True),
+                RpcMethod("server.turn", waits_a_turn, immediate=True),
+            ],
+        ),
+        "kernel",
+    )
+    return session_on(channel, host=host)
+
+
+def test_an_immediate_method_is_answered_inline_without_a_call_task() -> None:
+    async def scenario() -> None:
+        channel = Socket()
+        session = immediate_session(channel)
+        runner = asyncio.get_running_loop().create_task(session.run())
+        session.receive(ping_frame(1))
+        assert session.in_flight == 0
+        assert [(how, frame["id"]) for how, frame in channel.wire] == [("now", 1)]
+        # A socket that does not take it now: queued, and written by the writer task.
+        channel.full = True
+        session.receive(ping_frame(2))
+        assert session.in_flight == 0
+        assert session.queued_bytes > 0
+        channel.release()
+        session.close(1000, "done")
+        await asyncio.wait_for(runner, 10)
+        assert [(how, frame["id"]) for how, frame in channel.wire] == [("now", 1), ("awaited", 2)]
+
+    asyncio.run(scenario())
+
+
+def test_an_immediate_method_that_suspends_is_still_answered() -> None:
+    async def scenario() -> None:
+        channel = Socket()
+        session = immediate_session(channel)
+        runner = asyncio.get_running_loop().create_task(session.run())
+        session.receive(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "server.turn"}))
+        assert session.in_flight == 1
+        await asyncio.wait_for(session.drain_calls(), 10)
+        assert [frame for _, frame in channel.wire] == [
+            {"jsonrpc": "2.0", "id": 7, "result": {"late": "yes"}}
+        ]
+        session.connection_lost()
+        await runner
 
     asyncio.run(scenario())
