@@ -222,7 +222,8 @@ class Session:
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one inbound frame; never blocks (calls run in their own tasks, whose first
-        step runs at once: a call that waits for nothing is answered before this returns)."""
+        step runs at once: a call that waits for nothing is answered before this returns; an
+        ``immediate`` method runs inline, with no task at all)."""
         self._last_inbound = now = time.monotonic()
         if self._closing is not None:
             return
@@ -232,14 +233,13 @@ class Session:
         decoded = decode_frame(frame)
         if isinstance(decoded, Rejection):
             if not decoded.notification:
-                self._enqueue(_Outbound(encode_error(decoded.id, decoded.error), decoded.id))
+                self._answer(encode_error(decoded.id, decoded.error), decoded.id)
             return
         error = self._admission_error(decoded, now)
         if error is not None:
             if not decoded.notification:
-                self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
+                self._answer(encode_error(decoded.id, error), decoded.id)
             return
-        loop = asyncio.get_running_loop()
         entry = self.server.methods.get(decoded.method)
         rest: Awaitable[Frame | None] | None = None
         if entry is not None and entry.method.immediate:
@@ -248,16 +248,21 @@ class Session:
                 invoke(self.server.methods, self.allowed, decoded, self._context)
             )
             if done:
-                if value is not None and not self._write_now(value):
-                    self._enqueue(_Outbound(value, decoded.id))
+                if value is not None:
+                    self._answer(value, decoded.id)
                 return
             rest = value  # it suspended after all: a call task carries on with it
         # Eager: a call that needs to wait for nothing is answered before the next frame is
         # read, without a task switch (see paseo.rpc.eager).
-        task = eager.start(loop, self._run_call(decoded, rest))
+        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded, rest))
         if not task.done():
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _answer(self, frame: Frame, request_id: Any) -> None:
+        """Send an answer made without a call task: at once, or queued for the writer task."""
+        if not self._write_now(frame):
+            self._enqueue(_Outbound(frame, request_id))
 
     def _admission_error(self, call: Call, now: float) -> PaseoError | None:
         if not self.server.accepting:
