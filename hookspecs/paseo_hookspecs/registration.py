@@ -49,6 +49,11 @@ class RpcMethod:
     used to serialise it. ``handler(ctx, params)`` is awaited; raising a
     :class:`paseo_hookspecs.errors.PaseoError` answers with its code. ``access`` names the session
     kinds (see :data:`SESSION_KINDS`) allowed to call it.
+
+    ``immediate`` declares a handler that answers from memory: it awaits nothing that suspends
+    and does not look at its task (no ``asyncio.timeout``, task group or ``current_task``), so
+    the daemon runs it inline as the request is read, without a task of its own. One that
+    suspends anyway still finishes, in a task.
     """
 
     name: str
@@ -57,6 +62,7 @@ class RpcMethod:
     result: type[BaseModel] | None = None
     summary: str = ""
     access: frozenset[str] = field(default_factory=lambda: frozenset({"local", "remote"}))
+    immediate: bool = False
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import os
 import socket
 import stat
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 AdmissionPurpose = Literal["public", "status", "session"]
 """What a request is for, which decides the checks :meth:`TransportHost.admit` applies:
@@ -142,6 +142,21 @@ class Channel(Protocol):
 
     async def close(self, code: int, reason: str) -> None:
         """Close the connection with a WebSocket close code (4000-4999 are Paseo's)."""
+
+
+@runtime_checkable
+class ImmediateChannel(Channel, Protocol):
+    """A :class:`Channel` that can also write a frame without awaiting (optional).
+
+    The host writes an answer or a notification through :meth:`send_now` when nothing else is
+    queued for the connection, so the hot path needs no task switch; when it returns ``False``
+    the host queues the frame and awaits :meth:`Channel.send` as usual.
+    """
+
+    def send_now(self, text: str) -> bool:
+        """Write one text frame at once if the connection takes it without waiting (open, and
+        nothing left unwritten in its buffer); ``False``, having written nothing, otherwise.
+        Never raises: a connection that fails while writing is treated as gone."""
 
 
 class SessionHandle(Protocol):

@@ -314,6 +314,7 @@ def kernel_groups(
                     PingResult,
                     access=ALL,
                     summary="Round-trip probe; echoes data",
+                    immediate=True,
                 ),
                 RpcMethod(
                     "server.status",

@@ -7,6 +7,10 @@ connection's reader hands the frame over and the answer is written before it rea
 The first step runs inside the task it belongs to: :func:`asyncio.current_task` is that task
 (so ``asyncio.timeout`` and task groups bind to it) and it runs in the task's own copy of the
 context. A coroutine that suspends carries on in its task as any other would.
+
+:func:`inline` goes one step further for a coroutine that promises not to look at its task
+(a method declared ``immediate``): its first step runs in the caller with no task at all, and
+only if it suspends does a task carry on with it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,23 @@ def start(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]) -> as
         if outer is not None:
             asyncio.tasks._enter_task(loop, outer)
     return task
+
+
+def inline(coro: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:
+    """Run ``coro``'s first step now, in the caller, without a task of its own (for a coroutine
+    that does not look at its task: no ``asyncio.timeout``, task group or ``current_task``).
+
+    ``(True, result)`` when it finished there; else ``(False, rest)``: ``rest`` is an awaitable
+    of what remains, for the caller to await in a task (where its later steps run). The step
+    runs in a copy of the caller's context. An exception of that step is raised here.
+    """
+    stepper = _Stepper(coro)
+    contextvars.copy_context().run(stepper.first)
+    if not stepper.done:
+        return False, stepper.rest()
+    if stepper.error is not None:
+        raise stepper.error
+    return True, stepper.result
 
 
 class _Pass:

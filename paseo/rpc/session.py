@@ -9,13 +9,16 @@ frames through the transport's :class:`~paseo_hookspecs.transport.Channel`) and 
 
 Isolation: every outbound frame goes through this session's own queue, drained by its own
 writer task, or by the call task that made an answer when nothing else is being written (no
-task switch per answer). A client that stops reading blocks only that task; when its queue
-reaches ``outbound_queue`` frames or ``outbound_bytes`` bytes, the queue is dropped and
-replaced by one ``server.resync`` notification, and if the client still has not read that one
-by the next overflow the connection is closed with :data:`CLOSE_SLOW_CONSUMER`. The bytes
-queued on all sessions together are bounded too (``outbound_bytes_total``): past it the host
-sheds the largest queues first (:meth:`SessionHost.make_room`). Memory per connection and in
-total stays bounded in bytes, whatever the size of the answers.
+task switch per answer). When the queue is empty, nothing is being written and the channel is
+an :class:`~paseo_hookspecs.transport.ImmediateChannel` whose connection takes the frame
+without waiting, the frame is written at once and never queued. A client that stops reading
+blocks only that task; when its queue reaches ``outbound_queue`` frames or ``outbound_bytes``
+bytes, the queue is dropped and replaced by one ``server.resync`` notification, and if the
+client still has not read that one by the next overflow the connection is closed with
+:data:`CLOSE_SLOW_CONSUMER`. The bytes queued on all sessions together are bounded too
+(``outbound_bytes_total``): past it the host sheds the largest queues first
+(:meth:`SessionHost.make_room`). Memory per connection and in total stays bounded in bytes,
+whatever the size of the answers.
 """
 
 from __future__ import annotations
@@ -27,11 +30,11 @@ import logging
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
-from paseo_hookspecs.transport import Channel, Observed, SessionLimits
+from paseo_hookspecs.transport import Channel, ImmediateChannel, Observed, SessionLimits
 
 from paseo.rpc import eager
 from paseo.rpc.dispatch import (
@@ -186,6 +189,7 @@ class Session:
         self.server = server
         self.kind = kind
         self.channel = channel
+        self._send_now = channel.send_now if isinstance(channel, ImmediateChannel) else None
         self.observed = observed
         self.limits = limits
         self.allowed = server.methods.allowed_for(kind)
@@ -218,7 +222,8 @@ class Session:
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one inbound frame; never blocks (calls run in their own tasks, whose first
-        step runs at once: a call that waits for nothing is answered before this returns)."""
+        step runs at once: a call that waits for nothing is answered before this returns; an
+        ``immediate`` method runs inline, with no task at all)."""
         self._last_inbound = now = time.monotonic()
         if self._closing is not None:
             return
@@ -228,19 +233,36 @@ class Session:
         decoded = decode_frame(frame)
         if isinstance(decoded, Rejection):
             if not decoded.notification:
-                self._enqueue(_Outbound(encode_error(decoded.id, decoded.error), decoded.id))
+                self._answer(encode_error(decoded.id, decoded.error), decoded.id)
             return
         error = self._admission_error(decoded, now)
         if error is not None:
             if not decoded.notification:
-                self._enqueue(_Outbound(encode_error(decoded.id, error), decoded.id))
+                self._answer(encode_error(decoded.id, error), decoded.id)
             return
+        entry = self.server.methods.get(decoded.method)
+        rest: Awaitable[Frame | None] | None = None
+        if entry is not None and entry.method.immediate:
+            # Answered from memory: inline, no task (paseo.rpc.eager.inline).
+            done, value = eager.inline(
+                invoke(self.server.methods, self.allowed, decoded, self._context)
+            )
+            if done:
+                if value is not None:
+                    self._answer(value, decoded.id)
+                return
+            rest = value  # it suspended after all: a call task carries on with it
         # Eager: a call that needs to wait for nothing is answered before the next frame is
         # read, without a task switch (see paseo.rpc.eager).
-        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded))
+        task = eager.start(asyncio.get_running_loop(), self._run_call(decoded, rest))
         if not task.done():
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _answer(self, frame: Frame, request_id: Any) -> None:
+        """Send an answer made without a call task: at once, or queued for the writer task."""
+        if not self._write_now(frame):
+            self._enqueue(_Outbound(frame, request_id))
 
     def _admission_error(self, call: Call, now: float) -> PaseoError | None:
         if not self.server.accepting:
@@ -265,9 +287,12 @@ class Session:
         self._tokens -= 1
         return None
 
-    async def _run_call(self, call: Call) -> None:
+    async def _run_call(self, call: Call, started: Awaitable[Frame | None] | None) -> None:
+        """Answer ``call``; ``started`` is the rest of an immediate call that suspended."""
         try:
-            answer = await invoke(self.server.methods, self.allowed, call, self._context)
+            if started is None:
+                started = invoke(self.server.methods, self.allowed, call, self._context)
+            answer = await started
         except asyncio.CancelledError:
             # Cancelled by shutdown (the connection is still open: say why) or by the
             # connection ending (enqueueing is then a no-op).
@@ -281,7 +306,7 @@ class Session:
                     )
                 )
             raise
-        if answer is None:
+        if answer is None or self._write_now(answer):
             return
         self._enqueue(_Outbound(answer, call.id), wake=False)
         if self._writing:
@@ -331,11 +356,22 @@ class Session:
         seq = self._session_seq.get(stream, 0) + 1
         self._session_seq[stream] = seq
         payload = {**params, "stream": stream, "seq": seq}
-        self._enqueue(_Outbound(encode_notification(method, payload), stream=stream))
+        frame = encode_notification(method, payload)
+        if not self._write_now(frame):
+            self._enqueue(_Outbound(frame, stream=stream))
 
     def deliver(self, stream: str, text: str) -> None:
         """Queue an already-encoded notification of a published ``stream``."""
-        self._enqueue(_Outbound(text, stream=stream))
+        if not self._write_now(text):
+            self._enqueue(_Outbound(text, stream=stream))
+
+    def _write_now(self, text: Frame) -> bool:
+        """Write ``text`` without queueing it, if nothing is queued or being written (so the
+        order holds) and the channel takes it without waiting; ``False`` to queue it."""
+        send_now = self._send_now
+        if send_now is None or self._queue or self._writing or self._closing is not None:
+            return False
+        return send_now(text if isinstance(text, str) else text.text())
 
     def _enqueue(self, item: _Outbound, *, wake: bool = True) -> None:
         if self._closing is not None:

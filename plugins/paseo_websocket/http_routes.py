@@ -17,7 +17,8 @@ from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.mcp_host import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
-from websockets.asyncio.server import ServerConnection
+
+from paseo_websocket.connection import SessionConnection
 
 if TYPE_CHECKING:
     # Imported on the first diverted connection, never on the daemon's path to ready.
@@ -111,10 +112,10 @@ class HttpRoutes:
             self._configs[id(app)] = config
         return H11Protocol(config=config, server_state=self.state, app_state={})
 
-    def connection_class(self) -> type[ServerConnection]:
+    def connection_class(self) -> type[SessionConnection]:
         routes = self
 
-        class RoutingConnection(ServerConnection):
+        class RoutingConnection(SessionConnection):
             """A websockets connection that hands itself over to HTTP when its request line
             names a mounted path."""
 

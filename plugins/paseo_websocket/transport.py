@@ -24,7 +24,7 @@ import logging
 import math
 import os
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from paseo_hookspecs.address import Address, parse_address
 from paseo_hookspecs.interfaces.transport import Transport
@@ -43,6 +43,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from paseo_websocket.connection import SessionChannel, SessionConnection
 from paseo_websocket.http_routes import HttpRoutes
 from paseo_websocket.settings import WebSocketSettings
 
@@ -98,21 +99,6 @@ def _subprotocol_token(headers: Headers) -> str | None:
         if offered.startswith(BEARER_SUBPROTOCOL) and len(offered) > len(BEARER_SUBPROTOCOL):
             return offered[len(BEARER_SUBPROTOCOL) :]
     return None
-
-
-class _Channel:
-    """The :class:`paseo_hookspecs.transport.Channel` of one WebSocket connection."""
-
-    __slots__ = ("_connection",)
-
-    def __init__(self, connection: ServerConnection) -> None:
-        self._connection = connection
-
-    async def send(self, text: str) -> None:
-        await self._connection.send(text)
-
-    async def close(self, code: int, reason: str) -> None:
-        await self._connection.close(code, reason)
 
 
 class _Admitted:
@@ -186,6 +172,7 @@ class WebSocketTransport(Transport):
             "close_timeout": settings.closeTimeout,
             "open_timeout": 10,
             "logger": log,
+            "create_connection": SessionConnection,
         }
         if address.path is not None:
             self._server = await self._serve_unix(address.path, options)
@@ -326,15 +313,15 @@ class WebSocketTransport(Transport):
             return
         session = self.host.open_session(
             kind=admitted.kind,
-            channel=_Channel(connection),
+            channel=SessionChannel(connection),
             observed=admitted.observed,
             limits=self._limits,
         )
         self._active += 1
         runner = asyncio.get_running_loop().create_task(session.run())
         try:
-            async for frame in connection:
-                session.receive(frame)
+            # The connection class given to serve(), so always a SessionConnection.
+            await cast(SessionConnection, connection).feed(session)
         except ConnectionClosed:
             pass  # oversized frames (1009) and abrupt disconnects end up here
         finally:
@@ -371,4 +358,3 @@ def _json(connection: ServerConnection, data: dict[str, Any], extra: dict[str, s
     for key, value in extra.items():
         response.headers[key] = value
     return response
-

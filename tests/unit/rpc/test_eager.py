@@ -111,3 +111,51 @@ def test_errors_reach_whoever_awaits_the_task() -> None:
             await task
 
     asyncio.run(main())
+
+
+def test_inline_runs_a_quick_coroutine_in_the_caller_with_no_task_of_its_own() -> None:
+    seen: list[Any] = []
+
+    async def quick() -> int:
+        seen.append(asyncio.current_task())
+        VAR.set("inner")
+        return 7
+
+    async def main() -> None:
+        outer = asyncio.current_task()
+        assert eager.inline(quick()) == (True, 7)
+        assert seen == [outer]  # the caller's task: inline creates none
+        assert VAR.get() == "outer"  # the step ran in a copy of the caller's context
+
+    asyncio.run(main())
+
+
+def test_inline_hands_back_the_rest_of_a_coroutine_that_suspends() -> None:
+    steps: list[str] = []
+
+    async def suspends(future: asyncio.Future[int]) -> int:
+        steps.append("first")
+        value = await future
+        steps.append("rest")
+        return value * 2
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[int] = loop.create_future()
+        done, rest = eager.inline(suspends(future))
+        assert not done
+        assert steps == ["first"]
+        task = loop.create_task(rest)
+        loop.call_soon(future.set_result, 21)
+        assert await asyncio.wait_for(task, 5) == 42
+        assert steps == ["first", "rest"]
+
+    asyncio.run(main())
+
+
+def test_inline_raises_what_the_first_step_raised() -> None:
+    async def fails() -> None:
+        raise ValueError("first step")
+
+    with pytest.raises(ValueError, match="first step"):
+        eager.inline(fails())
