@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -28,6 +29,12 @@ log = logging.getLogger("paseo.tswire")
 
 REATTACH_SECONDS = 90.0
 """How long a session waits for its client to reconnect (the TypeScript daemon's window)."""
+
+MAX_INDEXES = 16
+"""Agents whose timeline numbering one connection keeps at once. An index holds every row of
+its agent's current epoch, so without a bound a client watching many long-lived agents would
+hold all their history; the least recently used is dropped and, when next needed, rebuilt from
+the durable copy (the numbering is a pure function of it, so it comes back the same)."""
 
 SUBSCRIBE_BATCH = 64
 """Streams per ``server.subscribe`` call (the method's maximum)."""
@@ -67,7 +74,7 @@ class ClientSession:
         self._send: Send | None = None
         self._socket: Send | None = None
         self._close: Callable[[], Coroutine[Any, Any, None]] | None = None
-        self.indexes: dict[str, timeline.TimelineIndex] = {}
+        self.indexes: OrderedDict[str, timeline.TimelineIndex] = OrderedDict()
         self.agents_subscribed = False
         """The client asked for ``agent_update`` pushes (``fetch_agents_request.subscribe``)."""
         self.subscription_id: str | None = None
@@ -220,6 +227,10 @@ class ClientSession:
         if found is None:
             found = await timeline.load(self.call, agent_id)
             self.indexes[agent_id] = found
+            while len(self.indexes) > MAX_INDEXES:
+                self.indexes.popitem(last=False)
+        else:
+            self.indexes.move_to_end(agent_id)
         return found
 
     # ----------------------------------------------------------- notifications
@@ -267,12 +278,11 @@ class ClientSession:
         seq: int | None = None
         epoch: str | None = None
         if data.get("type") == "timeline":
-            index = self.indexes.get(agent_id)
-            if index is not None and index.epoch != entry.get("epoch"):
-                index = None  # the timeline was rebuilt: renumber from the durable copy
+            kept = self.indexes.get(agent_id)
+            if kept is not None and kept.epoch != entry.get("epoch"):
+                # The timeline was rebuilt: renumber from the durable copy.
                 self.indexes.pop(agent_id, None)
-            if index is None:
-                index = await self.index(agent_id)
+            index = await self.index(agent_id)
             row = index.add(entry)
             if row is None:
                 return

@@ -1,12 +1,14 @@
 """A session without a socket keeps no timeline numbering: a stream event drops the agent's
-index (rebuilt from the durable timeline when a socket needs it) instead of extending it."""
+index (rebuilt from the durable timeline when a socket needs it) instead of extending it; and a
+connection keeps the numbering of a bounded number of agents."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from paseo_hookspecs.transport import Channel, Observed, SessionLimits
-from paseo_tswire.connection import ClientSession
+from paseo_tswire.connection import MAX_INDEXES, ClientSession
 from paseo_tswire.timeline import TimelineIndex
 
 
@@ -76,3 +78,46 @@ def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
         return indexes
 
     assert asyncio.run(scenario()) == {}
+
+
+class _Reading(ClientSession):
+    """A session whose kernel answers ``agent.timeline`` with one entry per agent."""
+
+    loads: list[str]
+
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        assert method == "agent.timeline"
+        assert params is not None
+        self.loads.append(params["agentId"])
+        entry = {**EVENT["entry"], "seq": 1}
+        return {"epoch": "e1", "entries": [entry], "hasMore": False, "last": None}
+
+
+def test_a_connection_keeps_a_bounded_number_of_timeline_indexes() -> None:
+    async def scenario() -> tuple[list[str], list[str], int]:
+        session = _Reading(
+            _Host(),  # type: ignore[arg-type]
+            client_id="cid",
+            client_type="cli",
+            kind="local",
+            observed=Observed("tswire", True, None, None, None),
+            limits=SessionLimits(),
+        )
+        session.loads = []
+        for n in range(MAX_INDEXES + 4):
+            await session.index(f"agent-{n}")
+            await session.index("agent-0")  # used again: the last to be dropped
+        kept = list(session.indexes)
+        # A dropped index comes back from the durable copy with the same numbering.
+        rebuilt = await session.index("agent-1")
+        await session.aclose()
+        return kept, session.loads, rebuilt.rows[0].seq
+
+    kept, loads, seq = asyncio.run(scenario())
+    assert len(kept) == MAX_INDEXES
+    assert kept[-1] == "agent-0"
+    assert "agent-1" not in kept
+    assert loads.count("agent-0") == 1
+    assert loads[-1] == "agent-1"
+    assert loads.count("agent-1") == 2
+    assert seq == 1
