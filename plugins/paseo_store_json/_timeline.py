@@ -1,7 +1,8 @@
 """Agent timelines: ``timelines/{agentId}.jsonl``, one :class:`TimelineEntry` per line.
 
-Files are append-only. An append batch is written into the file on the calling thread (a
-write into the page cache: once it returns, a killed daemon keeps the entries), and a
+Files are append-only. An append batch is written into the file on the calling thread (one
+``write`` into the page cache, the file kept open between appends: once it returns, a killed
+daemon keeps the entries), and a
 background task then fsyncs every file appended to since its last round, all in one worker
 call, :data:`SYNC_DELAY` later: group commit, so the turn of an agent never waits for the disk
 and a burst of appends across agents costs one round of fsyncs. A power cut can lose at most
