@@ -210,7 +210,16 @@ class Daemon:
     """A daemon with a from-scratch environment (plus the refusing proxy's variables) whose
     providers get their programs' hermetic environments from config.json."""
 
-    def __init__(self, root: Path, proxy: RefusingProxy, providers: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        proxy: RefusingProxy,
+        providers: dict[str, Any],
+        *,
+        source: Path | None = None,
+    ) -> None:
+        """``source``: run the daemon from this tree's ``paseo``, ``plugins`` and
+        ``hookspecs`` (another commit's, exported) instead of the installed ones."""
         self.home = root / "paseo-home"
         self.home.mkdir(parents=True)
         (root / "daemon-home").mkdir()
@@ -231,6 +240,10 @@ class Daemon:
                 **proxy.proxy_env(),
             }
         )
+        if source is not None:
+            # Ahead of the editable installs, whose finder comes after the path.
+            trees = (source, source / "plugins", source / "hookspecs")
+            self.env["PYTHONPATH"] = os.pathsep.join(str(tree) for tree in trees)
         result = subprocess.run(
             [sys.executable, "-m", "paseo", "daemon", "start", "-o", "json"],
             env=self.env,
