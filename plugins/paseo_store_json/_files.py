@@ -74,8 +74,10 @@ class FileOps:
     precise step.
 
     Files appended to stay open (up to :data:`APPEND_FDS`); replacing or removing one through
-    these methods closes it first, and :meth:`close` closes them all. Appends run on the event
-    loop's thread and replacements in workers, hence the lock around the table.
+    these methods closes it first, and :meth:`close` closes them all. A kept file's size is
+    taken from the last append (the daemon's home lock makes the store its only writer); after
+    a failed append the file is closed, so the next one reopens it and looks. Appends run on
+    the event loop's thread and replacements in workers, hence the lock around the table.
     """
 
     def __init__(self) -> None:
