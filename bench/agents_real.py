@@ -19,7 +19,8 @@ measured in the same run, against the scripted fake model server (loopback only)
 
 Needs the pinned programs (``cd tests/agents && npm ci``) and the ``test`` extra.
 Run: ``.venv/bin/python bench/agents_real.py`` (``--turns``, ``--model-time``, ``--chunks``,
-``--subscribers``, ``--idle``, ``--no-codex``, ``--programs claude,codex,pi,opencode,copilot,omp``).
+``--subscribers``, ``--idle``, ``--no-codex``, ``--programs claude,codex,pi,opencode,copilot,omp``,
+``--source DIR`` to measure another commit's exported tree).
 The direct baselines of Pi, OpenCode and the ACP programs are in ``bench/direct_programs.py``.
 """
 
@@ -210,7 +211,16 @@ class Daemon:
     """A daemon with a from-scratch environment (plus the refusing proxy's variables) whose
     providers get their programs' hermetic environments from config.json."""
 
-    def __init__(self, root: Path, proxy: RefusingProxy, providers: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        proxy: RefusingProxy,
+        providers: dict[str, Any],
+        *,
+        source: Path | None = None,
+    ) -> None:
+        """``source``: run the daemon from this tree's ``paseo``, ``plugins`` and
+        ``hookspecs`` (another commit's, exported) instead of the installed ones."""
         self.home = root / "paseo-home"
         self.home.mkdir(parents=True)
         (root / "daemon-home").mkdir()
@@ -231,6 +241,10 @@ class Daemon:
                 **proxy.proxy_env(),
             }
         )
+        if source is not None:
+            # Ahead of the editable installs, whose finder comes after the path.
+            trees = (source, source / "plugins", source / "hookspecs")
+            self.env["PYTHONPATH"] = os.pathsep.join(str(tree) for tree in trees)
         result = subprocess.run(
             [sys.executable, "-m", "paseo", "daemon", "start", "-o", "json"],
             env=self.env,
@@ -453,6 +467,12 @@ def main() -> int:
     parser.add_argument("--idle", type=int, default=20)
     parser.add_argument("--no-codex", action="store_true", help="measure Claude Code only")
     parser.add_argument(
+        "--source",
+        type=Path,
+        help="run the daemon from this source tree (paseo/, plugins/, hookspecs/ of another "
+        "commit, e.g. `git archive main paseo plugins hookspecs | tar -x -C DIR`)",
+    )
+    parser.add_argument(
         "--programs",
         default="claude,codex,pi,opencode,copilot,omp",
         help="comma-separated programs whose turn overhead is measured",
@@ -499,7 +519,9 @@ def main() -> int:
             },
         }
         fsync_ms = fsync_cost(root)
-        daemon = Daemon(root, proxy, providers)
+        daemon = Daemon(
+            root, proxy, providers, source=None if args.source is None else args.source.resolve()
+        )
         rows: list[tuple[str, str, float, float]] = []
         try:
             before, after, programs = asyncio.run(idle_memory(daemon, cwd, args.idle))

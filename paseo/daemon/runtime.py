@@ -104,8 +104,11 @@ class Daemon:
         return self._store
 
     def config_section(self, plugin_id: str) -> Any:
-        entry = self.config.plugin_entries.get(plugin_id, {})
-        return entry.get("settings")
+        # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
+        entry = self.config.resolved.plugins.get(plugin_id)
+        if entry is None:
+            return None
+        return entry.model_dump(mode="json", exclude_unset=True).get("settings")
 
     # ------------------------------------------------------------ lifecycle
 

@@ -80,6 +80,9 @@ class PaseoPluginManager:
         self._declared: dict[str, DeclaredProvider] = {}
         self._declaring: dict[str, PluginRecord] = {}
         """The record of each directory plugin whose manifest was read, keyed by plugin id."""
+        self._implementations_of: dict[str, list[tuple[object, Callable[..., Any]]]] = {}
+        """Each hook's implementations, cached until a plugin is (un)registered: the event
+        taps are called for every timeline entry."""
 
     # ------------------------------------------------------------------ loading
 
@@ -245,10 +248,12 @@ class PaseoPluginManager:
         plugin = self._pm.get_plugin(name)
         if plugin is not None:
             self._pm.unregister(plugin)
+            self._implementations_of.clear()
             self._record_by_plugin.pop(id(plugin), None)
         self.records = [r for r in self.records if r.name != name]
 
     def _register(self, plugin: object, record: PluginRecord) -> None:
+        self._implementations_of.clear()
         try:
             self._pm.register(plugin, name=record.name)
         except ValueError as exc:
@@ -286,10 +291,15 @@ class PaseoPluginManager:
     # ------------------------------------------------------------- calling hooks
 
     def _implementations(self, hook: str) -> list[tuple[object, Callable[..., Any]]]:
-        caller = getattr(self._pm.hook, hook)
-        # Registration order: built-ins first, then third-party, then directory plugins, so a
-        # built-in wins a duplicate id. (pluggy's own fan-out would call them in reverse.)
-        return [(impl.plugin, impl.function) for impl in caller.get_hookimpls()]
+        cached = self._implementations_of.get(hook)
+        if cached is None:
+            caller = getattr(self._pm.hook, hook)
+            # Registration order: built-ins first, then third-party, then directory plugins,
+            # so a built-in wins a duplicate id. (pluggy's own fan-out would call them in
+            # reverse.)
+            cached = [(impl.plugin, impl.function) for impl in caller.get_hookimpls()]
+            self._implementations_of[hook] = cached
+        return cached
 
     def _call_one(self, plugin: object, hook: str, kwargs: Mapping[str, Any]) -> None:
         impl = next((f for p, f in self._implementations(hook) if p is plugin), None)

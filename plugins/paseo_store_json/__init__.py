@@ -27,8 +27,9 @@ then publishes to memory. A failed write raises ``StorageError`` with memory and
 the previous version. A mutation runs as its own task, so cancelling the caller cannot leave a
 write on disk that memory never saw; :meth:`JsonStore.close` waits for in-flight writes.
 Timeline appends are the exception to the worker thread: they are written on the loop (into
-the page cache, which a killed daemon keeps) and fsync-ed by a background group commit that
-``close`` waits for (see :mod:`paseo_store_json._timeline`).
+the page cache, which a killed daemon keeps; one ``write`` into a file kept open, see
+:class:`FileOps`) and fsync-ed by a background group commit that ``close`` waits for (see
+:mod:`paseo_store_json._timeline`).
 
 **Recovery at open**, before anything is served: leftover temp files are deleted; a label
 transaction marker is settled (``prepared`` rolls back to its before-images, ``committed`` is

@@ -225,6 +225,10 @@ class KeyedLocks:
         self._locks: dict[str, asyncio.Lock] = {}
         self._users: dict[str, int] = {}
 
+    def busy(self, key: str) -> bool:
+        """Whether someone holds or awaits ``key``'s lock."""
+        return key in self._users
+
     @contextlib.asynccontextmanager
     async def hold(self, key: str) -> AsyncIterator[None]:
         lock = self._locks.setdefault(key, asyncio.Lock())

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,21 @@ def ensure_directory(directory: Path) -> None:
         fsync_directory(path.parent)
 
 
+APPEND_FDS = 64
+"""Timeline files kept open for appending (least recently appended to closed first): a live
+agent's append is one ``write``, not an open, fstat, seek, write and close."""
+
+
+class _OpenAppend:
+    """A file kept open for appending, and its size as this process left it."""
+
+    __slots__ = ("fd", "size")
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.size = size
+
+
 class FileOps:
     """The store's durable file operations on a live home.
 
@@ -55,15 +72,27 @@ class FileOps:
     target intact (see :func:`paseo_hookspecs.atomic.atomic_write_bytes`); :meth:`append` alone
     leaves the fsync to a later :meth:`sync`. Tests subclass this to inject failures at a
     precise step.
+
+    Files appended to stay open (up to :data:`APPEND_FDS`); replacing or removing one through
+    these methods closes it first, and :meth:`close` closes them all. A kept file's size is
+    taken from the last append (the daemon's home lock makes the store its only writer); after
+    a failed append the file is closed, so the next one reopens it and looks. Appends run on
+    the event loop's thread and replacements in workers, hence the lock around the table.
     """
+
+    def __init__(self) -> None:
+        self._appending: OrderedDict[Path, _OpenAppend] = OrderedDict()
+        self._appending_lock = threading.Lock()
 
     def write_bytes(self, path: Path, data: bytes) -> None:
         """Atomically replace ``path`` with ``data`` (creating its directory)."""
+        self.release(path)
         ensure_directory(path.parent)
         atomic_write_bytes(path, data)
 
     def remove(self, path: Path) -> bool:
         """Durably remove ``path``; ``False`` when it did not exist."""
+        self.release(path)
         try:
             os.unlink(path)
         except FileNotFoundError:
@@ -80,26 +109,75 @@ class FileOps:
         to the disk: the caller passes the path (and its directory, for a new file) to
         :meth:`sync` later.
         """
-        ensure_directory(path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        with self._appending_lock:
+            handle = self._appending.pop(path, None)
+        if handle is None or handle.size != committed_size:
+            # Opened now, or left at another size than the caller's: the file says what is
+            # beyond the committed bytes.
+            if handle is None:
+                handle = self._open_for_append(path)
+            if handle.size != committed_size:
+                self._cut(handle, path, committed_size)
         try:
-            if os.fstat(fd).st_size != committed_size:
-                os.ftruncate(fd, committed_size)
-            os.lseek(fd, committed_size, os.SEEK_SET)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle.fd, view) :]
+        except OSError:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                os.ftruncate(handle.fd, committed_size)
             except OSError:
-                try:
-                    os.ftruncate(fd, committed_size)
-                except OSError:
-                    # The next append cuts the tail again (it compares the size first).
-                    log.exception("could not cut %s back after a failed append", path)
-                raise
-        finally:
+                # The next append cuts the tail again (it reopens the file and looks).
+                log.exception("could not cut %s back after a failed append", path)
+            os.close(handle.fd)
+            raise
+        handle.size = committed_size + len(data)
+        self._keep(path, handle)
+        return handle.size
+
+    @staticmethod
+    def _open_for_append(path: Path) -> _OpenAppend:
+        ensure_directory(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        try:
+            return _OpenAppend(fd, os.fstat(fd).st_size)
+        except OSError:
             os.close(fd)
-        return committed_size + len(data)
+            raise
+
+    @staticmethod
+    def _cut(handle: _OpenAppend, path: Path, committed_size: int) -> None:
+        try:
+            os.ftruncate(handle.fd, committed_size)
+        except OSError:
+            os.close(handle.fd)
+            raise
+        handle.size = committed_size
+
+    def _keep(self, path: Path, handle: _OpenAppend) -> None:
+        with self._appending_lock:
+            self._appending[path] = handle
+            evicted = (
+                self._appending.popitem(last=False)[1]
+                if len(self._appending) > APPEND_FDS
+                else None
+            )
+        if evicted is not None:
+            os.close(evicted.fd)
+
+    def release(self, path: Path) -> None:
+        """Close ``path`` if it is kept open for appending (before it is replaced or removed,
+        so an append never lands in a file no longer in the home)."""
+        with self._appending_lock:
+            handle = self._appending.pop(path, None)
+        if handle is not None:
+            os.close(handle.fd)
+
+    def close(self) -> None:
+        """Close every file kept open for appending."""
+        with self._appending_lock:
+            handles, self._appending = list(self._appending.values()), OrderedDict()
+        for handle in handles:
+            os.close(handle.fd)
 
     def sync(self, files: Sequence[Path], directories: Sequence[Path]) -> None:
         """Force ``files`` (written by :meth:`append`) and ``directories`` (where such a file

@@ -102,3 +102,4 @@ class JsonStore(Store):
     async def close(self) -> None:
         await self._core.close()
         await self.timeline.sync()
+        self._ops.close()

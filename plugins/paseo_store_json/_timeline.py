@@ -1,7 +1,8 @@
 """Agent timelines: ``timelines/{agentId}.jsonl``, one :class:`TimelineEntry` per line.
 
-Files are append-only. An append batch is written into the file on the calling thread (a
-write into the page cache: once it returns, a killed daemon keeps the entries), and a
+Files are append-only. An append batch is written into the file on the calling thread (one
+``write`` into the page cache, the file kept open between appends: once it returns, a killed
+daemon keeps the entries), and a
 background task then fsyncs every file appended to since its last round, all in one worker
 call, :data:`SYNC_DELAY` later: group commit, so the turn of an agent never waits for the disk
 and a burst of appends across agents costs one round of fsyncs. A power cut can lose at most
@@ -48,6 +49,8 @@ fsync stays out of the moments the agent program and the client are waiting on."
 
 @dataclass
 class _Timeline:
+    path: Path
+    """Built once: a live agent appends several times a turn."""
     entries: list[TimelineEntry]
     seqs: list[int]
     size: int
@@ -121,7 +124,7 @@ class JsonTimelineRepository(TimelineRepository):
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            return _Timeline([], [], 0)
+            return _Timeline(path, [], [], 0)
         complete = data[: data.rfind(b"\n") + 1]
         entries: list[TimelineEntry] = []
         problems: list[str] = []
@@ -143,7 +146,7 @@ class JsonTimelineRepository(TimelineRepository):
             rewritten = b"".join(encode_line(entry) for entry in entries)
             self.core.ops.write_bytes(path, rewritten)
             size = len(rewritten)
-        return _Timeline(entries, [entry.seq for entry in entries], size)
+        return _Timeline(path, entries, [entry.seq for entry in entries], size)
 
     async def _load(self, agent_id: str) -> _Timeline:
         """The cached timeline (caller holds the agent's lock)."""
@@ -176,32 +179,44 @@ class JsonTimelineRepository(TimelineRepository):
         if any(b.seq <= a.seq for a, b in itertools.pairwise(checked)):
             raise Conflict("timeline entries must have strictly increasing seq")
         data = b"".join(lines)
+        self.core.check_open()
+        timeline = self._cache.get(agent_id)
+        if timeline is not None and not self.locks.busy(agent_id):
+            # Loaded and nobody else at it: the append does not wait for anything, so it runs
+            # here, whole (no task, no lock: a live agent's turn appends several times).
+            self._append_now(agent_id, timeline, checked, data)
+            return
 
         async def operation() -> None:
             async with self.locks.hold(agent_id):
-                timeline = await self._load(agent_id)
-                if timeline.seqs and checked[0].seq <= timeline.seqs[-1]:
-                    raise Conflict(
-                        f"seq {checked[0].seq} is not after the last stored seq "
-                        f"{timeline.seqs[-1]} of agent {agent_id}"
-                    )
-                path = self.path(agent_id)
-                created = timeline.size == 0 and not path.exists()
-                size = self.core.io_now(
-                    lambda: self.core.ops.append(path, data, timeline.size),
-                    f"appending to the timeline of {agent_id} ({path})",
-                )
-                self._unsynced.add(path)
-                if created:
-                    self._unsynced_directories.add(path.parent)
-                self._appended += 1
-                if self._syncer is None:
-                    self._syncer = asyncio.get_running_loop().create_task(self._sync_rounds())
-                timeline.size = size
-                timeline.entries.extend(checked)
-                timeline.seqs.extend(entry.seq for entry in checked)
+                self._append_now(agent_id, await self._load(agent_id), checked, data)
 
         await self.core.write(operation)
+
+    def _append_now(
+        self, agent_id: str, timeline: _Timeline, checked: list[TimelineEntry], data: bytes
+    ) -> None:
+        """Write ``data`` (the lines of ``checked``) and record them, without awaiting."""
+        if timeline.seqs and checked[0].seq <= timeline.seqs[-1]:
+            raise Conflict(
+                f"seq {checked[0].seq} is not after the last stored seq "
+                f"{timeline.seqs[-1]} of agent {agent_id}"
+            )
+        path = timeline.path
+        created = timeline.size == 0 and not path.exists()
+        size = self.core.io_now(
+            lambda: self.core.ops.append(path, data, timeline.size),
+            f"appending to the timeline of {agent_id} ({path})",
+        )
+        self._unsynced.add(path)
+        if created:
+            self._unsynced_directories.add(path.parent)
+        self._appended += 1
+        if self._syncer is None:
+            self._syncer = asyncio.get_running_loop().create_task(self._sync_rounds())
+        timeline.size = size
+        timeline.entries.extend(checked)
+        timeline.seqs.extend(entry.seq for entry in checked)
 
     async def read(
         self,

@@ -38,6 +38,7 @@ class CountingOps(FileOps):
     """Real file operations that count the record writes and can fail the next one."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.writes = 0
         self.fail_next = False
 

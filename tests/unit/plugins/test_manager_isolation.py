@@ -39,6 +39,19 @@ def test_a_failing_event_tap_does_not_stop_the_others(caplog: pytest.LogCaptureF
     assert failing.error == "paseo_agent_event: RuntimeError: tap exploded"
 
 
+def test_event_taps_follow_plugins_registered_and_unregistered_between_calls() -> None:
+    manager = PaseoPluginManager(LoadPolicy(strict=True))
+    first, second = Recording(), Recording()
+    manager.register(first, "first")
+    manager.agent_event("agent-1", "claude", TurnStarted(provider="claude"))
+    manager.register(second, "second")
+    manager.agent_event("agent-2", "claude", TurnStarted(provider="claude"))
+    manager.unregister("first")
+    manager.agent_event("agent-3", "claude", TurnStarted(provider="claude"))
+    assert first.seen == ["agent-1", "agent-2"]
+    assert second.seen == ["agent-2", "agent-3"]
+
+
 def test_strict_mode_raises_on_a_failing_hook() -> None:
     manager = PaseoPluginManager(LoadPolicy(strict=True))
     manager.register(Failing(), "failing")

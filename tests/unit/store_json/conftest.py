@@ -28,6 +28,7 @@ class FailingOps(FileOps):
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._rules: list[dict[str, Any]] = []
         self.calls: list[tuple[str, str]] = []
 

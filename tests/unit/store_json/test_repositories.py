@@ -7,6 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import psutil
 import pytest
 from paseo_hookspecs.errors import (
     Conflict,
@@ -18,6 +19,7 @@ from paseo_hookspecs.errors import (
 from paseo_hookspecs.records import NpmPluginSource, dump_record
 from paseo_hookspecs.store import AgentFilter
 from paseo_store_json import JsonStore
+from paseo_store_json._files import APPEND_FDS
 
 AGENT = "3b8f1c2e-7a4d-4e9b-9c61-2f0d5a8e7b14"
 
@@ -288,6 +290,45 @@ def test_timeline_appends_are_written_at_once_and_synced_behind(home, make_entry
         await reopened.close()
 
     asyncio.run(scenario())
+
+
+def test_timeline_files_stay_open_for_appending_bounded_and_closed_on_delete_and_close(
+    home, make_entry
+):
+    """A live timeline's append is one write into a file kept open: at most ``APPEND_FDS`` of
+    them (the least recently appended to is closed), none once its timeline is deleted, none
+    after ``close``; an evicted or deleted file is opened again by the next append."""
+    agents = _agent_ids(APPEND_FDS + 6)
+    timelines = home / "timelines"
+
+    def open_timelines() -> set[str]:
+        return {
+            Path(f.path).name
+            for f in psutil.Process().open_files()
+            # Open for appending: the background fsync round opens files for reading.
+            if Path(f.path).parent == timelines and f.mode == "a"
+        }
+
+    async def scenario() -> None:
+        store = await _opened(home)
+        for agent in agents:
+            await store.timeline.append([make_entry(agent, 1)])
+        assert open_timelines() == {f"{agent}.jsonl" for agent in agents[-APPEND_FDS:]}
+        await store.timeline.append([make_entry(agents[0], 2)])  # evicted: opened again
+        assert f"{agents[0]}.jsonl" in open_timelines()
+        assert len(open_timelines()) == APPEND_FDS
+        await store.timeline.delete(agents[-1])
+        assert f"{agents[-1]}.jsonl" not in open_timelines()
+        await store.timeline.append([make_entry(agents[-1], 1)])  # a new file, not the old one
+        await store.close()
+        assert open_timelines() == set()
+        reopened = await _opened(home)
+        assert [e.seq for e in await reopened.timeline.read(agents[0])] == [1, 2]
+        assert [e.seq for e in await reopened.timeline.read(agents[-1])] == [1]
+        await reopened.close()
+
+    asyncio.run(scenario())
+    assert (timelines / f"{agents[-1]}.jsonl").read_bytes().count(b"\n") == 1
 
 
 def test_deleting_an_agent_deletes_its_timeline(home, make_agent, make_entry):
