@@ -169,16 +169,14 @@ class AgentRow:
         return flt.requires_attention is None or self.attention == flt.requires_attention
 
 
-Facet = tuple[str, ...]
-"""A value rows are looked up by without a walk: ``("status", status)``,
-``("label", key, value)``."""
+Facet = str | tuple[str, str]
+"""A value rows are looked up by without a walk: a status, or a label's ``(key, value)``
+(a string and a pair never collide)."""
 
 
-def agent_facets(row: AgentRow) -> Iterator[Facet]:
+def agent_facets(row: AgentRow) -> tuple[Facet, ...]:
     """The facets of an agent row: its status and each of its labels."""
-    yield ("status", row.status)
-    for key, value in row.labels:
-        yield ("label", key, value)
+    return (row.status, *row.labels)
 
 
 class SortedIndex(Generic[R]):
@@ -189,7 +187,7 @@ class SortedIndex(Generic[R]):
     closed ones) costs what it finds, not a walk of every row.
     """
 
-    def __init__(self, facets: Callable[[R], Iterable[Facet]] | None = None) -> None:
+    def __init__(self, facets: Callable[[R], tuple[Facet, ...]] | None = None) -> None:
         self.rows: dict[str, R] = {}
         self.keys: list[tuple[str, str]] = []
         self._facets = facets
@@ -199,7 +197,16 @@ class SortedIndex(Generic[R]):
         """Fill an empty index (one sort instead of one insertion per row)."""
         for row in rows:
             self.rows[row.id] = row
-            self._add_facets(row)
+        if self._facets is not None:
+            # One pass with everything local: this runs for every row at open.
+            facets, by_facet = self._facets, self._by_facet
+            for row_id, row in self.rows.items():
+                for facet in facets(row):
+                    ids = by_facet.get(facet)
+                    if ids is None:
+                        by_facet[facet] = {row_id}
+                    else:
+                        ids.add(row_id)
         self.keys = sorted((row.createdAt, row.id) for row in self.rows.values())
 
     def put(self, row: R) -> None:
@@ -271,11 +278,9 @@ _NONE: frozenset[str] = frozenset()
 def agent_candidates(index: SortedIndex[AgentRow], flt: AgentFilter) -> Set[str] | None:
     """A small superset of the ids ``flt`` admits, from the facets it names; ``None`` when
     walking every row is as cheap (no faceted criterion, or one most rows have)."""
-    groups: list[Set[str]] = [
-        index.having(("label", key, value)) for key, value in flt.labels.items()
-    ]
+    groups: list[Set[str]] = [index.having(pair) for pair in flt.labels.items()]
     if flt.statuses is not None:
-        statuses = [index.having(("status", status)) for status in flt.statuses]
+        statuses = [index.having(status) for status in flt.statuses]
         groups.append(statuses[0] if len(statuses) == 1 else set().union(*statuses))
     if not groups:
         return None

@@ -8,7 +8,7 @@ record's file and the per-id locked write of its files.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Set
+from collections.abc import Callable, Mapping, Set
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -112,7 +112,7 @@ class RecordFiles(Generic[M, R]):
         *,
         row_type: Callable[[M, str], R],
         cache_records: int = DEFAULT_CACHE_RECORDS,
-        facets: Callable[[R], Iterable[Facet]] | None = None,
+        facets: Callable[[R], tuple[Facet, ...]] | None = None,
     ) -> None:
         self.core = core
         self.model = model
