@@ -174,8 +174,15 @@ Facet = str | tuple[str, str]
 (a string and a pair never collide)."""
 
 
+RESTING_STATUS = "closed"
+"""The status most agents have (every agent without a process): not a facet, as its set would
+cost memory (2 MiB at 50,000 agents) and never be selective enough to walk instead of rows."""
+
+
 def agent_facets(row: AgentRow) -> tuple[Facet, ...]:
-    """The facets of an agent row: its status and each of its labels."""
+    """The facets of an agent row: its status (unless resting) and each of its labels."""
+    if row.status == RESTING_STATUS:
+        return row.labels
     return (row.status, *row.labels)
 
 
@@ -279,7 +286,7 @@ def agent_candidates(index: SortedIndex[AgentRow], flt: AgentFilter) -> Set[str]
     """A small superset of the ids ``flt`` admits, from the facets it names; ``None`` when
     walking every row is as cheap (no faceted criterion, or one most rows have)."""
     groups: list[Set[str]] = [index.having(pair) for pair in flt.labels.items()]
-    if flt.statuses is not None:
+    if flt.statuses is not None and RESTING_STATUS not in flt.statuses:
         statuses = [index.having(status) for status in flt.statuses]
         groups.append(statuses[0] if len(statuses) == 1 else set().union(*statuses))
     if not groups:

@@ -223,6 +223,12 @@ def test_listings_by_status_or_label_walk_only_the_rows_having_them(home, make_a
         # Closed agents are most rows: listing them walks the index, with the same result.
         closed = AgentFilter(statuses=frozenset({"closed"}))
         assert agent_candidates(index, closed) is None
+        closed_titled = AgentFilter(statuses=closed.statuses, labels=titled.labels)
+        # Resting agents are no facet: their labels narrow the walk instead.
+        assert agent_candidates(index, closed_titled) == {a for a in many if records[a].labels}
+        assert await pages(store, closed_titled, newest_first=True) == expected(
+            closed_titled, newest_first=True
+        )
         assert await pages(store, closed, newest_first=False) == expected(
             closed, newest_first=False
         )
