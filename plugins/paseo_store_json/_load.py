@@ -46,7 +46,14 @@ from paseo_hookspecs.records import (
 from paseo_hookspecs.store import QuarantinedFile
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from paseo_store_json._bulk import agent_is_canonical, load_files, reader_pool, scan, scan_tree
+from paseo_store_json._bulk import (
+    agent_is_canonical,
+    load_files,
+    reader_pool,
+    scan,
+    scan_tree,
+    torn_files,
+)
 from paseo_store_json._core import describe_validation_error
 from paseo_store_json._files import (
     FileOps,
@@ -473,11 +480,7 @@ def _load_plugin_sources(home: Path, loaded: Loaded) -> dict[str, Any]:
 
 
 def _cut_torn_timelines(home: Path) -> None:
-    directory = home / TIMELINES_DIR
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return
-    for entry in entries:
-        if entry.name.endswith(".jsonl") and entry.is_file():
-            cut_torn_tail(Path(entry.path))
+    with reader_pool() as reader:
+        torn = torn_files(reader, str(home / TIMELINES_DIR), ".jsonl")
+    for path in torn:
+        cut_torn_tail(Path(path))
