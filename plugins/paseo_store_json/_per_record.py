@@ -392,7 +392,10 @@ class JsonAgentRepository(AgentRepository):
 
     async def count(self, filter: AgentFilter = _EVERY_AGENT) -> int:
         self.files.core.check_open()
-        return sum(1 for row in self.files.index.rows.values() if row.matches(filter))
+        rows = self.files.index.rows
+        among = agent_candidates(self.files.index, filter)
+        counted = rows.values() if among is None else (rows[i] for i in among if i in rows)
+        return sum(1 for row in counted if row.matches(filter))
 
     async def insert(self, record: AgentRecord) -> bool:
         return await self.files.insert(record)

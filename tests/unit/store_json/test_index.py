@@ -218,6 +218,7 @@ def test_listings_by_status_or_label_walk_only_the_rows_having_them(home, make_a
                 assert await pages(store, flt, newest_first=newest_first) == expected(
                     flt, newest_first=newest_first
                 )
+            assert await store.agents.count(flt) == len(expected(flt, newest_first=False))
         assert len(await pages(store, titled, newest_first=False)) == 4
         assert await pages(store, both, newest_first=False) == []
         # Closed agents are most rows: listing them walks the index, with the same result.
