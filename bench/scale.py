@@ -7,6 +7,8 @@ Per driver and agent count, on a home of closed agents (about 1 KB each, over 50
   ``json.loads`` of every agent file; for both: the same start on an empty home. ``load x
   floor`` is what the agents add to the start (ready minus the empty start) over the json
   floor, or ready over the empty start for sqlite (whose start must not grow with agents).
+  The same figures follow in CPU seconds (the daemon's, all threads, once ready; the floor's):
+  on a shared machine they move far less than wall time.
 * RSS once ready; floor: an idle Python interpreter.
 * stop: ``paseo daemon stop`` wall time; floor: the same stop with no agent.
 
@@ -100,12 +102,20 @@ def to_sqlite(home: Path) -> float:
     return time.perf_counter() - start
 
 
-def parse_floor(home: Path) -> float:
-    """Read and parse every agent file, as the cheapest possible cold load would."""
-    start = time.perf_counter()
+def parse_floor(home: Path) -> tuple[float, float]:
+    """Read and parse every agent file, as the cheapest possible cold load would: (wall, CPU)
+    seconds."""
+    start, cpu = time.perf_counter(), time.process_time()
     for path in (home / "agents").rglob("*.json"):
         json.loads(path.read_bytes())
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time ``pid`` used so far (all its threads): what start-up cost, whatever else the
+    machine runs meanwhile."""
+    times = psutil.Process(pid).cpu_times()
+    return float(times.user + times.system)
 
 
 def idle_python_rss() -> int:
@@ -214,18 +224,23 @@ def measure(
     if driver == "sqlite":
         figures["migrate s"] = to_sqlite(home)
     env = env_for(home)
-    floors, empty_readies, empty_stops = [], [], []
+    floors, floor_cpus, empty_readies, empty_cpus, empty_stops = [], [], [], [], []
+    ready_cpus: list[float] = []
     readies, stops, rss, lists = [], [], [], []
     growth = cli_peak = 0
     rpc = 0.0
     for run in range(runs):
         if driver == "json":
-            floors.append(parse_floor(home))
-        empty_ready, _report = timed_start(empty)
+            floor, floor_cpu = parse_floor(home)
+            floors.append(floor)
+            floor_cpus.append(floor_cpu)
+        empty_ready, empty_report = timed_start(empty)
         empty_readies.append(empty_ready)
+        empty_cpus.append(cpu_seconds(empty_report["pid"]))
         empty_stops.append(timed_stop(empty))
         ready, report = timed_start(home)
         readies.append(ready)
+        ready_cpus.append(cpu_seconds(report["pid"]))
         rss.append(psutil.Process(report["pid"]).memory_info().rss)
         lists.append(statistics.median(wall([PASEO, "ls"], env) for _ in range(3)))
         if run == 0:
@@ -235,6 +250,8 @@ def measure(
     figures.update(
         {
             "empty ready s": statistics.median(empty_readies),
+            "empty ready cpu s": statistics.median(empty_cpus),
+            "ready cpu s": statistics.median(ready_cpus),
             "empty stop s": statistics.median(empty_stops),
             "ready s": statistics.median(readies),
             "rss MiB": statistics.median(rss) / MIB,
@@ -247,6 +264,7 @@ def measure(
     )
     if floors:
         figures["parse floor s"] = statistics.median(floors)
+        figures["parse floor cpu s"] = statistics.median(floor_cpus)
     return figures
 
 
@@ -316,6 +334,17 @@ def main() -> int:
                     f["rpc p50 us"] / echo,
                 )
                 print("  ".join(f"{v:>13.3f}" if isinstance(v, float) else f"{v:>13}" for v in row))
+                cpu_floor = f.get("parse floor cpu s", f["empty ready cpu s"])
+                cpu_ratio = (
+                    (f["ready cpu s"] - f["empty ready cpu s"]) / cpu_floor
+                    if "parse floor cpu s" in f
+                    else f["ready cpu s"] / cpu_floor
+                )
+                print(
+                    f"{'':>13}  (CPU seconds, steadier on a busy machine: ready "
+                    f"{f['ready cpu s']:.3f}, floor {cpu_floor:.3f}, empty ready "
+                    f"{f['empty ready cpu s']:.3f}, load x floor {cpu_ratio:.3f})"
+                )
                 if "migrate s" in f:
                     print(f"{'':>13}  (sqlite home built by `paseo store migrate` in "
                           f"{f['migrate s']:.1f} s)")

@@ -13,7 +13,9 @@ helper process in ``runtime/managed-processes/{id}.json``; whole-file collection
 **Memory holds an index, disk the records.** :meth:`JsonStore.open` reads and validates every
 record file (bytes plus pydantic's ``model_validate_json``, so a damaged file is quarantined at
 open) but keeps, per agent, schedule or helper process, only a compact index row
-(:mod:`paseo_store_json._index`: sort key, file, the fields listings filter on). Full records
+(:mod:`paseo_store_json._index`: sort key, file, the fields listings filter on, and the ids per
+status and label so a selective listing walks only those; :mod:`paseo_store_json._bulk` is the
+open's bulk read). Full records
 are read from their files on demand (a listing page in one worker-thread pass) and the most
 recently used ones are kept in a cache bounded by count; the small whole-file collections stay
 in memory whole. Only timelines are loaded per agent on first use. Callers always get private

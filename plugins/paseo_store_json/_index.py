@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import sys
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from typing import Any, Generic, Protocol, TypeVar
 
 from paseo_hookspecs.records import AgentRecord, CleanupItem, ScheduleRecord
@@ -169,17 +169,51 @@ class AgentRow:
         return flt.requires_attention is None or self.attention == flt.requires_attention
 
 
-class SortedIndex(Generic[R]):
-    """Rows by id, plus their ``(createdAt, id)`` keys in order for cursor pagination."""
+Facet = str | tuple[str, str]
+"""A value rows are looked up by without a walk: a status, or a label's ``(key, value)``
+(a string and a pair never collide)."""
 
-    def __init__(self) -> None:
+
+RESTING_STATUS = "closed"
+"""The status most agents have (every agent without a process): not a facet, as its set would
+cost memory (2 MiB at 50,000 agents) and never be selective enough to walk instead of rows."""
+
+
+def agent_facets(row: AgentRow) -> tuple[Facet, ...]:
+    """The facets of an agent row: its status (unless resting) and each of its labels."""
+    if row.status == RESTING_STATUS:
+        return row.labels
+    return (row.status, *row.labels)
+
+
+class SortedIndex(Generic[R]):
+    """Rows by id, plus their ``(createdAt, id)`` keys in order for cursor pagination.
+
+    With ``facets``, the ids of the rows having each facet are kept too, so a listing that
+    filters on one (start-up's searches for live or specially labelled agents among 50,000
+    closed ones) costs what it finds, not a walk of every row.
+    """
+
+    def __init__(self, facets: Callable[[R], tuple[Facet, ...]] | None = None) -> None:
         self.rows: dict[str, R] = {}
         self.keys: list[tuple[str, str]] = []
+        self._facets = facets
+        self._by_facet: dict[Facet, set[str]] = {}
 
     def load(self, rows: Iterable[R]) -> None:
         """Fill an empty index (one sort instead of one insertion per row)."""
         for row in rows:
             self.rows[row.id] = row
+        if self._facets is not None:
+            # One pass with everything local: this runs for every row at open.
+            facets, by_facet = self._facets, self._by_facet
+            for row_id, row in self.rows.items():
+                for facet in facets(row):
+                    ids = by_facet.get(facet)
+                    if ids is None:
+                        by_facet[facet] = {row_id}
+                    else:
+                        ids.add(row_id)
         self.keys = sorted((row.createdAt, row.id) for row in self.rows.values())
 
     def put(self, row: R) -> None:
@@ -187,21 +221,53 @@ class SortedIndex(Generic[R]):
         old = self.rows.get(row.id)
         if old is not None:
             del self.keys[bisect.bisect_left(self.keys, (old.createdAt, old.id))]
+            self._drop_facets(old)
         self.rows[row.id] = row
+        self._add_facets(row)
         bisect.insort(self.keys, (row.createdAt, row.id))
 
     def pop(self, row_id: str) -> R | None:
         row = self.rows.pop(row_id, None)
         if row is not None:
             del self.keys[bisect.bisect_left(self.keys, (row.createdAt, row.id))]
+            self._drop_facets(row)
         return row
 
+    def having(self, facet: Facet) -> Set[str]:
+        """The ids of the rows with ``facet`` (read only; empty without facets)."""
+        return self._by_facet.get(facet, _NONE)
+
+    def _add_facets(self, row: R) -> None:
+        if self._facets is not None:
+            for facet in self._facets(row):
+                self._by_facet.setdefault(facet, set()).add(row.id)
+
+    def _drop_facets(self, row: R) -> None:
+        if self._facets is None:
+            return
+        for facet in self._facets(row):
+            ids = self._by_facet.get(facet)
+            if ids is not None:
+                ids.discard(row.id)
+                if not ids:
+                    del self._by_facet[facet]
+
     def walk(
-        self, cursor_key: tuple[str, str] | None, *, descending: bool = False
+        self,
+        cursor_key: tuple[str, str] | None,
+        *,
+        descending: bool = False,
+        among: Set[str] | None = None,
     ) -> Iterator[tuple[tuple[str, str], R]]:
         """Rows strictly after ``cursor_key`` in key order (before it, newest first, with
-        ``descending``)."""
-        keys = self.keys
+        ``descending``); only those whose id is in ``among`` when given (then sorted on the
+        spot, so ``among`` should be small next to the index)."""
+        rows = self.rows
+        keys = (
+            self.keys
+            if among is None
+            else sorted((rows[row_id].createdAt, row_id) for row_id in among if row_id in rows)
+        )
         if descending:
             end = len(keys) if cursor_key is None else bisect.bisect_left(keys, cursor_key)
             positions: range = range(end - 1, -1, -1)
@@ -210,7 +276,33 @@ class SortedIndex(Generic[R]):
             positions = range(start, len(keys))
         for index in positions:
             key = keys[index]
-            yield key, self.rows[key[1]]
+            yield key, rows[key[1]]
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def agent_candidates(index: SortedIndex[AgentRow], flt: AgentFilter) -> Set[str] | None:
+    """A small superset of the ids ``flt`` admits, from the facets it names; ``None`` when
+    walking every row is as cheap (no faceted criterion, or one most rows have)."""
+    groups: list[Set[str]] = [index.having(pair) for pair in flt.labels.items()]
+    if flt.statuses is not None and RESTING_STATUS not in flt.statuses:
+        statuses = [index.having(status) for status in flt.statuses]
+        groups.append(statuses[0] if len(statuses) == 1 else set().union(*statuses))
+    if not groups:
+        return None
+    groups.sort(key=len)
+    # A walk stops at the first page's end; sorting the candidates pays off only when they
+    # are few next to the rows.
+    if len(groups[0]) * _SELECTIVE > len(index.rows):
+        return None
+    if len(groups) == 1:
+        return groups[0]
+    return set(groups[0]).intersection(*groups[1:])
+
+
+_SELECTIVE = 8
+"""Candidates are used when at most one row in this many has the rarest named facet."""
 
 
 class RecordCache(Generic[M]):
@@ -249,9 +341,12 @@ __all__ = [
     "SCHEDULE_INDEX_FIELDS",
     "AgentRow",
     "CleanupRow",
+    "Facet",
     "PlainRow",
     "RecordCache",
     "Row",
     "ScheduleRow",
     "SortedIndex",
+    "agent_candidates",
+    "agent_facets",
 ]

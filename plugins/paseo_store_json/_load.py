@@ -12,14 +12,12 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from paseo_hookspecs.atomic import TEMP_SUFFIX, fsync_directory
 from paseo_hookspecs.errors import StorageError
 from paseo_hookspecs.records import (
     AGENTS_DIR,
@@ -44,11 +42,18 @@ from paseo_hookspecs.records import (
     WorkspaceRecord,
     WorkspacesFile,
     dump_record,
-    sanitize_cwd,
 )
 from paseo_hookspecs.store import QuarantinedFile
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from paseo_store_json._bulk import (
+    agent_is_canonical,
+    load_files,
+    reader_pool,
+    scan,
+    scan_tree,
+    torn_files,
+)
 from paseo_store_json._core import describe_validation_error
 from paseo_store_json._files import (
     FileOps,
@@ -237,53 +242,48 @@ def recover_label_transaction(home: Path, ops: FileOps) -> None:
 
 
 def _load_record_files(home: Path, loaded: Loaded) -> None:
-    agent_files: list[str] = []
-    agents_dir = home / AGENTS_DIR
-    if agents_dir.is_dir():
-        for entry in os.scandir(agents_dir):
-            if entry.is_dir():
-                agent_files += _scan(entry.path)
-    with ThreadPoolExecutor(max_workers=_READERS, thread_name_prefix="paseo-store-read") as reader:
-        _load_files(
+    quarantined = loaded.quarantined
+    with reader_pool() as reader:
+        load_files(
             home,
             reader,
-            agent_files,
+            scan_tree(str(home / AGENTS_DIR)),
             AGENT_INDEX_FIELDS,
             AgentRow,
             kind="agent",
             into=loaded.agents,
-            loaded=loaded,
-            canonical=_agent_is_canonical,
+            quarantined=quarantined,
+            canonical=agent_is_canonical(),
         )
-        _load_files(
+        load_files(
             home,
             reader,
-            _scan(str(home / SCHEDULES_DIR)),
+            scan(str(home / SCHEDULES_DIR)),
             SCHEDULE_INDEX_FIELDS,
             ScheduleRow,
             kind="schedule",
             into=loaded.schedules,
-            loaded=loaded,
+            quarantined=quarantined,
         )
-        _load_files(
+        load_files(
             home,
             reader,
-            _scan(str(home / MANAGED_PROCESSES_DIR)),
+            scan(str(home / MANAGED_PROCESSES_DIR)),
             ManagedProcessRecord,
             PlainRow,
             kind="managed process",
             into=loaded.processes,
-            loaded=loaded,
+            quarantined=quarantined,
         )
-        _load_files(
+        load_files(
             home,
             reader,
-            _scan(str(home / CLEANUP_DIR)),
+            scan(str(home / CLEANUP_DIR)),
             CleanupItem,
             CleanupRow,
             kind="cleanup item",
             into=loaded.cleanup,
-            loaded=loaded,
+            quarantined=quarantined,
         )
 
 
@@ -299,113 +299,6 @@ def finish_purges(home: Path, ops: FileOps, loaded: Loaded) -> None:
         ops.remove(home / TIMELINES_DIR / f"{item.agentId}.jsonl")
         del loaded.agents[item.agentId]
         log.info("finished the interrupted purge of agent %s", item.agentId)
-
-
-def _agent_is_canonical(record: Any, path: str) -> bool:
-    """Whether ``path`` is where an agent with these (index) fields is written."""
-    return os.path.basename(os.path.dirname(path)) == sanitize_cwd(record.cwd) and (
-        os.path.basename(path) == f"{record.id}.json"
-    )
-
-
-def _id_is_canonical(record: BaseModel, path: str) -> bool:
-    return os.path.basename(path) == f"{getattr(record, 'id', None)}.json"
-
-
-def _scan(directory: str) -> list[str]:
-    """The ``*.json`` files of ``directory``; leftover temp files there are deleted."""
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return []
-    files: list[str] = []
-    removed_temp = False
-    for entry in entries:
-        name = entry.name
-        if name.startswith(".") and name.endswith(TEMP_SUFFIX):
-            if entry.is_file(follow_symlinks=False):
-                os.unlink(entry.path)
-                removed_temp = True
-                log.info("removed leftover temporary file %s", entry.path)
-        elif name.endswith(".json") and entry.is_file():
-            files.append(entry.path)
-    if removed_temp:
-        fsync_directory(Path(directory))
-    return files
-
-
-def _read_batch(paths: list[str]) -> list[bytes]:
-    contents = []
-    for path in paths:
-        with open(path, "rb") as handle:
-            contents.append(handle.read())
-    return contents
-
-
-_READ_BATCH = 256
-_READERS = 2
-"""Reader threads: each has one file open at a time, so at most this many are open at once
-(however many records the home holds), and reading overlaps validation on the loading
-thread."""
-
-
-def _load_files(
-    home: Path,
-    reader: ThreadPoolExecutor,
-    paths: list[str],
-    model: type[M],
-    row_type: Callable[[M, str], R],
-    *,
-    kind: str,
-    into: dict[str, R],
-    loaded: Loaded,
-    canonical: Callable[[M, str], bool] = _id_is_canonical,
-) -> None:
-    """Validate the records in ``paths`` as ``model`` and index them into ``into`` (by id).
-
-    This is the cold-start hot path: reader threads read the next batches of files while this
-    thread validates the current one, and only the index row of each record is kept. For
-    agents and schedules ``model`` checks the JSON and the indexed fields only (see
-    :func:`paseo_store_json._index.index_fields`): a file that is not JSON or whose indexed
-    fields are invalid is quarantined now, one invalid elsewhere when it is first read. Paths
-    stay ``str`` (``Path`` objects cost as much as parsing).
-    """
-    batches = [paths[i : i + _READ_BATCH] for i in range(0, len(paths), _READ_BATCH)]
-    canonical_paths: dict[str, bool] = {}
-    for batch, contents in zip(batches, reader.map(_read_batch, batches), strict=True):
-        for path, data in zip(batch, contents, strict=True):
-            try:
-                record = model.model_validate_json(data)
-            except ValidationError as exc:
-                loaded.quarantined.append(
-                    quarantine(home, Path(path), describe_validation_error(exc))
-                )
-                continue
-            row = row_type(record, path)
-            is_canonical = canonical(record, path)
-            previous = into.get(row.id)
-            if previous is None:
-                into[row.id] = row
-                canonical_paths[row.id] = is_canonical
-                continue
-            # Two files claim one id (an interrupted move, a hand copy). Keep the one at its
-            # canonical path, else the newer file; the other is moved aside, never dropped.
-            keep, lose = row, previous
-            was_canonical = canonical_paths[row.id]
-            if (was_canonical and not is_canonical) or (
-                was_canonical == is_canonical
-                and os.stat(previous.path).st_mtime_ns > os.stat(path).st_mtime_ns
-            ):
-                keep, lose = previous, row
-            into[row.id] = keep
-            canonical_paths[row.id] = was_canonical or is_canonical
-            loaded.quarantined.append(
-                quarantine(
-                    home,
-                    Path(lose.path),
-                    f"duplicate {kind} {row.id}; kept {keep.path}",
-                )
-            )
 
 
 # --- whole-file collections ------------------------------------------------------------------
@@ -587,11 +480,7 @@ def _load_plugin_sources(home: Path, loaded: Loaded) -> dict[str, Any]:
 
 
 def _cut_torn_timelines(home: Path) -> None:
-    directory = home / TIMELINES_DIR
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return
-    for entry in entries:
-        if entry.name.endswith(".jsonl") and entry.is_file():
-            cut_torn_tail(Path(entry.path))
+    with reader_pool() as reader:
+        torn = torn_files(reader, str(home / TIMELINES_DIR), ".jsonl")
+    for path in torn:
+        cut_torn_tail(Path(path))

@@ -8,7 +8,7 @@ record's file and the per-id locked write of its files.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -52,11 +52,14 @@ from paseo_store_json._files import quarantine
 from paseo_store_json._index import (
     DEFAULT_CACHE_RECORDS,
     AgentRow,
+    Facet,
     PlainRow,
     RecordCache,
     Row,
     ScheduleRow,
     SortedIndex,
+    agent_candidates,
+    agent_facets,
 )
 
 log = logging.getLogger("paseo.store.json")
@@ -109,13 +112,14 @@ class RecordFiles(Generic[M, R]):
         *,
         row_type: Callable[[M, str], R],
         cache_records: int = DEFAULT_CACHE_RECORDS,
+        facets: Callable[[R], tuple[Facet, ...]] | None = None,
     ) -> None:
         self.core = core
         self.model = model
         self.kind = kind
         self._relative_path = relative_path
         self._row_type = row_type
-        self.index: SortedIndex[R] = SortedIndex()
+        self.index: SortedIndex[R] = SortedIndex(facets)
         self.cache: RecordCache[M] = RecordCache(cache_records)
         self.locks = KeyedLocks()
 
@@ -276,8 +280,11 @@ class RecordFiles(Generic[M, R]):
         cursor_kind: str,
         *,
         descending: bool = False,
+        among: Callable[[], Set[str] | None] = lambda: None,
     ) -> Page[M]:
-        """A page of the rows ``keep`` admits; their full records are read together."""
+        """A page of the rows ``keep`` admits; their full records are read together.
+        ``among``: the ids (a superset of those ``keep`` admits) to walk instead of every row,
+        or ``None``; asked again for each pass, as rows may change between passes."""
         self.core.check_open()
         size = check_limit(limit)
         start = None if cursor is None else decode_cursor(cursor, cursor_kind, (str, str))
@@ -286,7 +293,7 @@ class RecordFiles(Generic[M, R]):
             # One row beyond what the page still needs tells whether another page follows.
             need = size - len(items)
             batch: list[tuple[tuple[str, str], R]] = []
-            for key, row in self.index.walk(start, descending=descending):
+            for key, row in self.index.walk(start, descending=descending, among=among()):
                 if keep(row):
                     batch.append((key, row))
                     if len(batch) > need:
@@ -359,6 +366,7 @@ class JsonAgentRepository(AgentRepository):
             lambda row: agent_record_path(row.id, row.cwd),
             row_type=AgentRow,
             cache_records=cache_records,
+            facets=agent_facets,
         )
         self._timeline_delete = timeline_delete
 
@@ -374,12 +382,20 @@ class JsonAgentRepository(AgentRepository):
         newest_first: bool = False,
     ) -> Page[AgentRecord]:
         return await self.files.page(
-            cursor, limit, lambda row: row.matches(filter), "agents", descending=newest_first
+            cursor,
+            limit,
+            lambda row: row.matches(filter),
+            "agents",
+            descending=newest_first,
+            among=lambda: agent_candidates(self.files.index, filter),
         )
 
     async def count(self, filter: AgentFilter = _EVERY_AGENT) -> int:
         self.files.core.check_open()
-        return sum(1 for row in self.files.index.rows.values() if row.matches(filter))
+        rows = self.files.index.rows
+        among = agent_candidates(self.files.index, filter)
+        counted = rows.values() if among is None else (rows[i] for i in among if i in rows)
+        return sum(1 for row in counted if row.matches(filter))
 
     async def insert(self, record: AgentRecord) -> bool:
         return await self.files.insert(record)

@@ -10,6 +10,7 @@ from pathlib import Path
 from paseo_hookspecs.records import CleanupItem, agent_record_path, dump_record
 from paseo_hookspecs.store import AgentFilter
 from paseo_store_json import JsonStore
+from paseo_store_json._index import agent_candidates
 
 AGENTS = [f"3b8f1c2e-7a4d-4e9b-9c61-{i:012x}" for i in range(12)]
 
@@ -111,9 +112,7 @@ def test_a_field_outside_the_index_is_validated_when_first_read(home, make_agent
     assert "config.modeId" in reason
 
 
-def test_tombstones_are_in_the_index_and_restore_and_purge_read_evicted_records(
-    home, make_agent
-):
+def test_tombstones_are_in_the_index_and_restore_and_purge_read_evicted_records(home, make_agent):
     """``deletedAt`` is an index field: listings and counts leave a tombstone out without
     reading its file, also after a reopen; a restore and a purge of a tombstone no longer in
     the cache read it back from its file."""
@@ -159,6 +158,92 @@ def test_tombstones_are_in_the_index_and_restore_and_purge_read_evicted_records(
         assert await store.agents.count(AgentFilter(trashed=True)) == 0
         [queued] = await store.trash.queued()
         assert (queued.agentId, queued.deletedAt) == (AGENTS[1], deleted_at)
+        await store.close()
+
+    asyncio.run(main())
+
+
+def test_listings_by_status_or_label_walk_only_the_rows_having_them(home, make_agent):
+    """Few live or labelled agents among many closed ones are found from the facet index
+    (not a walk of every row), in the same order and pages as a walk, and stay in step with
+    writes and deletes."""
+    many = [f"5d1e2f3a-0000-4000-8000-{i:012x}" for i in range(120)]
+
+    def stamp(i: int) -> str:
+        # Not in id order: the pages must follow (createdAt, id).
+        return f"2026-01-01T00:{(i * 37) % 60:02d}:{i % 7:02d}.000Z"
+
+    async def pages(store: JsonStore, flt: AgentFilter, *, newest_first: bool) -> list[str]:
+        seen: list[str] = []
+        cursor = None
+        while True:
+            page = await store.agents.list(flt, cursor=cursor, limit=2, newest_first=newest_first)
+            seen += [a.id for a in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                return seen
+
+    async def main() -> None:
+        store = JsonStore(home, cache_records=0)
+        await store.open()
+        records = {}
+        for i, agent_id in enumerate(many):
+            records[agent_id] = make_agent(
+                agent_id,
+                createdAt=stamp(i),
+                lastStatus="running" if i % 20 == 3 else "closed",
+                labels={"paseo.metadata": "title"} if i % 30 == 7 else {},
+            )
+            assert await store.agents.insert(records[agent_id])
+        await store.close()
+        # Reopened: the facets are built by the bulk load as well as by writes.
+        store = JsonStore(home, cache_records=0)
+        await store.open()
+
+        def expected(flt: AgentFilter, *, newest_first: bool) -> list[str]:
+            rows = store.agents.files.index.rows
+            keys = sorted((r.createdAt, r.id) for r in rows.values() if r.matches(flt))
+            ids = [key[1] for key in keys]
+            return ids[::-1] if newest_first else ids
+
+        running = AgentFilter(statuses=frozenset({"running", "error"}), include_archived=True)
+        titled = AgentFilter(labels={"paseo.metadata": "title"}, include_archived=True)
+        both = AgentFilter(statuses=frozenset({"running"}), labels={"paseo.metadata": "title"})
+        index = store.agents.files.index
+        assert agent_candidates(index, running) == {
+            a for a in many if records[a].lastStatus == "running"
+        }
+        for flt in (running, titled, both):
+            for newest_first in (False, True):
+                assert await pages(store, flt, newest_first=newest_first) == expected(
+                    flt, newest_first=newest_first
+                )
+            assert await store.agents.count(flt) == len(expected(flt, newest_first=False))
+        assert len(await pages(store, titled, newest_first=False)) == 4
+        assert await pages(store, both, newest_first=False) == []
+        # Closed agents are most rows: listing them walks the index, with the same result.
+        closed = AgentFilter(statuses=frozenset({"closed"}))
+        assert agent_candidates(index, closed) is None
+        closed_titled = AgentFilter(statuses=closed.statuses, labels=titled.labels)
+        # Resting agents are no facet: their labels narrow the walk instead.
+        assert agent_candidates(index, closed_titled) == {a for a in many if records[a].labels}
+        assert await pages(store, closed_titled, newest_first=True) == expected(
+            closed_titled, newest_first=True
+        )
+        assert await pages(store, closed, newest_first=False) == expected(
+            closed, newest_first=False
+        )
+
+        await store.agents.update(
+            many[3], {"lastStatus": "closed", "labels": {"paseo.metadata": "title"}}
+        )
+        await store.agents.update(many[0], {"lastStatus": "running"})
+        assert await store.agents.delete(many[7])
+        for flt in (running, titled, both):
+            assert await pages(store, flt, newest_first=False) == expected(flt, newest_first=False)
+        assert many[3] in await pages(store, titled, newest_first=False)
+        assert many[3] not in await pages(store, running, newest_first=False)
+        assert many[7] not in index.having(("paseo.metadata", "title"))
         await store.close()
 
     asyncio.run(main())

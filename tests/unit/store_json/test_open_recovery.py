@@ -149,6 +149,27 @@ def test_a_torn_trailing_timeline_line_is_cut_at_open(home, make_entry):
     assert store.quarantined == []
 
 
+def test_only_torn_timelines_are_touched_at_open(home, make_entry):
+    """Among many timelines, the torn ones are found by their last byte and cut; whole ones,
+    empty ones and one whose torn line is its only line keep their bytes or lose just that."""
+    other = "7c2d9a10-1b2c-4d3e-8f40-000000000001"
+    whole = json.dumps(dump_record(make_entry(AGENT, 1))) + "\n"
+    paths = {name: home / "timelines" / f"{name}.jsonl" for name in ("whole", "empty", "torn")}
+    _write(paths["whole"], whole * 3)
+    _write(paths["empty"], "")
+    _write(paths["torn"], json.dumps(dump_record(make_entry(other, 1)))[:30])
+    for index in range(300):
+        _write(home / "timelines" / f"bulk-{index}.jsonl", whole)
+
+    _open(home)
+    assert paths["whole"].read_text() == whole * 3
+    assert paths["empty"].read_bytes() == b""
+    assert paths["torn"].read_bytes() == b""
+    assert all(
+        (home / "timelines" / f"bulk-{index}.jsonl").read_text() == whole for index in range(300)
+    )
+
+
 def test_a_corrupt_timeline_line_in_the_middle_is_quarantined(home, make_entry):
     path = home / "timelines" / f"{AGENT}.jsonl"
     good = [json.dumps(dump_record(make_entry(AGENT, seq))) + "\n" for seq in (1, 3)]
