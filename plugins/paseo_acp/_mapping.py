@@ -386,19 +386,10 @@ def slash_commands(listed: Any) -> list[SlashCommand]:
     ``input.hint``) as slash commands; malformed entries are skipped."""
     commands: list[SlashCommand] = []
     for entry in listed if isinstance(listed, list) else []:
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-            continue
-        name = entry["name"].removeprefix("/")
-        if not name:
-            continue
-        given = entry.get("input")
-        hint = given.get("hint") if isinstance(given, Mapping) else None
-        description = entry.get("description")
-        commands.append(
-            SlashCommand(
-                name=name,
-                description=description if isinstance(description, str) else "",
-                argumentHint=hint if isinstance(hint, str) else "",
-            )
-        )
+        if isinstance(entry, Mapping):
+            given = entry.get("input")
+            hint = given.get("hint") if isinstance(given, Mapping) else None
+            command = SlashCommand.listed(entry.get("name"), entry.get("description"), hint)
+            if command is not None:
+                commands.append(command)
     return commands

@@ -299,18 +299,10 @@ def slash_commands(answer: Mapping[str, Any]) -> list[SlashCommand]:
     listed = body.get("commands") if isinstance(body, Mapping) else None
     commands: list[SlashCommand] = []
     for entry in listed if isinstance(listed, list) else []:
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str):
-            continue
-        name = entry["name"].removeprefix("/")
-        if not name:
-            continue
-        hint = entry.get("argumentHint")
-        description = entry.get("description")
-        commands.append(
-            SlashCommand(
-                name=name,
-                description=description if isinstance(description, str) else "",
-                argumentHint=hint if isinstance(hint, str) else "",
+        if isinstance(entry, Mapping):
+            command = SlashCommand.listed(
+                entry.get("name"), entry.get("description"), entry.get("argumentHint")
             )
-        )
+            if command is not None:
+                commands.append(command)
     return commands

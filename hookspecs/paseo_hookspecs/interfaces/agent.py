@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -104,6 +104,18 @@ class SlashCommand(BaseModel):
     description: str = ""
     argumentHint: str = ""
     """What follows the name, e.g. ``<file>`` (empty: no arguments)."""
+
+    @classmethod
+    def listed(cls, name: object, description: object = None, hint: object = None) -> Self | None:
+        """A command as a program lists it, read leniently: ``None`` without a name, the
+        leading ``/`` dropped, a description or hint that is not a string read as empty."""
+        if not isinstance(name, str) or not name.removeprefix("/"):
+            return None
+        return cls(
+            name=name.removeprefix("/"),
+            description=description if isinstance(description, str) else "",
+            argumentHint=hint if isinstance(hint, str) else "",
+        )
 
 
 class DraftConfig(BaseModel):
