@@ -8,31 +8,9 @@ import asyncio
 import json
 from typing import Any
 
-from paseo_hookspecs.transport import Channel, Observed, SessionLimits
+from paseo_hookspecs.transport import Observed, SessionLimits
 from paseo_tswire.bridge import QUEUE_LIMIT, RpcBridge
-
-
-class _Session:
-    """The host's session as the bridge uses it: it runs until the connection is lost."""
-
-    def __init__(self) -> None:
-        self.lost = asyncio.Event()
-
-    def receive(self, frame: str | bytes) -> None:
-        return None
-
-    async def run(self) -> None:
-        await self.lost.wait()
-
-    def connection_lost(self) -> None:
-        self.lost.set()
-
-
-class _Host:
-    def open_session(
-        self, *, kind: str, channel: Channel, observed: Observed, limits: SessionLimits
-    ) -> _Session:
-        return _Session()
+from unit.tswire.harness import IdleHost
 
 
 def _frame(size: int) -> str:
@@ -48,7 +26,7 @@ def test_a_client_that_does_not_read_is_dropped_past_the_byte_bound() -> None:
             await stalled.wait()  # the client never reads
 
         bridge = RpcBridge(
-            _Host(),  # type: ignore[arg-type]
+            IdleHost(),  # type: ignore[arg-type]
             kind="local",
             observed=Observed("tswire", True, None, None, None),
             limits=SessionLimits(outbound_bytes=4 << 20),

@@ -7,33 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 from paseo_tswire.connection import MAX_INDEXES, ClientSession
 from paseo_tswire.timeline import TimelineIndex
-
-
-class _Session:
-    """The host's session as the bridge uses it: it runs until the connection is lost."""
-
-    def __init__(self) -> None:
-        self.lost = asyncio.Event()
-
-    def receive(self, frame: str | bytes) -> None:
-        return None
-
-    async def run(self) -> None:
-        await self.lost.wait()
-
-    def connection_lost(self) -> None:
-        self.lost.set()
-
-
-class _Host:
-    def open_session(
-        self, *, kind: str, channel: Channel, observed: Observed, limits: SessionLimits
-    ) -> _Session:
-        return _Session()
-
+from unit.tswire.harness import client_session
 
 EVENT = {
     "agentId": "a1",
@@ -52,14 +28,7 @@ EVENT = {
 
 def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
     async def scenario() -> dict[str, TimelineIndex]:
-        session = ClientSession(
-            _Host(),  # type: ignore[arg-type]
-            client_id="cid",
-            client_type="cli",
-            kind="local",
-            observed=Observed("tswire", True, None, None, None),
-            limits=SessionLimits(),
-        )
+        session = client_session()
         session.indexes["a1"] = TimelineIndex(epoch="e1")
         sent: list[str | bytes] = []
 
@@ -95,14 +64,7 @@ class _Reading(ClientSession):
 
 def test_a_connection_keeps_a_bounded_number_of_timeline_indexes() -> None:
     async def scenario() -> tuple[list[str], list[str], int]:
-        session = _Reading(
-            _Host(),  # type: ignore[arg-type]
-            client_id="cid",
-            client_type="cli",
-            kind="local",
-            observed=Observed("tswire", True, None, None, None),
-            limits=SessionLimits(),
-        )
+        session = client_session(_Reading)
         session.loads = []
         for n in range(MAX_INDEXES + 4):
             await session.index(f"agent-{n}")
