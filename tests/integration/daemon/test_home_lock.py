@@ -54,6 +54,13 @@ def test_foreground_daemon_writes_meta_files_with_private_modes(
 def test_second_daemon_on_same_home_fails_before_writing(
     foreground_daemon: subprocess.Popen[str], paseo_home: Path, run_paseo
 ) -> None:
+    # The running daemon's own start-up writes come first (its first trash sweep marks the
+    # home after "ready"), so only the second daemon can change what is compared.
+    wait_for(
+        lambda: (paseo_home / "trash" / "sweep.json").exists()
+        and not any(paseo_home.rglob("*.tmp")),
+        what="the running daemon's start-up writes",
+    )
     before = _snapshot(paseo_home)
     result = run_paseo("daemon", "start", "--foreground", timeout=30)
     assert result.returncode != 0
