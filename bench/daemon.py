@@ -133,12 +133,14 @@ def stop_daemon(env: dict[str, str]) -> None:
     )
 
 
-async def _open(url: str, token: str | None) -> ClientConnection:
+async def open_ws(url: str, token: str | None) -> ClientConnection:
+    """A bench client connection: no compression, no frame size limit."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return await connect(url, additional_headers=headers, compression=None, max_size=None)
 
 
-async def _call(ws: ClientConnection, request_id: int, method: str, params: Any) -> Any:
+async def call(ws: ClientConnection, request_id: int, method: str, params: Any) -> Any:
+    """One JSON-RPC call; notifications met on the way are skipped."""
     await ws.send(
         json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
     )
@@ -149,9 +151,9 @@ async def _call(ws: ClientConnection, request_id: int, method: str, params: Any)
 
 
 async def round_trips(url: str, token: str | None, count: int, rpc: bool) -> list[float]:
-    ws = await _open(url, token)
+    ws = await open_ws(url, token)
     if rpc:
-        await _call(ws, 0, "server.hello", {"clientId": "bench"})
+        await call(ws, 0, "server.hello", {"clientId": "bench"})
     frame = json.dumps(
         {"jsonrpc": "2.0", "id": 1, "method": "server.ping", "params": {"data": "x" * 64}}
     )
@@ -166,10 +168,10 @@ async def round_trips(url: str, token: str | None, count: int, rpc: bool) -> lis
 
 
 async def fanout(url: str, token: str, clients: int, count: int) -> tuple[float, int]:
-    sockets = [await _open(url, token) for _ in range(clients)]
+    sockets = [await open_ws(url, token) for _ in range(clients)]
     for ws in sockets:
-        await _call(ws, 0, "server.hello", {"clientId": "bench"})
-        joined = await _call(ws, 1, "bench.join", {})
+        await call(ws, 0, "server.hello", {"clientId": "bench"})
+        joined = await call(ws, 1, "bench.join", {})
         if "error" in joined:
             raise SystemExit(f"the bench plugin did not load: {joined['error']}")
     received = 0

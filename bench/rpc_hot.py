@@ -25,13 +25,12 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
 
 import psutil
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from daemon import make_plugin, percentile, start_daemon
+from daemon import call, make_plugin, open_ws, percentile, start_daemon
 
 PYTHON = sys.executable
 PASEO = shutil.which("paseo", path=str(Path(PYTHON).parent)) or "paseo"
@@ -81,25 +80,10 @@ PING = json.dumps(
 FAN_CLIENTS = 10
 
 
-async def _open(url: str, token: str | None) -> ClientConnection:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return await connect(url, additional_headers=headers, compression=None, max_size=None)
-
-
-async def _call(ws: ClientConnection, request_id: int, method: str, params: Any) -> Any:
-    await ws.send(
-        json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    )
-    while True:
-        message = json.loads(await ws.recv())
-        if message.get("id") == request_id:
-            return message
-
-
 async def round_trips(url: str, token: str | None, count: int, rpc: bool) -> list[float]:
-    ws = await _open(url, token)
+    ws = await open_ws(url, token)
     if rpc:
-        await _call(ws, 0, "server.hello", {"clientId": "bench"})
+        await call(ws, 0, "server.hello", {"clientId": "bench"})
     samples = []
     answer: str | bytes = ""
     for _ in range(count + count // 10):
@@ -115,12 +99,12 @@ async def round_trips(url: str, token: str | None, count: int, rpc: bool) -> lis
 
 async def fanout(url: str, token: str | None, count: int, rpc: bool) -> float:
     """Frames a second received by ``FAN_CLIENTS`` clients together."""
-    sockets = [await _open(url, token) for _ in range(FAN_CLIENTS)]
+    sockets = [await open_ws(url, token) for _ in range(FAN_CLIENTS)]
     size = 0
     if rpc:
         for ws in sockets:
-            await _call(ws, 0, "server.hello", {"clientId": "bench"})
-            joined = await _call(ws, 1, "bench.join", {})
+            await call(ws, 0, "server.hello", {"clientId": "bench"})
+            joined = await call(ws, 1, "bench.join", {})
             if "error" in joined:
                 raise SystemExit(f"the bench plugin did not load: {joined['error']}")
 
