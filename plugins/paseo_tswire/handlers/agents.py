@@ -164,18 +164,28 @@ async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
         params["labels"] = msg.labels
     if msg.workspaceId:
         params["workspaceId"] = msg.workspaceId
+    await _adopt(session, msg.requestId, "agent.create", params, out.AgentCreated)
+
+
+async def _adopt(
+    session: ClientSession,
+    request_id: str,
+    method: str,
+    params: dict[str, Any],
+    answer: type[out.AgentCreated] | type[out.AgentResumed],
+) -> None:
+    """Call ``method`` (``agent.create`` or ``agent.import``) and answer with the new agent's
+    snapshot, or with ``agent_create_failed`` naming the daemon's error."""
     try:
-        result = await session.call("agent.create", params)
+        result = await session.call(method, params)
         agent, _ = await session.snapshot(result["agent"]["id"])
     except RpcFailure as exc:
         await session.push(
             "status",
-            out.AgentCreateFailed(requestId=msg.requestId, error=exc.message, errorCode=exc.code),
+            out.AgentCreateFailed(requestId=request_id, error=exc.message, errorCode=exc.code),
         )
         return
-    await session.push(
-        "status", out.AgentCreated(agentId=agent.id, requestId=msg.requestId, agent=agent)
-    )
+    await session.push("status", answer(agentId=agent.id, requestId=request_id, agent=agent))
 
 
 async def import_agent(session: ClientSession, msg: req.ImportAgent) -> None:
@@ -195,18 +205,7 @@ async def import_agent(session: ClientSession, msg: req.ImportAgent) -> None:
     params["cwd"] = msg.cwd
     if msg.labels:
         params["labels"] = msg.labels
-    try:
-        result = await session.call("agent.import", params)
-        agent, _ = await session.snapshot(result["agent"]["id"])
-    except RpcFailure as exc:
-        await session.push(
-            "status",
-            out.AgentCreateFailed(requestId=msg.requestId, error=exc.message, errorCode=exc.code),
-        )
-        return
-    await session.push(
-        "status", out.AgentResumed(agentId=agent.id, requestId=msg.requestId, agent=agent)
-    )
+    await _adopt(session, msg.requestId, "agent.import", params, out.AgentResumed)
 
 
 async def resume_agent(session: ClientSession, msg: req.ResumeAgent) -> None:
