@@ -10,34 +10,12 @@ from typing import Any
 
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from paseo_hookspecs.transport import ImmediateChannel, Observed, SessionLimits
+from unit.rpc.harness import SessionHost
 
 from paseo.daemon.methods import ping
 from paseo.rpc.dispatch import MethodTable
 from paseo.rpc.models import PingParams, PingResult
 from paseo.rpc.session import CLOSE_SLOW_CONSUMER, Session
-
-
-class Host:
-    def __init__(self) -> None:
-        self.methods = MethodTable()
-        self.methods.add_group(
-            RpcMethodGroup("server", [RpcMethod("server.ping", ping, PingParams, PingResult)]),
-            "kernel",
-        )
-        self.accepting = True
-        self.context: Any = None
-
-    def session_ended(self, session: Session) -> None:
-        pass
-
-    def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
-        return None
-
-    def make_room(self, size: int, limit: int) -> None:
-        pass
-
-    def outbound_changed(self, delta: int) -> None:
-        pass
 
 
 def ping_frame(request_id: int) -> str:
@@ -77,10 +55,10 @@ class Socket:
 
 
 def session_on(
-    channel: Socket, limits: SessionLimits | None = None, host: Host | None = None
+    channel: Socket, limits: SessionLimits | None = None, host: SessionHost | None = None
 ) -> Session:
     session = Session(
-        host or Host(),
+        host or SessionHost(),
         kind="local",
         channel=channel,
         observed=Observed(
@@ -165,7 +143,7 @@ async def waits_a_turn(ctx: Any, params: None) -> dict[str, str]:
 
 
 def immediate_session(channel: Socket) -> Session:
-    host = Host()
+    host = SessionHost()
     host.methods = table = MethodTable()
     table.add_group(
         RpcMethodGroup(

@@ -7,37 +7,10 @@ import asyncio
 import json
 from typing import Any
 
-from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from paseo_hookspecs.transport import Observed, SessionLimits
+from unit.rpc.harness import SessionHost
 
-from paseo.daemon.methods import ping
-from paseo.rpc.dispatch import MethodTable
-from paseo.rpc.models import PingParams, PingResult
 from paseo.rpc.session import Session
-
-
-class Host:
-    def __init__(self) -> None:
-        self.methods = MethodTable()
-        self.methods.add_group(
-            RpcMethodGroup("server", [RpcMethod("server.ping", ping, PingParams, PingResult)]),
-            "kernel",
-        )
-        self.accepting = True
-        self.context: Any = None
-        self.outbound_bytes = 0
-
-    def session_ended(self, session: Session) -> None:
-        pass
-
-    def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
-        return None
-
-    def make_room(self, size: int, limit: int) -> None:
-        pass
-
-    def outbound_changed(self, delta: int) -> None:
-        self.outbound_bytes += delta
 
 
 class Recorder:
@@ -61,7 +34,7 @@ class Recorder:
 
 def session_on(channel: Recorder) -> Session:
     session = Session(
-        Host(),
+        SessionHost(),
         kind="local",
         channel=channel,
         observed=Observed(

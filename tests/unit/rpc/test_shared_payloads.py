@@ -9,10 +9,10 @@ import json
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 from paseo_hookspecs.transport import Observed, SessionLimits
 from paseo_store_json import JsonStore
+from unit.rpc.harness import SessionHost
 
 from paseo.projects.icons import IconStore
 from paseo.projects.rpc import project_group
@@ -30,28 +30,16 @@ def png(size: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + body
 
 
-class Host:
-    """The server side a session needs: the real project methods, and the byte count."""
+class Host(SessionHost):
+    """The real project methods, and an event once ``threshold`` bytes are queued."""
 
     def __init__(self, methods: MethodTable, threshold: int) -> None:
-        self.methods = methods
-        self.accepting = True
-        self.context: Any = None
-        self.outbound_bytes = 0
+        super().__init__(methods)
         self._threshold = threshold
         self.all_queued = asyncio.Event()
 
-    def session_ended(self, session: Session) -> None:
-        pass
-
-    def stream_position(self, name: str) -> tuple[frozenset[str], int] | None:
-        return None
-
-    def make_room(self, size: int, limit: int) -> None:
-        pass
-
     def outbound_changed(self, delta: int) -> None:
-        self.outbound_bytes += delta
+        super().outbound_changed(delta)
         if self.outbound_bytes >= self._threshold:
             self.all_queued.set()
 
