@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.interfaces.store import Store
+    from paseo_hookspecs.providers import ProviderCatalog
 
 
 class DaemonContext(Protocol):
@@ -46,6 +47,13 @@ class DaemonContext(Protocol):
         .. versionadded:: 2.0
         """
 
+    @property
+    def providers(self) -> ProviderCatalog:
+        """The agent providers' models and modes (:mod:`paseo_hookspecs.providers`).
+
+        .. versionadded:: 2.0
+        """
+
     def config_section(self, plugin_id: str) -> Any:
         """The validated settings model of ``plugin_id`` (``None`` when it has none)."""
 
@@ -60,6 +68,18 @@ class RpcContext(Protocol):
     @property
     def session_kind(self) -> str:
         """``local``, ``remote`` or ``hub`` — decided from what the server observed."""
+
+    @property
+    def trusted_local(self) -> bool:
+        """The call comes from a person at this machine: a ``local`` session whose transport
+        the server observed to be local (a unix socket, or a loopback peer — a forwarded
+        address counts only behind a trusted proxy) and that carried no browser ``Origin``.
+        Nothing the client said in ``server.hello`` counts. ``False`` for calls the daemon
+        makes on an agent's behalf (e.g. an MCP tool call). Guard operations a web page or
+        an agent must not reach with it (``paseo hub connect`` does).
+
+        .. versionadded:: 2.0
+        """
 
     @property
     def client_id(self) -> str:

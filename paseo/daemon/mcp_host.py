@@ -130,6 +130,7 @@ class _Context:
         self.daemon = daemon
         self.session_kind = "local"
         self.client_id = f"mcp:{caller.agent_id}"
+        self.trusted_local = False  # an agent's call, not a person's at this machine
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         return None  # an MCP exchange has no notification channel

@@ -22,7 +22,7 @@ from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
-    from paseo_hookspecs.hub_host import HubHost
+    from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.interfaces.store import Store
 
     from paseo.config import LoadedConfig, ResolvedConfig
@@ -52,10 +52,6 @@ class LiveConfig:
 class Daemon:
     """One daemon process bound to one state root (whose lock the caller holds)."""
 
-    hub_host: HubHost
-    """Set by the composition root; absent until then, so a daemon that was not composed
-    is no :class:`paseo_hookspecs.hub_host.HubCapableContext`."""
-
     def __init__(self, layout: HomeLayout, options: DaemonOptions, config: LoadedConfig) -> None:
         self.layout = layout
         self.options = options
@@ -67,6 +63,8 @@ class Daemon:
         self.plugins: PaseoPluginManager | None = None
         self._store: Store | None = None
         self._agents: Agents | None = None
+        self.provider_catalog: ProviderCatalog | None = None
+        """Set by the composition root (``DaemonContext.providers``)."""
         self._server_id = ""
         self.local_credential = ""
         self.public_key = ""
@@ -110,6 +108,12 @@ class Daemon:
         if self._agents is None:
             raise RuntimeError("the agent service is not composed yet")
         return self._agents
+
+    @property
+    def providers(self) -> ProviderCatalog:
+        if self.provider_catalog is None:
+            raise RuntimeError("the agent service is not composed yet")
+        return self.provider_catalog
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.

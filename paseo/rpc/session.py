@@ -37,6 +37,7 @@ from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, ImmediateChannel, Observed, SessionLimits
 
 from paseo.rpc import eager
+from paseo.rpc.trust import is_local_client
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
@@ -160,6 +161,17 @@ class CallContext:
     @property
     def client_id(self) -> str:
         return self.session.client_id
+
+    @property
+    def trusted_local(self) -> bool:
+        session = self.session
+        observed = session.observed
+        if session.kind != "local" or observed.origin:
+            return False  # a remote credential, or a page in a browser
+        # The peer as observed (a forwarded address counts only behind a trusted proxy).
+        return is_local_client(
+            unix_socket=observed.unix_socket, client_address=observed.client_address
+        )
 
     async def notify(self, method: str, params: dict[str, Any]) -> None:
         self.session.push(method, params)

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from typing import Any
 
+from paseo_hookspecs.agents import AgentObserver, RecordChange, TimelineEntry
 from paseo_hookspecs.errors import PaseoError
-from paseo_hookspecs.hub_host import (
-    AgentControl,
+
+from paseo_hub import wire
+from paseo_hub.agents import HubAgents
+from paseo_hub.intents import IntentStore
+from paseo_hub.models import (
     AgentSnapshot,
     HubAgentCreate,
     HubAgentValidate,
@@ -28,10 +32,8 @@ from paseo_hookspecs.hub_host import (
     HubOwner,
     PreapprovedTool,
     ToolPolicyUnsupported,
+    snapshot_of,
 )
-
-from paseo_hub import wire
-from paseo_hub.intents import IntentStore
 
 log = logging.getLogger("paseo.hub")
 
@@ -44,13 +46,12 @@ def message_id(execution_id: str) -> str:
     return f"hub-{execution_id}"
 
 
-class Executions:
-    """The relationship's executions. ``send`` queues one outbound message on the current
-    Hub socket (and drops it when there is none: stream frames are not durably replayed)."""
+class Executions(AgentObserver):
+    """The relationship's executions, and the observer of its agents (subscribed while the
+    socket is served). ``send`` queues one outbound message on the current Hub socket (and
+    drops it when there is none: stream frames are not durably replayed)."""
 
-    def __init__(
-        self, agents: AgentControl, daemon_id: str, intents: IntentStore, send: Send
-    ) -> None:
+    def __init__(self, agents: HubAgents, daemon_id: str, intents: IntentStore, send: Send) -> None:
         self._agents = agents
         self._daemon_id = daemon_id
         self._intents = intents
@@ -197,19 +198,22 @@ class Executions:
 
     # ------------------------------------------------------- AgentObserver
 
-    def agent_event(self, agent_id: str, event: Mapping[str, Any]) -> None:
+    async def on_event(self, agent_id: str, entry: TimelineEntry) -> None:
         execution_id = self._owned.get(agent_id)
         if execution_id is None:
             return  # not this relationship's agent: a Hub never sees it
-        self._send(wire.stream(execution_id, agent_id, dict(event)))
-        kind = event.get("type")
-        if kind in TERMINAL_TURN_EVENTS:
+        event = entry.event
+        self._send(wire.stream(execution_id, agent_id, wire.event_payload(event)))
+        if event.type in TERMINAL_TURN_EVENTS:
             intent = self._intents.get(execution_id)
-            if kind == "turn_completed" and intent is not None and intent.autoArchive:
+            if event.type == "turn_completed" and intent is not None and intent.autoArchive:
                 self._spawn(self._auto_archive(execution_id, agent_id))
             self._disarm_soon(execution_id)
 
-    def agent_updated(self, snapshot: AgentSnapshot) -> None:
+    async def on_record(self, change: RecordChange) -> None:
+        if change.kind == "deleted":
+            return  # not in the Hub's update vocabulary: status and archive state are
+        snapshot = snapshot_of(change.record)
         owner = snapshot.owner
         if owner is not None and owner.daemonId == self._daemon_id:
             self._owned.setdefault(snapshot.id, owner.executionId)

@@ -48,26 +48,26 @@ def paseo_register_config_sections(register: ConfigSectionRegistrar) -> None:
 
 @hookimpl
 def paseo_startup(context: DaemonContext) -> None:
-    """Load the relationship and resume it (enrolling, dialling or revoking)."""
-    from paseo_hookspecs.hub_host import HubCapableContext
-
+    """Pre-approve granted tools, load the relationship and resume it (enrolling, dialling or
+    revoking)."""
+    from paseo_hub.agents import SUBSCRIBER, HubAgents
+    from paseo_hub.preapproval import PreApprover
     from paseo_hub.service import HubService
     from paseo_hub.settings import HubSettings
 
-    log = context.log.getChild("hub")
-    if not isinstance(context, HubCapableContext):
-        log.warning("this daemon offers no Hub host; the Hub relationship is unavailable")
-        return
     section = context.config_section(PLUGIN_ID)
     settings = section if isinstance(section, HubSettings) else HubSettings()
+    agents = context.agents
+    # Whether or not a Hub is reachable: an owned agent resumed meanwhile still gets its grants.
+    RUNTIME.preapproval = agents.subscribe(PreApprover(agents), name=f"{SUBSCRIBER}.preapproval")
     service = HubService(
         context.home,
-        context.hub_host,
+        HubAgents(agents, context.providers),
         server_id=context.server_id,
         version=context.version,
         settings=settings,
     )
-    RUNTIME.host, RUNTIME.service = context.hub_host, service
+    RUNTIME.service = service
     task = asyncio.get_running_loop().create_task(service.start())
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -75,10 +75,15 @@ def paseo_startup(context: DaemonContext) -> None:
 
 @hookimpl
 def paseo_shutdown(context: DaemonContext) -> None:
-    """Close the Hub socket; the relationship stays on disk for the next start."""
+    """Stop observing agents, close the Hub socket; the relationship stays on disk for the
+    next start. The kernel calls this before it stops agents, so the turns the shutdown
+    interrupts keep their resume intents (their cancellation is never seen)."""
+    preapproval, RUNTIME.preapproval = RUNTIME.preapproval, None
+    if preapproval is not None:
+        preapproval.close()
     service, RUNTIME.service = RUNTIME.service, None
     if service is not None:
-        service.detach()  # before the kernel stops agents: see HubService.detach
+        service.detach()  # at once, before the kernel stops agents: see HubService.detach
         task = asyncio.get_running_loop().create_task(service.stop())
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)

@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from paseo_hookspecs.errors import Unavailable
 from pydantic import BaseModel, ConfigDict
 
 FILE_NAME = "hub-relationship.json"
+KEYPAIR_FILE = "daemon-keypair.json"
+"""The daemon's Curve25519 keypair, written by the daemon before any plugin starts."""
 HUB_SCOPE = "hub.execution.*"
 SOCKET_PATH = "/api/daemons/socket"
 
@@ -115,6 +120,31 @@ def credential_verifier(secret: str) -> str:
     """``base64url_nopad(SHA-256(utf8(secret)))``: all the Hub stores of the secret."""
     digest = hashlib.sha256(secret.encode()).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def _public_key_of(document: Any) -> str | None:
+    key = document.get("publicKeyB64") if isinstance(document, dict) else None
+    if not isinstance(key, str) or len(base64.b64decode(key, validate=True)) != 32:
+        return None
+    return key
+
+
+def read_public_key(home: Path) -> str:
+    """The daemon's public key as a Hub is sent it at enrollment: ``publicKeyB64`` of
+    ``$PASEO_HOME/daemon-keypair.json`` (the format the TypeScript Paseo shares, ``v: 2``).
+    Only that field is read; the secret key beside it never leaves the file. Blocking."""
+    path = home / KEYPAIR_FILE
+    try:
+        key = _public_key_of(json.loads(path.read_bytes()))
+        problem = "it holds no 32-byte public key"
+    except (OSError, ValueError) as exc:  # binascii.Error is a ValueError
+        key, problem = None, str(exc)
+    if key is None:
+        raise Unavailable(
+            f"the daemon's keypair ({path}) is unreadable ({problem}); "
+            "restart the daemon to regenerate it, then connect again"
+        )
+    return key
 
 
 def new_pending(origin: str, token: str, server_id: str, public_key: str) -> Relationship:

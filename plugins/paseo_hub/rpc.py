@@ -1,7 +1,8 @@
 """The ``hub.relationship.*`` RPC group: the local surface of ``paseo hub``.
 
-Only a trusted local, non-browser session may call these, as the server observed it: remote,
-browser-origin and Hub sessions get ``access_denied`` whatever their hello claimed.
+Only a trusted local, non-browser session may call these, as the server observed it
+(``RpcContext.trusted_local``): remote, browser-origin and Hub sessions get ``access_denied``
+whatever their hello claimed.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from paseo_hub.service import HubStatus
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Subscription
     from paseo_hookspecs.context import RpcContext
-    from paseo_hookspecs.hub_host import HubHost
 
     from paseo_hub.service import HubService
 
@@ -38,18 +39,24 @@ class DisconnectParams(BaseModel):
     )
 
 
+def trusted_local(ctx: RpcContext) -> bool:
+    """Whether the kernel vouches that ``ctx`` is a person at this machine's terminal. A
+    context that does not say (not one the RPC server made) is not trusted."""
+    return ctx.session_kind == "local" and getattr(ctx, "trusted_local", False) is True
+
+
 class Runtime:
-    """The running service and the kernel's host, set by ``paseo_startup``."""
+    """The running service and the pre-approval subscription, set by ``paseo_startup``."""
 
     def __init__(self) -> None:
         self.service: HubService | None = None
-        self.host: HubHost | None = None
+        self.preapproval: Subscription | None = None
 
     def require(self, ctx: RpcContext) -> HubService:
-        host, service = self.host, self.service
-        if ctx.session_kind != "local" or (host is not None and not host.is_trusted_local(ctx)):
+        if not trusted_local(ctx):
             raise AccessDenied("only a local, non-browser session may manage the Hub relationship")
-        if host is None or service is None:
+        service = self.service
+        if service is None:
             raise Unavailable("the Hub relationship service is not running")
         return service
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from paseo_hookspecs.errors import Conflict, InvalidParams
-from paseo_hookspecs.hub_host import HubHost
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from paseo_hub import files, hub_http
+from paseo_hub.agents import HubAgents
 from paseo_hub.executions import Executions
 from paseo_hub.intents import IntentStore
 from paseo_hub.link import HubLink, backoff_delay
@@ -34,6 +34,7 @@ from paseo_hub.relationship import (
     new_pending,
     normalize_origin,
     now_iso,
+    read_public_key,
 )
 from paseo_hub.settings import HubSettings
 
@@ -69,7 +70,7 @@ class HubService:
     def __init__(
         self,
         home: Path,
-        host: HubHost,
+        agents: HubAgents,
         *,
         server_id: str,
         version: str,
@@ -77,7 +78,7 @@ class HubService:
     ) -> None:
         self._path = home / FILE_NAME
         self._home = home
-        self._host = host
+        self._agents = agents
         self._server_id = server_id
         self._user_agent = f"paseo-daemon/{version}"
         self._settings = settings or HubSettings()
@@ -178,9 +179,8 @@ class HubService:
                     f"{current.relationship.hubOrigin} ({self._state}); "
                     "run `paseo hub disconnect` first"
                 )
-            relationship = new_pending(
-                origin, token, self._server_id, self._host.daemon_public_key
-            )
+            public_key = await asyncio.to_thread(read_public_key, self._home)
+            relationship = new_pending(origin, token, self._server_id, public_key)
             await self._write(relationship)  # durable before the Hub hears of it
             self._relationship = relationship
             self._set("connecting")
@@ -233,14 +233,14 @@ class HubService:
 
     async def _open_link(self, relationship: Relationship) -> None:
         executions = Executions(
-            self._host.agents,
+            self._agents,
             relationship.relationship.daemonId,
             IntentStore(self._home),
             self._send,
         )
         await executions.load()
         self._executions = executions
-        self._unobserve.append(self._host.agents.observe(executions))
+        self._unobserve.append(self._agents.observe(executions))
         link = HubLink(relationship, self._settings, executions, self, self._user_agent)
         self._link = link
         link.start()

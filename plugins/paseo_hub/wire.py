@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from paseo_hookspecs.hub_host import AgentSnapshot, BranchOff, CheckoutBranch, CheckoutPr
+from paseo_hookspecs.agents import BranchOff, CheckoutBranch, CheckoutPr
+from paseo_hookspecs.events import AgentEvent
 from pydantic import BaseModel, ConfigDict, Field
+
+from paseo_hub.models import AgentSnapshot
 
 CREATE_REQUEST = "hub.execution.agent.create.request"
 CREATE_RESPONSE = "hub.execution.agent.create.response"
@@ -89,6 +92,12 @@ REQUESTS: dict[str, type[CreateRequest | ControlRequest | ValidateRequest]] = {
 
 def envelope(message: dict[str, Any]) -> str:
     return json.dumps({"type": "session", "message": message}, separators=(",", ":"))
+
+
+def event_payload(event: AgentEvent) -> dict[str, Any]:
+    """An agent event as local clients get it in ``agent.event`` (the stored timeline form)."""
+    payload: dict[str, Any] = event.model_dump(mode="json", exclude_none=True)
+    return payload
 
 
 def agent_payload(snapshot: AgentSnapshot) -> dict[str, Any]:

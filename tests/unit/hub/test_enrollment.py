@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hub_agents import FAST, Agents, run, service
-from paseo_hookspecs.errors import Conflict, InvalidParams
+from helpers.hub_agents import FAST, PUBLIC_KEY, Agents, run, service
+from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
 from paseo_hub.relationship import (
     FILE_NAME,
+    KEYPAIR_FILE,
     check_socket_url,
     credential_verifier,
     normalize_origin,
@@ -77,7 +78,8 @@ def test_the_relationship_is_on_disk_before_the_hub_answers(home: Path) -> None:
             assert saved["enrollment"] == {"token": token}
             assert saved["credential"]["secret"]
             assert saved["relationship"]["hubOrigin"] == hub.url
-            identity = {"serverId": "srv_test", "daemonPublicKey": "cHVibGljLWtleQ"}
+            # The daemon's public key, as daemon-keypair.json holds it.
+            identity = {"serverId": "srv_test", "daemonPublicKey": PUBLIC_KEY}
             assert saved["identity"] == identity
             await hub_service.stop()
 
@@ -137,7 +139,8 @@ def test_a_refusal_or_junk_drops_the_pending_record(
             assert status.lastError.startswith(reason)
 
     run(body())
-    assert not list(home.iterdir())  # no record, and no temp file left behind either
+    # No record, and no temp file left behind either (the daemon's keypair is its own).
+    assert [p.name for p in home.iterdir()] == [KEYPAIR_FILE]
 
 
 def test_an_unknown_token_is_refused_with_a_clear_message(home: Path) -> None:
@@ -231,3 +234,17 @@ def test_unsafe_socket_urls_are_refused(url: str | None) -> None:
 def test_the_verifier_is_unpadded_base64url_sha256() -> None:
     # sha256("abc") = ba7816bf…; its base64url without padding:
     assert credential_verifier("abc") == "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0"
+
+
+def test_an_unreadable_keypair_refuses_the_connect_and_writes_nothing(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            hub_service = service(home, Agents())
+            (home / KEYPAIR_FILE).write_text('{"v": 2, "publicKeyB64": "short"}')
+            with pytest.raises(Unavailable, match="restart the daemon"):
+                await hub_service.connect(hub.url, hub.issue_token())
+            assert not (home / FILE_NAME).exists()
+            assert hub.enroll_requests == 0
+            await hub_service.stop()
+
+    run(body())

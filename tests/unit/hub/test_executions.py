@@ -68,19 +68,25 @@ def test_a_create_answers_every_key_and_streams_events_in_order(home: Path) -> N
             assert answer["toolPolicyApplied"] is True
             assert answer["agent"]["status"] == "running"
             agent = agents.agents[answer["agentId"]]
-            assert agent.spec is not None
-            assert agent.spec.owner.executionId == answer["executionId"]
-            assert agent.spec.owner.daemonId == daemon_id
+            # The owner and the grants are in the record before it is first stored; the env
+            # travels beside it.
+            assert agent.owner == {
+                "kind": "daemon", "daemonId": daemon_id, "executionId": answer["executionId"]
+            }
+            assert (await agents.get(agent.id)).model_extra["owner"] == agent.owner
             assert set(agent.spec.mcpServers) == {"hub"}
-            assert [(t.server, t.tool) for t in agent.spec.preapprovedTools] == [
-                ("hub", "finish_execution")
-            ]
+            assert agent.grants == ["mcp__hub__finish_execution"]
             assert agent.spec.worktree is not None
             assert agent.spec.worktree.model_dump() == worktree
+            assert agent.spec.cwd == "/repo"
             assert agent.spec.env == {"PASEO_HUB_CONFIG_JSON": "{}"}
+            assert "PASEO_HUB_CONFIG_JSON" not in json.dumps(
+                (await agents.get(agent.id)).model_dump(mode="json")
+            )
             assert (agent.spec.model, agent.spec.modeId) == ("opus", "default")
+            assert agent.spec.labels == {"paseo.hub/execution": answer["executionId"]}
             execution = hub.executions[answer["executionId"]]
-            agents.finish_turn(agent.id)
+            await agents.finish_turn(agent.id)
             await hub.wait_for(lambda: len(execution.events) == 5)
             assert [e["type"] for e in execution.events] == [
                 "thread_started", "turn_started", "timeline", "timeline", "turn_completed"
@@ -136,7 +142,12 @@ def test_a_turn_interrupted_by_a_restart_is_replayed_exactly_once(home: Path) ->
             assert replayed["agentId"] == agent.id
             assert replayed["agent"]["status"] == "running"  # never "closed"
             assert agents.reloads == [agent.id]
-            assert agent.prompts == [("long task", f"hub-{execution.execution_id}")] * 2
+            # The replay repeats the prompt under its own message id (the kernel does not
+            # send a repeated one again).
+            message_id = f"hub-{execution.execution_id}"
+            assert agent.prompts == [
+                ("long task", message_id), ("long task", f"{message_id}.replay")
+            ]
             hub_service = await restarted(hub, home, agents, hub_service)
             await hub.wait_for(lambda: len(execution.responses) == 3)
             assert execution.responses[-1]["agent"]["status"] == "idle"
@@ -174,7 +185,7 @@ def test_a_completed_turn_disarms_its_resume_intent(home: Path) -> None:
             agents = Agents()
             hub_service, daemon_id = await connected(hub, home, agents)
             answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
-            agents.finish_turn(answer["agentId"])
+            await agents.finish_turn(answer["agentId"])
             await hub_service.flush()
             assert not (home / INTENTS).exists()
             execution = hub.executions[answer["executionId"]]
@@ -199,9 +210,9 @@ def test_auto_archive_follows_the_initial_turn_only_when_it_completes(home: Path
             plain = await hub.create(daemon_id, prompt="r", cwd="/repo", auto_archive=False)
             stored = json.loads((home / INTENTS).read_text())["intents"]
             assert stored[done["executionId"]]["autoArchive"] is True
-            agents.finish_turn(done["agentId"])
+            await agents.finish_turn(done["agentId"])
             await agents.interrupt(canceled["agentId"])
-            agents.finish_turn(plain["agentId"])
+            await agents.finish_turn(plain["agentId"])
             await hub_service.flush()
             assert agents.agents[done["agentId"]].archived
             assert not agents.agents[canceled["agentId"]].archived
@@ -225,7 +236,7 @@ def test_auto_archive_holds_for_the_turn_replayed_after_a_restart(home: Path) ->
             agent = agents.agents[answer["agentId"]]
             assert len(agent.prompts) == 2
             assert not agent.archived
-            agents.finish_turn(agent.id)
+            await agents.finish_turn(agent.id)
             await hub_service.flush()
             assert agent.archived
             await hub_service.stop()
@@ -353,10 +364,10 @@ def test_local_agents_never_reach_the_hub(home: Path) -> None:
         async with FakeHub() as hub:
             agents = Agents()
             hub_service, daemon_id = await connected(hub, home, agents)
-            local = agents.local_agent()
+            local = await agents.local_agent()
             answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
-            agents.finish_turn(local.id)
-            agents.finish_turn(answer["agentId"])
+            await agents.finish_turn(local.id)
+            await agents.finish_turn(answer["agentId"])
             execution = hub.executions[answer["executionId"]]
             await hub.wait_for(lambda: any(e["type"] == "turn_completed" for e in execution.events))
             messages = hub.daemons[daemon_id].messages

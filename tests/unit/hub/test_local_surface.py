@@ -10,48 +10,47 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hub_agents import Agents, Host, run
+from helpers.hub_agents import Agents, run, service
 from paseo_hookspecs.errors import AccessDenied, Unavailable
-from paseo_hookspecs.hub_host import HubCapableContext
 from paseo_hookspecs.registration import CliCommandGroup, ConfigSection, RpcMethodGroup
 from paseo_hub import cli, plugin
 from paseo_hub.rpc import Runtime, method_group
-from paseo_hub.service import HubService
 from paseo_hub.settings import HubSettings
 
 
 class Ctx:
-    def __init__(self, kind: str) -> None:
+    """An RPC context as the kernel makes it: ``trusted_local`` is what the server observed."""
+
+    def __init__(self, kind: str, *, trusted: bool | None = None) -> None:
         self.session_kind = kind
         self.client_id = "cli"
+        self.trusted_local = kind == "local" if trusted is None else trusted
 
 
 class Context:
-    """A daemon context that offers (or not) a HubHost."""
+    """A daemon context: the agent port, the provider catalog, the plugin's settings."""
 
-    def __init__(self, home: Path, host: Host | None) -> None:
+    def __init__(self, home: Path, agents: Agents) -> None:
         self.home = home
         self.server_id = "srv_x"
         self.version = "0.0"
         self.log = logging.getLogger("test")
         self.store: Any = None
-        if host is not None:
-            self.hub_host = host
+        self.agents = agents
+        self.providers = agents.providers
 
     def config_section(self, plugin_id: str) -> Any:
         return HubSettings()
 
 
-def group() -> tuple[RpcMethodGroup, Runtime, Host]:
+def group() -> tuple[RpcMethodGroup, Runtime]:
     runtime = Runtime()
-    host = Host(Agents())
-    runtime.host = host
-    runtime.service = HubService(Path("/nonexistent"), host, server_id="s", version="0")
-    return method_group(runtime), runtime, host
+    runtime.service = service(Path("/nonexistent"), Agents())
+    return method_group(runtime), runtime
 
 
 def test_the_group_is_local_only() -> None:
-    methods, _, _ = group()
+    methods, _ = group()
     assert methods.area == "hub.relationship"
     assert {m.name: m.access for m in methods.methods} == {
         "hub.relationship.connect": frozenset({"local"}),
@@ -62,22 +61,33 @@ def test_the_group_is_local_only() -> None:
 
 @pytest.mark.parametrize("kind", ["remote", "hub"])
 def test_remote_and_hub_sessions_are_denied(kind: str) -> None:
-    methods, _, _ = group()
+    methods, _ = group()
     status = next(m for m in methods.methods if m.name.endswith("get_status"))
     with pytest.raises(AccessDenied):
         run(status.handler(Ctx(kind), None))  # type: ignore[arg-type]
 
 
 def test_a_browser_origin_local_session_is_denied() -> None:
-    methods, _, host = group()
-    host.trusted = False  # the kernel observed an Origin header
+    methods, _ = group()
+    # The kernel observed an Origin header: a local session, yet not trusted.
     for method in methods.methods:
         with pytest.raises(AccessDenied):
-            run(method.handler(Ctx("local"), None))  # type: ignore[arg-type]
+            run(method.handler(Ctx("local", trusted=False), None))  # type: ignore[arg-type]
+
+
+def test_a_context_that_does_not_vouch_for_its_caller_is_denied() -> None:
+    class Forged:
+        session_kind = "local"
+        client_id = "cli"
+
+    methods, _ = group()
+    for method in methods.methods:
+        with pytest.raises(AccessDenied):
+            run(method.handler(Forged(), None))  # type: ignore[arg-type]
 
 
 def test_a_trusted_local_session_gets_the_status() -> None:
-    methods, _, _ = group()
+    methods, _ = group()
     status = next(m for m in methods.methods if m.name.endswith("get_status"))
     result = run(status.handler(Ctx("local"), None))  # type: ignore[arg-type]
     assert result.state == "not_connected"
@@ -103,30 +113,20 @@ def test_the_plugin_registers_its_groups_and_section() -> None:
     assert any(e.value == "paseo_hub.plugin" for e in entry_points(group="paseo"))
 
 
-def test_startup_needs_a_hub_capable_context(tmp_path: Path) -> None:
-    without = Context(tmp_path, None)
-    assert not isinstance(without, HubCapableContext)
-    assert isinstance(Context(tmp_path, Host(Agents())), HubCapableContext)
-
+def test_startup_starts_the_service_and_shutdown_stops_observing(tmp_path: Path) -> None:
     async def body() -> None:
-        plugin.paseo_startup(context=without)  # type: ignore[arg-type]
-        assert plugin.RUNTIME.service is None
-
-    run(body())
-
-
-def test_startup_starts_the_service(tmp_path: Path) -> None:
-    async def body() -> None:
-        plugin.paseo_startup(context=Context(tmp_path, Host(Agents())))  # type: ignore[arg-type]
+        agents = Agents()
+        plugin.paseo_startup(context=Context(tmp_path, agents))  # type: ignore[arg-type]
         service = plugin.RUNTIME.service
         assert service is not None
         assert service.status().state == "not_connected"
-        plugin.paseo_shutdown(context=Context(tmp_path, None))  # type: ignore[arg-type]
+        assert len(agents.subscribers) == 1  # pre-approval, from startup on
+        plugin.paseo_shutdown(context=Context(tmp_path, agents))  # type: ignore[arg-type]
         assert plugin.RUNTIME.service is None
+        assert agents.subscribers == []
         await service.stop()
 
     run(body())
-    plugin.RUNTIME.host = None
 
 
 def parse(*argv: str) -> argparse.Namespace:
