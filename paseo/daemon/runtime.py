@@ -22,8 +22,8 @@ from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
-    from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.interfaces.store import Store
+    from paseo_hookspecs.providers import ProviderCatalog
 
     from paseo.config import LoadedConfig, ResolvedConfig
     from paseo.daemon.mcp_host import KernelMcpHost
@@ -63,8 +63,7 @@ class Daemon:
         self.plugins: PaseoPluginManager | None = None
         self._store: Store | None = None
         self._agents: Agents | None = None
-        self.provider_catalog: ProviderCatalog | None = None
-        """Set by the composition root (``DaemonContext.providers``)."""
+        self._providers: ProviderCatalog | None = None
         self._server_id = ""
         self.local_credential = ""
         self.public_key = ""
@@ -111,9 +110,9 @@ class Daemon:
 
     @property
     def providers(self) -> ProviderCatalog:
-        if self.provider_catalog is None:
+        if self._providers is None:
             raise RuntimeError("the agent service is not composed yet")
-        return self.provider_catalog
+        return self._providers
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
@@ -179,6 +178,7 @@ class Daemon:
         await self._open_store()
         composition = compose(self)
         self._agents = composition.agents
+        self._providers = composition.providers
         for service in composition.services:
             await service.start()
             self.services.append(service)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
+    from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.registration import RpcMethodGroup
 
     from paseo.daemon.publisher import ForwardingPublisher
@@ -50,3 +51,5 @@ class Composition:
     plugins'."""
     agents: Agents | None = None
     """The agent port (``DaemonContext.agents``) over the agent service."""
+    providers: ProviderCatalog | None = None
+    """The provider catalog (``DaemonContext.providers``) over the agent service."""

@@ -78,16 +78,15 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.agents.port.control import KernelAgents
     from paseo.agents.port.subscribers import AgentSubscribers
-    from paseo.daemon.hub_host import AgentTap, KernelAgentControl, KernelHubHost
+    from paseo.agents.provider_catalog import ProviderCatalog
     from paseo.workspaces.targets import WorktreeTargets
 
     mcp = _mcp_host(daemon)
-    # The agent service publishes through the tap: the Hub host observes agents there.
-    tap = AgentTap(publisher)
     # The agent port's subscribers: one of the listeners of the agent service's typed feed.
     events = AgentSubscribers()
-    agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp, events=events)
+    agents = _agents(daemon, publisher=publisher, placement=workspaces, tools=mcp, events=events)
     composition.agents = KernelAgents(agents, events, WorktreeTargets(workspaces))
+    composition.providers = ProviderCatalog(agents)
     if mcp is not None:
         mcp.bind_agents(agents)
     from paseo.agents.live import AGENT_STREAM_PREFIX
@@ -95,7 +94,6 @@ def compose(daemon: Daemon) -> Composition:
     # An agent's stream exists once the agent is loaded; subscribing loads it.
     publisher.on_demand(AGENT_STREAM_PREFIX, agents.declare_stream)
     composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
-    daemon.hub_host = KernelHubHost(KernelAgentControl(agents, tap, workspaces), daemon.public_key)
 
     from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
     from paseo.metadata.service import MetadataService

@@ -37,7 +37,6 @@ from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, ImmediateChannel, Observed, SessionLimits
 
 from paseo.rpc import eager
-from paseo.rpc.trust import is_local_client
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
@@ -50,6 +49,7 @@ from paseo.rpc.dispatch import (
 )
 from paseo.rpc.errors import HelloRequired, RateLimited, ShuttingDown
 from paseo.rpc.models import ResyncEvent
+from paseo.rpc.trust import is_local_client
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext

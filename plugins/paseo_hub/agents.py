@@ -151,8 +151,9 @@ class HubAgents:
         await self._agents.interrupt(agent_id)
 
     async def archive(self, agent_id: str) -> None:
-        """Stop and archive the agent."""
-        await self._agents.archive(agent_id)
+        """Stop and archive the agent, also mid-turn: a Hub archives an execution it is done
+        with (or that finished through its tool while the turn still winds down)."""
+        await self._agents.archive(agent_id, force=True)
 
     async def validate(self, request: HubAgentValidate) -> list[ValidationIssue]:
         """What is wrong with ``request`` for its provider (empty: valid). An unknown or
