@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hub_agents import Agents, run, service
+from helpers.hub_agents import Agents, run, service, write_keypair
 from paseo_hub.intents import FILE_NAME as INTENTS
 from paseo_hub.service import HubService
 
@@ -422,5 +422,32 @@ def test_bad_frames_are_ignored_or_refused_and_never_stop_the_socket(home: Path)
             assert hub_service.status().state == "connected"
             assert hub.violations == []
             await hub_service.stop()
+
+    run(body())
+
+
+def test_paseo_shutdown_stops_observing_before_the_kernel_stops_the_agents(home: Path) -> None:
+    """The kernel calls ``paseo_shutdown`` before it stops agents: the turns the shutdown then
+    cancels must keep their resume intents, so the plugin must not see their cancellation."""
+    from paseo_hub import plugin
+
+    from .test_local_surface import Context
+
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            write_keypair(home)
+            plugin.paseo_startup(context=Context(home, agents))  # type: ignore[arg-type]
+            hub_service = plugin.RUNTIME.service
+            assert hub_service is not None
+            status = await hub_service.connect(hub.url, hub.issue_token())
+            assert status.daemonId is not None
+            await hub.wait_connected(status.daemonId)
+            answer = await hub.create(status.daemonId, prompt="p", cwd="/repo")
+            plugin.paseo_shutdown(context=Context(home, agents))  # type: ignore[arg-type]
+            assert agents.subscribers == []  # at once, not in a task that runs later
+            await agents.interrupt(answer["agentId"])  # the kernel stops its agents
+            await hub_service.stop()
+            assert json.loads((home / INTENTS).read_text())["intents"][answer["executionId"]]
 
     run(body())
