@@ -66,8 +66,6 @@ class Daemon:
         self._providers: ProviderCatalog | None = None
         self._server_id = ""
         self.local_credential = ""
-        self.public_key = ""
-        """``daemon-keypair.json``'s public key (base64), sent to a Hub when enrolling."""
         self.listen_addresses: list[str] = []
         self.rpc: RpcServer | None = None
         self.services: list[Service] = []
@@ -153,7 +151,9 @@ class Daemon:
             log.warning("config.json: %s", warning)
         daemon = cls(layout, options, config)
         daemon._server_id = meta.load_or_create_server_id(layout, options.env)
-        daemon.public_key = meta.load_or_create_keypair(layout).public_key_b64
+        # Made before any plugin starts: plugins read its public key from the file (the Hub
+        # sends it when enrolling).
+        meta.load_or_create_keypair(layout)
         meta.write_pid_file(layout, meta.pid_info(home=layout.root, version=__version__))
         daemon.local_credential = meta.rotate_local_credential(layout)
         return daemon
