@@ -62,6 +62,10 @@ class Executions(AgentObserver):
         self._busy: set[str] = set()
         self._seen: set[str] = set()
         """Executions created or reconciled since this daemon started: their runs are live."""
+        self._started: set[str] = set()
+        """Executions whose armed turn was seen running. Only then does a record saying the
+        agent is not running end it: observers are behind the agents, so a change from before
+        the turn (the new session's first ``idle``) may arrive after the create returned."""
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def load(self) -> None:
@@ -221,11 +225,32 @@ class Executions(AgentObserver):
         if execution_id is None:
             return
         self._send(wire.update(execution_id, snapshot))
-        ended = snapshot.archived or snapshot.status in ("idle", "error", "closed")
-        if ended and execution_id not in self._busy:
+        if snapshot.status == "running":
+            self._started.add(execution_id)
+        ended = snapshot.status in ("idle", "error", "closed")
+        if snapshot.archived or (
+            ended and execution_id in self._started and execution_id not in self._busy
+        ):
             self._disarm_soon(execution_id)
 
+    async def on_overflow(self, lost: int) -> None:
+        log.warning("the Hub's view of its agents missed %d changes; resynchronising", lost)
+        self._spawn(self._resync())
+
+    async def _resync(self) -> None:
+        """After lost facts: every owned agent's current state to the Hub, and the intents of
+        live runs whose turn ended meanwhile disarmed (a lost ``turn_completed`` also loses
+        its auto-archive; the Hub archives a finished execution itself)."""
+        for owner, snapshot in await self._agents.list_owned(self._daemon_id):
+            execution_id = owner.executionId
+            self._owned[snapshot.id] = execution_id
+            self._send(wire.update(execution_id, snapshot))
+            live = execution_id in self._seen and execution_id not in self._busy
+            if live and snapshot.status != "running":
+                self._disarm_soon(execution_id)
+
     def _disarm_soon(self, execution_id: str) -> None:
+        self._started.discard(execution_id)
         if self._intents.get(execution_id) is None:
             return
         self._spawn(self._intents.disarm(execution_id))

@@ -165,6 +165,8 @@ class Agents:
         self.reloads: list[str] = []
         self.answers: list[tuple[str, str, PermissionAnswer]] = []
         self.providers = Providers()
+        self.held: builtins.list[Callable[[AgentObserver], Awaitable[None]]] | None = None
+        """Facts queued while :meth:`hold` is in force (a subscriber that is behind)."""
         self._ids = itertools.count(1)
         self._seq = itertools.count(1)
 
@@ -180,6 +182,8 @@ class Agents:
         self.agents[agent.id] = agent
         await self._record(agent, "created")  # observers learn its owner first
         await self._emit(agent, ThreadStarted(provider=agent.provider, sessionId="s"))
+        agent.status = "idle"  # the session is ready, before the first turn
+        await self._record(agent)
         if spec.initialPrompt is not None:
             await self.send(agent.id, spec.initialPrompt, message_id=spec.messageId)
         return agent.record()
@@ -287,6 +291,9 @@ class Agents:
         return _Subscription(self.subscribers, observer)
 
     async def _deliver(self, call: Callable[[AgentObserver], Awaitable[None]]) -> None:
+        if self.held is not None:
+            self.held.append(call)
+            return
         for subscription in list(self.subscribers):
             try:
                 await call(subscription.observer)
@@ -303,6 +310,20 @@ class Agents:
         await self._deliver(lambda o: o.on_record(change))
 
     # --------------------------------------------------------- test driving
+
+    def hold(self) -> None:
+        """From now on, facts wait in the subscribers' queues (they are behind the agents)."""
+        self.held = []
+
+    async def release(self, *, lost: bool = False) -> None:
+        """Deliver what waited, in order — or, with ``lost``, drop it and say how much was
+        lost (``on_overflow``), as a full queue does."""
+        held, self.held = self.held or [], None
+        if lost:
+            await self._deliver(lambda o: o.on_overflow(len(held)))
+            return
+        for call in held:
+            await self._deliver(call)
 
     async def finish_turn(self, agent_id: str, text: str = "done") -> None:
         agent = self.agents[agent_id]

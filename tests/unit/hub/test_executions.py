@@ -451,3 +451,42 @@ def test_paseo_shutdown_stops_observing_before_the_kernel_stops_the_agents(home:
             assert json.loads((home / INTENTS).read_text())["intents"][answer["executionId"]]
 
     run(body())
+
+
+def test_record_changes_delivered_late_do_not_disarm_a_running_turn(home: Path) -> None:
+    """Observers are behind the agents: the session's first ``idle``, from before the initial
+    turn, may arrive after the create was answered. It must not end that turn's intent."""
+
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            agents.hold()
+            answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
+            await agents.release()
+            await hub_service.flush()
+            assert answer["executionId"] in json.loads((home / INTENTS).read_text())["intents"]
+            await agents.finish_turn(answer["agentId"])
+            await hub_service.flush()
+            assert not (home / INTENTS).exists()
+            await hub_service.stop()
+
+    run(body())
+
+
+def test_after_lost_facts_the_hub_is_resynchronised(home: Path) -> None:
+    async def body() -> None:
+        async with FakeHub() as hub:
+            agents = Agents()
+            hub_service, daemon_id = await connected(hub, home, agents)
+            answer = await hub.create(daemon_id, prompt="p", cwd="/repo")
+            execution = hub.executions[answer["executionId"]]
+            agents.hold()
+            await agents.finish_turn(answer["agentId"])  # the observer never hears of it
+            await agents.release(lost=True)
+            await hub_service.flush()
+            await hub.wait_for(lambda: execution.agent and execution.agent["status"] == "idle")
+            assert not (home / INTENTS).exists()  # the turn ended while nobody was told
+            await hub_service.stop()
+
+    run(body())
