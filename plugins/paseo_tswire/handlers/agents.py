@@ -112,7 +112,7 @@ async def close_items(session: ClientSession, msg: req.CloseItems) -> None:
     agents: list[out.ClosedAgent] = []
     for agent_id in msg.agentIds:
         try:
-            record = await session.agents.archive(agent_id)
+            record = await session.agents.archive(agent_id, force=True)
         except Failure:
             continue
         agents.append(out.ClosedAgent(agentId=record.id, archivedAt=record.archivedAt or ""))
@@ -366,7 +366,7 @@ async def delete_agent(session: ClientSession, msg: req.AgentRef) -> None:
 
 
 async def archive_agent(session: ClientSession, msg: req.AgentRef) -> None:
-    record = await session.agents.archive(msg.agentId)
+    record = await session.agents.archive(msg.agentId, force=True)
     await session.push(
         "agent_archived",
         out.AgentArchived(
