@@ -13,24 +13,49 @@ the order the agent produced them.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from paseo_hookspecs.agents import AgentObserver, RecordChange, TimelineEntry
+from paseo_hookspecs.agents import AgentObserver, Agents, RecordChange, TimelineEntry
 
 from paseo_tswire import translate
 from paseo_tswire.models import messages as out
+from paseo_tswire.models.agent import AgentSnapshot, ProjectPlacement
+from paseo_tswire.models.wire import Wire
 from paseo_tswire.port import Failure, as_json
-
-if TYPE_CHECKING:
-    from paseo_tswire.connection import ClientSession
+from paseo_tswire.timeline import TimelineIndex
 
 log = logging.getLogger("paseo.tswire")
+
+
+class FeedTarget(Protocol):
+    """What the feed needs of its client session (``connection.ClientSession``)."""
+
+    client_id: str
+    agents: Agents
+    agents_subscribed: bool
+    indexes: OrderedDict[str, TimelineIndex]
+    record_listeners: list[Callable[[RecordChange], None]]
+
+    @property
+    def attached(self) -> bool: ...
+
+    async def push(self, type_: str, payload: Wire) -> None: ...
+
+    async def describe(
+        self, record: dict[str, Any], pending: list[dict[str, Any]]
+    ) -> tuple[AgentSnapshot, ProjectPlacement]: ...
+
+    async def index(self, agent_id: str) -> TimelineIndex: ...
+
+    def overflowed(self) -> None: ...
 
 
 class AgentFeed(AgentObserver):
     """See the module docstring."""
 
-    def __init__(self, session: ClientSession) -> None:
+    def __init__(self, session: FeedTarget) -> None:
         self.session = session
 
     async def on_record(self, change: RecordChange) -> None:
@@ -46,7 +71,7 @@ class AgentFeed(AgentObserver):
         if session.agents_subscribed and session.attached:
             await self._upsert(as_json(record))
 
-    async def _upsert(self, record: dict[str, object]) -> None:
+    async def _upsert(self, record: dict[str, Any]) -> None:
         session = self.session
         agent_id = str(record["id"])
         try:
