@@ -54,6 +54,7 @@ METHODS: dict[str, str] = {
     "restore": "agent.restore",
     "delete": "agent.delete",
     "pending_permissions": "agent.permissions.list",
+    "all_pending_permissions": "agent.permissions.list",
     "answer_permission": "agent.permissions.respond",
     "set_mode": "agent.mode.set",
     "set_model": "agent.model.set",
@@ -176,6 +177,9 @@ class SessionAgents(Agents):
         return await self._call(
             "pending_permissions", lambda: self._agents.pending_permissions(agent_id)
         )
+
+    async def all_pending_permissions(self) -> dict[str, builtins.list[PermissionRequest]]:
+        return await self._call("all_pending_permissions", self._agents.all_pending_permissions)
 
     async def answer_permission(
         self, agent_id: str, request_id: str, answer: PermissionAnswer

@@ -36,10 +36,9 @@ async def _snapshots(
     session: ClientSession, records: list[dict[str, Any]]
 ) -> list[out.DirectoryEntry]:
     pending: dict[str, list[dict[str, Any]]] = {}
-    for record in records:
-        requests = await session.agents.pending_permissions(str(record["id"]))
-        if requests:
-            pending[str(record["id"])] = [as_json(r) for r in requests]
+    if records:
+        for agent_id, requests in (await session.agents.all_pending_permissions()).items():
+            pending[agent_id] = [as_json(r) for r in requests]
     modes: dict[str, list[AgentMode]] = {}
     places = await session.placements(records)
     entries = []

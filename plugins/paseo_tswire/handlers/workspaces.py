@@ -93,11 +93,10 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
         p["projectId"]: p for p in (await session.call("project.list", {})).get("projects") or []
     }
     agents = [as_json(record) for record in (await session.agents.list()).items]
-    pending: dict[str, int] = {}
-    for record in agents:
-        waiting = len(await session.agents.pending_permissions(str(record["id"])))
-        if waiting:
-            pending[str(record["id"])] = waiting
+    pending = {
+        agent_id: len(requests)
+        for agent_id, requests in (await session.agents.all_pending_permissions()).items()
+    }
     return [
         descriptor(w, projects.get(w["projectId"]), agents, pending)
         for w in workspaces

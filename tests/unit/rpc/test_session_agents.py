@@ -44,6 +44,10 @@ class Kernel:
         await self.release.wait()
         return agent
 
+    async def all_pending_permissions(self) -> Any:
+        self.calls.append("all pending")
+        return {}
+
     async def create(self, spec: AgentCreate) -> Any:
         self.calls.append("create")
         return spec
@@ -114,8 +118,12 @@ def test_a_local_or_remote_session_drives_agents_and_a_hub_session_does_not() ->
     for kind in ("local", "remote"):
         assert codes(session(kind, kernel)[0].agents.get("a1")) == "ok"
     assert kernel.calls == ["get a1", "get a1"]
-    assert codes(session("hub", kernel)[0].agents.get("a1")) == "access_denied"
-    assert kernel.calls == ["get a1", "get a1"]
+    assert codes(session("remote", kernel)[0].agents.all_pending_permissions()) == "ok"
+    assert kernel.calls == ["get a1", "get a1", "all pending"]
+    hub = session("hub", kernel)[0].agents
+    assert codes(hub.get("a1")) == "access_denied"
+    assert codes(hub.all_pending_permissions()) == "access_denied"
+    assert kernel.calls == ["get a1", "get a1", "all pending"]
 
 
 def test_calls_are_admitted_as_frames_are() -> None:
