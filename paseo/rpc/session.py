@@ -235,7 +235,8 @@ class Session:
     def admit_port_call(self) -> PaseoError | None:
         if self._closing is not None:
             return ShuttingDown("the session is closed")
-        error = self._admit(time.monotonic(), hello=False)
+        self._last_inbound = now = time.monotonic()  # a call, as a frame is: not idle
+        error = self._admit(now, hello=False)
         if error is None:
             self._port_calls += 1
         return error
@@ -528,8 +529,9 @@ class Session:
             return
         while self._closing is None:
             idle = time.monotonic() - self._last_inbound
-            busy = len(self._tasks) - self._answering
-            if idle >= self.limits.idle_timeout and not self.subscriptions and not busy:
+            busy = len(self._tasks) - self._answering + self._port_calls
+            observing = self._agents is not None and self._agents.observing
+            if idle >= self.limits.idle_timeout and not (self.subscriptions or observing or busy):
                 self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
                 return
             await asyncio.sleep(max(1.0, self.limits.idle_timeout - idle))

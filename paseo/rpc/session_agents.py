@@ -101,7 +101,7 @@ class SessionAgents(Agents):
     def __init__(self, agents: Agents, gate: CallGate) -> None:
         self._agents = agents
         self._gate = gate
-        self._subscriptions: list[Subscription] = []
+        self._subscriptions: builtins.list[_Held] = []
         self._closed = False
 
     def _check(self, method: str) -> None:
@@ -244,13 +244,31 @@ class SessionAgents(Agents):
             raise AccessDenied(f"a {self._gate.kind} session may not observe agents")
         if self._closed:
             raise AccessDenied("the session is closed")
-        subscription = self._agents.subscribe(observer, name=name, max_pending=max_pending)
+        inner = self._agents.subscribe(observer, name=name, max_pending=max_pending)
+        subscription = _Held(inner, self._subscriptions)
         self._subscriptions.append(subscription)
         return subscription
+
+    @property
+    def observing(self) -> bool:
+        """A subscription is open: the session is in use, as one subscribed to a stream."""
+        return bool(self._subscriptions)
 
     def close(self) -> None:
         """The session's connection ended: end its subscriptions (idempotent)."""
         self._closed = True
-        subscriptions, self._subscriptions = self._subscriptions, []
-        for subscription in subscriptions:
+        for subscription in list(self._subscriptions):
             subscription.close()
+
+
+class _Held:
+    """A subscription the session holds until it is closed (by its owner or the session)."""
+
+    def __init__(self, inner: Subscription, held: builtins.list[_Held]) -> None:
+        self._inner = inner
+        self._held = held
+
+    def close(self) -> None:
+        if self in self._held:
+            self._held.remove(self)
+        self._inner.close()

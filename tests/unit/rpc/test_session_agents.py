@@ -189,10 +189,17 @@ def test_observing_needs_the_agents_stream_and_ends_with_the_connection() -> Non
     remote, _ = session("remote", kernel)
     with pytest.raises(AccessDenied):
         remote.agents.subscribe(AgentObserver(), name="t", include_internal=True)
+    own = remote.agents.subscribe(AgentObserver(), name="own")
     subscription = remote.agents.subscribe(AgentObserver(), name="tswire:cid")
-    assert kernel.calls == ["subscribe tswire:cid"]
-    remote.connection_lost()
+    assert kernel.calls == ["subscribe own", "subscribe tswire:cid"]
+    # An open subscription keeps the session from its idle close, as a stream's does.
+    own.close()
     assert kernel.subscriptions[0].closed
+    assert remote._agents is not None
+    assert remote._agents.observing
+    remote.connection_lost()
+    assert kernel.subscriptions[1].closed
+    assert not remote._agents.observing
     with pytest.raises(AccessDenied):
         remote.agents.subscribe(AgentObserver(), name="again")
     subscription.close()
