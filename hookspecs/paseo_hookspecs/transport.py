@@ -29,7 +29,10 @@ import os
 import socket
 import stat
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Agents
 
 AdmissionPurpose = Literal["public", "status", "session"]
 """What a request is for, which decides the checks :meth:`TransportHost.admit` applies:
@@ -170,6 +173,22 @@ class SessionHandle(Protocol):
 
     def connection_lost(self) -> None:
         """The peer went away: cancel its calls, stop writing, forget the session."""
+
+    @property
+    def agents(self) -> Agents:
+        """The agent port (:mod:`paseo_hookspecs.agents`) with this session's access, for a
+        transport that serves its own protocol over the daemon's services instead of framing
+        JSON-RPC into :meth:`receive`. It lets the session do exactly what its kind may do
+        with the ``agent.*`` methods and the ``agents`` stream, and no more: each call is
+        admitted as a frame would be (``server.hello`` said, the daemon accepting, one token
+        of the rate limit, a call in flight), raising the same errors (``AccessDenied``,
+        ``rate_limited``, ``shutting_down``, …); ``create`` takes only what ``agent.create``
+        takes (no ``worktree``, ``env`` or ``recordFields``); ``subscribe`` never includes
+        internal agents, and its subscriptions end with :meth:`connection_lost`; adding a
+        session contributor is refused (plugins use ``DaemonContext.agents``).
+
+        .. versionadded:: 2.0
+        """
 
 
 class TransportHost(Protocol):

@@ -49,9 +49,11 @@ from paseo.rpc.dispatch import (
 )
 from paseo.rpc.errors import HelloRequired, RateLimited, ShuttingDown
 from paseo.rpc.models import ResyncEvent
+from paseo.rpc.session_agents import SessionAgents
 from paseo.rpc.trust import is_local_client
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.context import DaemonContext
 
     from paseo.rpc.dispatch import MethodTable
@@ -229,6 +231,34 @@ class Session:
         self._closer: asyncio.Task[None] | None = None
         self._flushed = asyncio.Event()
         self._closed = asyncio.Event()
+        self._port_calls = 0
+        """Calls in flight through :attr:`agents` (bounded with the frames' calls)."""
+        self._agents: SessionAgents | None = None
+
+    # ------------------------------------------------------------- agent port
+
+    @property
+    def agents(self) -> Agents:
+        """The agent port with this session's access (:mod:`paseo.rpc.session_agents`)."""
+        if self._agents is None:
+            self._agents = SessionAgents(self.server.context.agents, self)
+        return self._agents
+
+    def admit_port_call(self) -> PaseoError | None:
+        if self._closing is not None:
+            return ShuttingDown("the session is closed")
+        self._last_inbound = now = time.monotonic()  # a call, as a frame is: not idle
+        error = self._admit(now, hello=False)
+        if error is None:
+            self._port_calls += 1
+        return error
+
+    def port_call_done(self) -> None:
+        self._port_calls -= 1
+
+    def stream_access(self, name: str) -> frozenset[str] | None:
+        found = self.server.stream_position(name)
+        return None if found is None else found[0]
 
     # ------------------------------------------------------------------ inbound
 
@@ -247,7 +277,7 @@ class Session:
             if not decoded.notification:
                 self._answer(encode_error(decoded.id, decoded.error), decoded.id)
             return
-        error = self._admission_error(decoded, now)
+        error = self._admit(now, hello=decoded.method == HELLO)
         if error is not None:
             if not decoded.notification:
                 self._answer(encode_error(decoded.id, error), decoded.id)
@@ -276,10 +306,10 @@ class Session:
         if not self._write_now(frame):
             self._enqueue(_Outbound(frame, request_id))
 
-    def _admission_error(self, call: Call, now: float) -> PaseoError | None:
+    def _admit(self, now: float, *, hello: bool) -> PaseoError | None:
         if not self.server.accepting:
             return ShuttingDown("the daemon is shutting down")
-        if not self.hello_done and call.method != HELLO:
+        if not self.hello_done and not hello:
             return HelloRequired("call server.hello first")
         self._tokens = min(
             float(self.limits.rate_burst),
@@ -291,7 +321,7 @@ class Session:
                 "too many requests on this connection",
                 data={"retryAfterMs": int(1000 / self.limits.rate_per_second) + 1},
             )
-        if len(self._tasks) >= self.limits.max_in_flight:
+        if len(self._tasks) + self._port_calls >= self.limits.max_in_flight:
             return RateLimited(
                 "too many requests in flight on this connection",
                 data={"maxInFlight": self.limits.max_in_flight},
@@ -511,8 +541,9 @@ class Session:
             return
         while self._closing is None:
             idle = time.monotonic() - self._last_inbound
-            busy = len(self._tasks) - self._answering
-            if idle >= self.limits.idle_timeout and not self.subscriptions and not busy:
+            busy = len(self._tasks) - self._answering + self._port_calls
+            observing = self._agents is not None and self._agents.observing
+            if idle >= self.limits.idle_timeout and not (self.subscriptions or observing or busy):
                 self.close(CLOSE_IDLE, CLOSE_CODES[CLOSE_IDLE])
                 return
             await asyncio.sleep(max(1.0, self.limits.idle_timeout - idle))
@@ -552,6 +583,8 @@ class Session:
         self._drop_queue()
         for task in list(self._tasks):
             task.cancel()
+        if self._agents is not None:
+            self._agents.close()
         self._closed.set()
         self.server.session_ended(self)
 

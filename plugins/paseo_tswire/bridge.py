@@ -1,11 +1,16 @@
-"""Calls into the daemon exactly as a ``/ws`` client makes them: one in-process JSON-RPC session.
+"""The connection's session of the daemon: opened once, with the connection's admitted kind.
 
 Each TypeScript connection owns an :class:`RpcBridge`: a session opened through
-:meth:`paseo_hookspecs.transport.TransportHost.open_session` with the connection's admitted kind,
-whose :class:`~paseo_hookspecs.transport.Channel` is this object. Requests go in as JSON-RPC
-frames, answers resolve the caller's future, and notifications are queued for the owner (so a
+:meth:`paseo_hookspecs.transport.TransportHost.open_session` with the kind the daemon admitted,
+whose :class:`~paseo_hookspecs.transport.Channel` is this object. Agent work goes through the
+session's agent port (:attr:`RpcBridge.agents`, ``SessionHandle.agents``: typed calls with the
+session's access, no frames). The rooms that have no typed port yet (workspaces, projects,
+worktrees, terminals, schedules, providers, presence, ``server.*``) still call the session's
+JSON-RPC methods with :meth:`RpcBridge.call`: requests go in as frames, answers resolve the
+caller's future, and notifications of the streams it follows are queued for the owner (so a
 handler that calls the daemon while handling a notification never waits on its own writer).
-Behaviour, access rules and limits are therefore identical to ``/ws``.
+Either way, access rules and limits are the session's, identical to ``/ws``
+(``docs/ts-clients.md``, "Trust").
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from paseo_hookspecs.agents import Agents
 from paseo_hookspecs.transport import Observed, SessionHandle, SessionLimits, TransportHost
 
 log = logging.getLogger("paseo.tswire")
@@ -80,6 +86,11 @@ class RpcBridge:
     @property
     def closed(self) -> bool:
         return self._closed is not None
+
+    @property
+    def agents(self) -> Agents:
+        """The agent port with this session's access (its subscriptions end with it)."""
+        return self._session.agents
 
     # ------------------------------------------------------------------ channel
 

@@ -1,29 +1,34 @@
-"""One TypeScript client session: its bridge into the daemon, its pushes, its reattachment.
+"""One TypeScript client session: its way into the daemon, its pushes, its reattachment.
 
 A :class:`ClientSession` is keyed by the client's ``clientId`` and outlives a dropped socket
 for :data:`REATTACH_SECONDS`: a ``hello`` with the same id (and the same trust) binds the new
-socket to it. It subscribes its bridge to the ``agents`` stream and to every agent's stream,
-and turns their notifications into ``agent_update`` / ``agent_stream`` /
-``agent_permission_*`` pushes (``agent_stream`` goes to every client, as the TypeScript daemon
-broadcasts it without a subscribe step).
+socket to it. It opens one in-process session of the daemon with the connection's admitted
+kind (:class:`~paseo_tswire.bridge.RpcBridge`) and drives agents through that session's agent
+port (``SessionHandle.agents``, so with that session's access); :class:`AgentFeed` observes
+them. Every frame for the client goes through one bounded outbox (:data:`QUEUE_LIMIT` frames,
+the session's ``outbound_bytes``): a client that stops reading is closed with 4008 rather
+than held in memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from paseo_hookspecs.agents import Agents, RecordChange, Subscription
 from paseo_hookspecs.transport import Observed, SessionLimits, TransportHost
 
-from paseo_tswire import projection, timeline, translate
-from paseo_tswire.bridge import RpcBridge, RpcFailure
+from paseo_tswire import projection, timeline
+from paseo_tswire.agent_feed import AgentFeed
+from paseo_tswire.bridge import QUEUE_LIMIT, RpcBridge, RpcFailure
 from paseo_tswire.envelope import session_frame
-from paseo_tswire.models import messages as out
 from paseo_tswire.models.agent import AgentMode, AgentSnapshot, ProjectPlacement
 from paseo_tswire.models.wire import Wire
+from paseo_tswire.port import as_json
 
 log = logging.getLogger("paseo.tswire")
 
@@ -69,11 +74,21 @@ class ClientSession:
             observed=observed,
             limits=limits,
             notify=self._on_notification,
-            on_overflow=self._overflowed,
+            on_overflow=self.overflowed,
         )
+        self.agents: Agents = self.bridge.agents
+        """The agent port with this session's access (``SessionHandle.agents``)."""
+        self._subscription: Subscription | None = None
         self._send: Send | None = None
         self._socket: Send | None = None
         self._close: Callable[[], Coroutine[Any, Any, None]] | None = None
+        self._outbox: deque[str | bytes] = deque()
+        self._outbox_bytes = 0
+        self._outbox_limit = limits.outbound_bytes
+        self._wake = asyncio.Event()
+        self._written = asyncio.Event()
+        self._written.set()
+        self._writer = asyncio.get_running_loop().create_task(self._write())
         self.indexes: OrderedDict[str, timeline.TimelineIndex] = OrderedDict()
         self.agents_subscribed = False
         """The client asked for ``agent_update`` pushes (``fetch_agents_request.subscribe``)."""
@@ -81,7 +96,9 @@ class ClientSession:
         self.extra: dict[str, Any] = {}
         """State other rooms keep on the session (terminal slots, …)."""
         self.listeners: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
-        """Rooms that receive every notification after the agent pushes (terminals, …)."""
+        """Rooms that receive every notification of the session's streams (terminals, …)."""
+        self.record_listeners: list[Callable[[RecordChange], None]] = []
+        """Rooms told of every agent record change first (the workspaces feed's buckets)."""
         self.binary: Callable[[bytes], Awaitable[None]] | None = None
         """Where inbound binary frames go (the terminals room, once used)."""
         self._streams: set[str] = set()
@@ -89,6 +106,11 @@ class ClientSession:
         self.on_expire: Callable[[ClientSession], None] | None = None
 
     # ---------------------------------------------------------------- sockets
+
+    @property
+    def attached(self) -> bool:
+        """A socket takes this session's frames now."""
+        return self._send is not None
 
     def attach(self, send: Send, close: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Bind a socket: ``send`` writes one frame, ``close`` drops a client too slow to read."""
@@ -99,11 +121,12 @@ class ClientSession:
         self._send = send
         self._close = close
 
-    def _overflowed(self) -> None:
+    def overflowed(self) -> None:
         """The client stopped reading: close its socket; what it missed is refetched after it
         reconnects, and the timeline numbering is rebuilt from the durable copy."""
         log.warning("tswire: %s does not read its pushes; closing its connection", self.client_id)
         self.indexes.clear()
+        self._drop_outbox()
         self._send = None
         close, self._close = self._close, None
         if close is not None:
@@ -115,6 +138,7 @@ class ClientSession:
         if self._socket is not send:
             return  # a newer socket took over this session
         self._socket = self._send = None
+        self._drop_outbox()
         loop = asyncio.get_running_loop()
         self._expiry = loop.call_later(REATTACH_SECONDS, self._expired)
 
@@ -128,6 +152,11 @@ class ClientSession:
             self._expiry.cancel()
             self._expiry = None
         self._send = None
+        if self._subscription is not None:
+            self._subscription.close()
+        self._writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._writer
         await self.bridge.aclose()
 
     async def push(self, type_: str, payload: Wire) -> None:
@@ -135,25 +164,60 @@ class ClientSession:
         await self.raw(session_frame(type_, payload))
 
     async def raw(self, frame: str | bytes) -> None:
-        send = self._send
-        if send is None:
+        """Queue ``frame`` for the socket, in order, without waiting for the client to read
+        it (dropped while no socket is attached). Past :data:`QUEUE_LIMIT` frames or the
+        session's ``outbound_bytes`` held, the client is closed as too slow."""
+        if self._send is None:
             return
-        try:
-            await send(frame)
-        except Exception:  # noqa: BLE001 - the socket closed under us: the reader detaches it
-            log.debug("tswire: a frame for %s was lost with its socket", self.client_id)
+        size = len(frame)
+        held = len(self._outbox)
+        if held >= QUEUE_LIMIT or (held and self._outbox_bytes + size > self._outbox_limit):
+            self.overflowed()
+            return
+        self._outbox.append(frame)
+        self._outbox_bytes += size
+        self._written.clear()
+        self._wake.set()
+
+    async def flush(self, timeout: float) -> None:  # noqa: ASYNC109
+        """Wait (at most ``timeout`` seconds) until what is queued has been written."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._written.wait(), timeout)
+
+    def _drop_outbox(self) -> None:
+        self._outbox.clear()
+        self._outbox_bytes = 0
+        self._written.set()
+
+    async def _write(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._outbox:
+                frame = self._outbox.popleft()
+                self._outbox_bytes -= len(frame)
+                send = self._send
+                if send is None:
+                    continue
+                try:
+                    await send(frame)
+                except Exception:  # noqa: BLE001 - the socket closed under us: the reader
+                    # detaches it
+                    log.debug("tswire: a frame for %s was lost with its socket", self.client_id)
+            self._written.set()
 
     # ------------------------------------------------------------ daemon calls
 
     async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """A JSON-RPC method of the in-process session (the rooms without a typed port)."""
         return await self.bridge.call(method, params or {})
 
     async def start(self, version: str) -> dict[str, Any]:
-        """``server.hello`` on the bridge, then the agent streams."""
+        """``server.hello`` on the bridge, then the agents observed through the port."""
         result = await self.bridge.hello(self.client_id, self.client_type, version)
-        await self.follow(["agents"])
-        listing = await self.call("agent.list", {"includeArchived": True})
-        await self.follow([f"agent:{agent['id']}" for agent in listing["agents"]])
+        self._subscription = self.agents.subscribe(
+            AgentFeed(self), name=f"tswire:{self.client_id}", max_pending=QUEUE_LIMIT
+        )
         return result
 
     async def follow(self, streams: list[str]) -> None:
@@ -190,9 +254,14 @@ class ClientSession:
 
     async def snapshot(self, agent_id: str) -> tuple[AgentSnapshot, ProjectPlacement]:
         """The snapshot and placement of one agent (id, prefix or title)."""
-        detail = await self.call("agent.get", {"agentId": agent_id})
-        record = detail["agent"]
-        pending = list(detail.get("pendingPermissions") or [])
+        record = await self.agents.get(agent_id)
+        pending = await self.agents.pending_permissions(record.id)
+        return await self.describe(as_json(record), [as_json(p) for p in pending])
+
+    async def describe(
+        self, record: dict[str, Any], pending: list[dict[str, Any]]
+    ) -> tuple[AgentSnapshot, ProjectPlacement]:
+        """The snapshot and placement of a record (JSON) with its pending requests."""
         modes = await self.modes_of(str(record.get("provider") or ""), {})
         place = await self.placements([record])
         return (
@@ -225,7 +294,7 @@ class ClientSession:
         """The agent's dense timeline index (read once, then kept current by its stream)."""
         found = self.indexes.get(agent_id)
         if found is None:
-            found = await timeline.load(self.call, agent_id)
+            found = await timeline.load(self.agents, agent_id)
             self.indexes[agent_id] = found
             while len(self.indexes) > MAX_INDEXES:
                 self.indexes.popitem(last=False)
@@ -236,78 +305,6 @@ class ClientSession:
     # ----------------------------------------------------------- notifications
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
-        if method in ("agent.created", "agent.updated"):
-            record = params["agent"]
-            if method == "agent.created":
-                await self.follow([f"agent:{record['id']}"])
-            if self.agents_subscribed:
-                await self._upsert(record)
-        elif method == "agent.deleted":
-            agent_id = str(params["agentId"])
-            self.indexes.pop(agent_id, None)
-            self._streams.discard(f"agent:{agent_id}")
-            if self.agents_subscribed:
-                await self.push("agent_update", out.AgentRemove(agentId=agent_id))
-        elif method == "agent.event":
-            await self._on_event(str(params["agentId"]), params["entry"])
+        """A notification of a stream the session follows (workspaces, terminals, …)."""
         for listener in self.listeners:
             await listener(method, params)
-
-    async def _upsert(self, record: dict[str, Any]) -> None:
-        try:
-            found = await self.call("agent.permissions.list", {"agentId": record["id"]})
-            pending = [p["request"] for p in found.get("requests") or []]
-        except RpcFailure:
-            pending = []
-        modes = await self.modes_of(str(record.get("provider") or ""), {})
-        place = await self.placements([record])
-        agent = projection.snapshot(record, pending=pending, available_modes=modes)
-        await self.push("agent_update", out.AgentUpsert(agent=agent, project=place[record["id"]]))
-
-    async def _on_event(self, agent_id: str, entry: dict[str, Any]) -> None:
-        if self._send is None:
-            # No socket (detached for a reattach, or dropped as too slow): nothing would be
-            # pushed, and keeping the numbering current would hold every row of the timeline
-            # until the session expires. It is rebuilt from the durable copy when next needed.
-            self.indexes.pop(agent_id, None)
-            return
-        data = entry.get("event") or {}
-        event = translate.event(data)
-        if event is None:
-            return
-        seq: int | None = None
-        epoch: str | None = None
-        if data.get("type") == "timeline":
-            kept = self.indexes.get(agent_id)
-            if kept is not None and kept.epoch != entry.get("epoch"):
-                # The timeline was rebuilt: renumber from the durable copy.
-                self.indexes.pop(agent_id, None)
-            index = await self.index(agent_id)
-            row = index.add(entry)
-            if row is None:
-                return
-            seq, epoch = row.seq, index.epoch
-        timestamp = str(entry.get("timestamp") or "")
-        await self.push(
-            "agent_stream",
-            out.AgentStream(
-                agentId=agent_id, event=event, timestamp=timestamp, seq=seq, epoch=epoch
-            ),
-        )
-        if data.get("type") == "permission_requested":
-            request = translate.permission(
-                data.get("request") or {}, str(data.get("provider") or "")
-            )
-            await self.push(
-                "agent_permission_request",
-                out.PermissionRequestPush(agentId=agent_id, request=request),
-            )
-        elif data.get("type") == "permission_resolved":
-            await self.push(
-                "agent_permission_resolved",
-                out.PermissionResolvedPush(
-                    agentId=agent_id,
-                    requestId=str(data.get("requestId") or ""),
-                    resolution=translate.resolution(data.get("resolution") or {}),
-                ),
-            )

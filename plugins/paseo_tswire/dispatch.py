@@ -14,7 +14,6 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import agents, schedules, system, terminals, workspaces
 from paseo_tswire.handlers import timeline as timeline_handlers
@@ -23,6 +22,7 @@ from paseo_tswire.models import schedule as sc
 from paseo_tswire.models import terminal as tm
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.models.messages import RpcError
+from paseo_tswire.port import Failure
 
 log = logging.getLogger("paseo.tswire")
 
@@ -124,7 +124,7 @@ async def handle(session: ClientSession, body: dict[str, Any]) -> None:
         return
     try:
         await handler(session, message)
-    except RpcFailure as exc:
+    except Failure as exc:
         await reply_error(session, body, exc.message, "handler_error")
     except Exception:
         log.exception("tswire: %s failed", type_)

@@ -10,17 +10,20 @@ consecutive assistant or reasoning chunks into one.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+from paseo_hookspecs.agents import TimelinePage
 
 from paseo_tswire import translate
 from paseo_tswire.models import timeline as ts
+from paseo_tswire.port import as_json
 
 Direction = Literal["tail", "before", "after"]
 Collapse = Literal["assistant_merge", "reasoning_merge", "tool_lifecycle"]
 PAGE = 1000
-"""Entries read per ``agent.timeline`` call while building an index (the method's maximum)."""
+"""Entries read per ``AgentControl.timeline`` call while building an index (``agent.timeline``'s
+maximum, kept so one read stays bounded)."""
 
 
 @dataclass(frozen=True)
@@ -77,28 +80,32 @@ class TimelineIndex:
         return self.rows[0].seq, self.rows[-1].seq, self.rows[-1].seq + 1
 
 
-Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
+class TimelineReader(Protocol):
+    """The part of the agent port :func:`load` reads (``AgentControl.timeline``)."""
+
+    async def timeline(
+        self, agent_id: str, *, after_seq: int | None = None, limit: int = 200
+    ) -> TimelinePage: ...
 
 
-async def load(call: Call, agent_id: str) -> TimelineIndex:
+async def load(agents: TimelineReader, agent_id: str) -> TimelineIndex:
     """Read the whole durable timeline of ``agent_id`` (oldest first) into a fresh index."""
     while True:
         index: TimelineIndex | None = None
-        cursor: dict[str, Any] | None = None
+        after: int | None = None
         while True:
-            params: dict[str, Any] = {"agentId": agent_id, "limit": PAGE}
-            if cursor is not None:
-                params["after"] = cursor
-            page = await call("agent.timeline", params)
+            page = await agents.timeline(agent_id, after_seq=after, limit=PAGE)
             if index is None:
-                index = TimelineIndex(epoch=str(page["epoch"]))
-            elif page["epoch"] != index.epoch or page.get("reset"):
+                index = TimelineIndex(epoch=page.epoch)
+            elif page.epoch != index.epoch or page.reset:
                 break  # rebuilt while reading: start over in the new epoch
-            for entry in page["entries"]:
-                index.add(entry)
-            cursor = page.get("last")
-            if not page.get("hasMore") or cursor is None:
+            for entry in page.entries:
+                index.add(
+                    {"seq": entry.seq, "timestamp": entry.timestamp, "event": as_json(entry.event)}
+                )
+            if not page.has_more or not page.entries:
                 return index
+            after = page.entries[-1].seq
 
 
 def _canonical(row: Row) -> ts.TimelineEntry:

@@ -88,6 +88,13 @@ class AgentControl(Protocol):
     async def pending_permissions(self, agent_id: str) -> builtins.list[PermissionRequest]:
         """The agent's permission requests nobody answered yet, oldest first."""
 
+    async def all_pending_permissions(self) -> dict[str, builtins.list[PermissionRequest]]:
+        """Every agent's unanswered permission requests by agent id, oldest first (agents with
+        none left out): one read where a listing would otherwise ask agent by agent.
+
+        .. versionadded:: 2.0
+        """
+
     async def answer_permission(
         self, agent_id: str, request_id: str, answer: PermissionAnswer
     ) -> AgentRecord:

@@ -217,6 +217,12 @@ class KernelAgents:
     async def pending_permissions(self, agent_id: str) -> builtins.list[PermissionRequest]:
         return [request for _, request in await self._service.pending_permissions(agent_id)]
 
+    async def all_pending_permissions(self) -> dict[str, builtins.list[PermissionRequest]]:
+        pending: dict[str, builtins.list[PermissionRequest]] = {}
+        for agent_id, request in await self._service.pending_permissions(None):
+            pending.setdefault(agent_id, []).append(request)
+        return pending
+
     async def answer_permission(
         self, agent_id: str, request_id: str, answer: PermissionAnswer
     ) -> AgentRecord:

@@ -1,12 +1,23 @@
 """Agent directory and lifecycle: list, fetch, create, send, wait, cancel, delete, archive,
-update, import, refresh, the setters, permissions and attention — each one JSON-RPC call of
-the ``agent.*`` group (the same behaviour as ``/ws``)."""
+update, import, refresh, the setters, permissions and attention.
+
+Each is a typed call of the session's agent port (``SessionHandle.agents``, with the
+session's access: what ``/ws`` allows). Four have no port method and stay one JSON-RPC call of
+the session: ``agent.import`` (import and resume by handle), ``agent.reload`` (refresh),
+``agent.commands``, ``agent.thinking.set`` / ``agent.feature.set`` and
+``agent.attention.clear`` (``docs/ts-clients.md``, "Trust").
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from paseo_hookspecs.agents import AgentCreate, AgentQuery, PermissionAnswer, WaitResult
+from paseo_hookspecs.errors import InvalidParams, PaseoError
+from pydantic import ValidationError
 
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
@@ -14,9 +25,11 @@ from paseo_tswire.connection import ClientSession
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import messages as out
 from paseo_tswire.models.agent import AgentMode, AgentSnapshot
+from paseo_tswire.port import Failure, as_json
 
 WAIT_CHUNK = 600.0
-"""Seconds per ``agent.wait`` call (the method's maximum); longer waits repeat it."""
+"""Seconds per ``AgentControl.wait`` call (``agent.wait``'s maximum); longer waits repeat it,
+so one call never holds the session's in-flight slot unboundedly."""
 
 
 async def _snapshots(
@@ -24,9 +37,8 @@ async def _snapshots(
 ) -> list[out.DirectoryEntry]:
     pending: dict[str, list[dict[str, Any]]] = {}
     if records:
-        found = await session.call("agent.permissions.list", {})
-        for item in found.get("requests") or []:
-            pending.setdefault(str(item["agentId"]), []).append(item["request"])
+        for agent_id, requests in (await session.agents.all_pending_permissions()).items():
+            pending[agent_id] = [as_json(r) for r in requests]
     modes: dict[str, list[AgentMode]] = {}
     places = await session.placements(records)
     entries = []
@@ -42,29 +54,28 @@ async def _snapshots(
 async def _directory(
     session: ClientSession, msg: req.FetchAgents
 ) -> tuple[list[out.DirectoryEntry], out.PageInfo]:
-    params: dict[str, Any] = {"newestFirst": True}
     flt = msg.filter
+    query: dict[str, Any] = {"newest_first": True}
     if flt is not None:
-        if flt.includeArchived:
-            params["includeArchived"] = True
+        if flt.includeArchived and msg.scope != "active":
+            query["include_archived"] = True
         if flt.labels:
-            params["labels"] = flt.labels
+            query["labels"] = flt.labels
         if flt.statuses:
-            params["statuses"] = [s for s in flt.statuses if s in projection.STATUSES]
-    if msg.scope == "active":
-        params.pop("includeArchived", None)
-    if msg.page is not None:
-        params["limit"] = msg.page.limit
-        if msg.page.cursor:
-            params["cursor"] = msg.page.cursor
-    result = await session.call("agent.list", params)
-    records = list(result.get("agents") or [])
+            query["statuses"] = frozenset(s for s in flt.statuses if s in projection.STATUSES)
+    page_in = msg.page
+    found = await session.agents.list(
+        AgentQuery(**query),
+        cursor=(page_in.cursor or None) if page_in is not None else None,
+        limit=page_in.limit if page_in is not None else None,
+    )
+    records = [as_json(r) for r in found.items]
     if flt is not None and flt.requiresAttention is not None:
         records = [r for r in records if bool(r.get("requiresAttention")) == flt.requiresAttention]
-    next_cursor = result.get("nextCursor") if msg.page is not None else None
+    next_cursor = found.next_cursor if page_in is not None else None
     page = out.PageInfo(
         nextCursor=next_cursor,
-        prevCursor=msg.page.cursor if msg.page is not None else None,
+        prevCursor=page_in.cursor if page_in is not None else None,
         hasMore=next_cursor is not None,
     )
     return await _snapshots(session, records), page
@@ -100,15 +111,10 @@ async def close_items(session: ClientSession, msg: req.CloseItems) -> None:
     agents: list[out.ClosedAgent] = []
     for agent_id in msg.agentIds:
         try:
-            archived = await session.call("agent.archive", {"agentId": agent_id})
-        except RpcFailure:
+            record = await session.agents.archive(agent_id, force=True)
+        except Failure:
             continue
-        record = archived["agent"]
-        agents.append(
-            out.ClosedAgent(
-                agentId=str(record["id"]), archivedAt=str(record.get("archivedAt") or "")
-            )
-        )
+        agents.append(out.ClosedAgent(agentId=record.id, archivedAt=record.archivedAt or ""))
     terminals: list[out.ClosedTerminal] = []
     for terminal_id in msg.terminalIds:
         try:
@@ -126,7 +132,7 @@ async def close_items(session: ClientSession, msg: req.CloseItems) -> None:
 async def fetch_agent(session: ClientSession, msg: req.AgentRef) -> None:
     try:
         agent, place = await session.snapshot(msg.agentId)
-    except RpcFailure as exc:
+    except Failure as exc:
         if exc.code not in ("not_found", "conflict", "invalid_params"):
             raise
         await session.push(
@@ -142,7 +148,7 @@ async def fetch_agent(session: ClientSession, msg: req.AgentRef) -> None:
 
 async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
     config = msg.config
-    params: dict[str, Any] = {"provider": config.provider, "cwd": config.cwd}
+    fields: dict[str, Any] = {"provider": config.provider, "cwd": config.cwd}
     for key in (
         "modeId",
         "model",
@@ -153,18 +159,41 @@ async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
     ):
         value = getattr(config, key)
         if value is not None:
-            params[key] = value
+            fields[key] = value
     if config.title:
-        params["title"] = config.title
+        fields["title"] = config.title
     if msg.initialPrompt:
-        params["initialPrompt"] = msg.initialPrompt
+        fields["initialPrompt"] = msg.initialPrompt
     if msg.clientMessageId:
-        params["messageId"] = msg.clientMessageId
+        fields["messageId"] = msg.clientMessageId
     if msg.labels:
-        params["labels"] = msg.labels
+        fields["labels"] = msg.labels
     if msg.workspaceId:
-        params["workspaceId"] = msg.workspaceId
-    await _adopt(session, msg.requestId, "agent.create", params, out.AgentCreated)
+        fields["workspaceId"] = msg.workspaceId
+    try:
+        try:
+            spec = AgentCreate(**fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise InvalidParams(f"{where}: {first['msg']}") from None
+        record = await session.agents.create(spec)
+        agent, _ = await session.snapshot(record.id)
+    except Failure as exc:
+        await _create_failed(session, msg.requestId, exc)
+        return
+    await session.push(
+        "status", out.AgentCreated(agentId=agent.id, requestId=msg.requestId, agent=agent)
+    )
+
+
+async def _create_failed(
+    session: ClientSession, request_id: str, exc: RpcFailure | PaseoError
+) -> None:
+    await session.push(
+        "status",
+        out.AgentCreateFailed(requestId=request_id, error=exc.message, errorCode=exc.code),
+    )
 
 
 async def _adopt(
@@ -172,18 +201,15 @@ async def _adopt(
     request_id: str,
     method: str,
     params: dict[str, Any],
-    answer: type[out.AgentCreated] | type[out.AgentResumed],
+    answer: type[out.AgentResumed],
 ) -> None:
-    """Call ``method`` (``agent.create`` or ``agent.import``) and answer with the new agent's
-    snapshot, or with ``agent_create_failed`` naming the daemon's error."""
+    """Call ``method`` (``agent.import``, which the port has no method for) and answer with
+    the new agent's snapshot, or with ``agent_create_failed`` naming the daemon's error."""
     try:
         result = await session.call(method, params)
         agent, _ = await session.snapshot(result["agent"]["id"])
-    except RpcFailure as exc:
-        await session.push(
-            "status",
-            out.AgentCreateFailed(requestId=request_id, error=exc.message, errorCode=exc.code),
-        )
+    except Failure as exc:
+        await _create_failed(session, request_id, exc)
         return
     await session.push("status", answer(agentId=agent.id, requestId=request_id, agent=agent))
 
@@ -236,10 +262,9 @@ async def resume_agent(session: ClientSession, msg: req.ResumeAgent) -> None:
         if not isinstance(holder, str):
             raise
         agent_id = holder
-        await session.call("agent.restore", {"agentId": agent_id})
-        detail = await session.call("agent.get", {"agentId": agent_id})
-        if not detail.get("live"):
-            await session.call("agent.reload", {"agentId": agent_id})
+        await session.agents.restore(agent_id)
+        # Started again unless its session runs (then the record is returned unchanged).
+        await session.agents.ensure_session(agent_id)
     agent, _ = await session.snapshot(agent_id)
     await session.push(
         "status", out.AgentResumed(agentId=agent.id, requestId=msg.requestId, agent=agent)
@@ -270,12 +295,9 @@ async def list_commands(session: ClientSession, msg: req.ListCommands) -> None:
 
 
 async def send_message(session: ClientSession, msg: req.SendMessage) -> None:
-    params: dict[str, Any] = {"agentId": msg.agentId, "text": msg.text}
-    if msg.messageId:
-        params["messageId"] = msg.messageId
     try:
-        result = await session.call("agent.send", params)
-    except RpcFailure as exc:
+        result = await session.agents.send(msg.agentId, msg.text, message_id=msg.messageId or None)
+    except Failure as exc:
         await session.push(
             "send_agent_message_response",
             out.SendMessage(
@@ -287,8 +309,8 @@ async def send_message(session: ClientSession, msg: req.SendMessage) -> None:
         "send_agent_message_response",
         out.SendMessage(
             requestId=msg.requestId,
-            agentId=str(result["agentId"]),
-            accepted=bool(result.get("accepted", True)),
+            agentId=result.agent.id,
+            accepted=result.accepted,
             error=None,
         ),
     )
@@ -296,20 +318,20 @@ async def send_message(session: ClientSession, msg: req.SendMessage) -> None:
 
 async def wait_for_finish(session: ClientSession, msg: req.WaitForFinish) -> None:
     deadline = None if msg.timeoutMs is None else time.monotonic() + msg.timeoutMs / 1000
+    result: WaitResult
     while True:
         chunk = (
             WAIT_CHUNK
             if deadline is None
             else max(0.0, min(WAIT_CHUNK, deadline - time.monotonic()))
         )
-        result = await session.call("agent.wait", {"agentId": msg.agentId, "timeout": chunk})
-        outcome = result.get("outcome")
-        if outcome != "timeout" or (deadline is not None and time.monotonic() >= deadline):
+        result = await session.agents.wait(msg.agentId, timeout=chunk)
+        if result.outcome != "timeout" or (deadline is not None and time.monotonic() >= deadline):
             break
     agent: AgentSnapshot | None
     try:
-        agent, _ = await session.snapshot(str(result["agentId"]))
-    except RpcFailure:
+        agent, _ = await session.snapshot(result.agent.id)
+    except Failure:
         agent = None
     status = {"idle": "idle", "permission": "permission", "error": "error", "timeout": "timeout"}
     await session.push(
@@ -317,16 +339,16 @@ async def wait_for_finish(session: ClientSession, msg: req.WaitForFinish) -> Non
         out.WaitForFinish(
             requestId=msg.requestId,
             # A closed agent has finished for good: the client reads it as done.
-            status=status.get(str(outcome), "idle"),
+            status=status.get(result.outcome, "idle"),
             final=agent,
-            error=result.get("error"),
-            lastMessage=result.get("lastMessage"),
+            error=result.agent.lastError if result.outcome == "error" else None,
+            lastMessage=result.last_reply,
         ),
     )
 
 
 async def cancel_agent(session: ClientSession, msg: req.OptionalRequestAgentRef) -> None:
-    await session.call("agent.interrupt", {"agentId": msg.agentId})
+    await session.agents.interrupt(msg.agentId)
     if msg.requestId is None:
         return
     agent, _ = await session.snapshot(msg.agentId)
@@ -337,26 +359,25 @@ async def cancel_agent(session: ClientSession, msg: req.OptionalRequestAgentRef)
 
 
 async def delete_agent(session: ClientSession, msg: req.AgentRef) -> None:
-    detail = await session.call("agent.get", {"agentId": msg.agentId})
-    agent_id = str(detail["agent"]["id"])
-    await session.call("agent.delete", {"agentId": agent_id})
+    agent_id = (await session.agents.get(msg.agentId)).id
+    await session.agents.delete(agent_id)
     await session.push("agent_deleted", out.AgentDeleted(agentId=agent_id, requestId=msg.requestId))
 
 
 async def archive_agent(session: ClientSession, msg: req.AgentRef) -> None:
-    result = await session.call("agent.archive", {"agentId": msg.agentId})
-    record = result["agent"]
+    record = await session.agents.archive(msg.agentId, force=True)
     await session.push(
         "agent_archived",
         out.AgentArchived(
-            agentId=str(record["id"]),
-            archivedAt=str(record.get("archivedAt") or ""),
+            agentId=record.id,
+            archivedAt=record.archivedAt or "",
             requestId=msg.requestId,
         ),
     )
 
 
 async def refresh_agent(session: ClientSession, msg: req.AgentRef) -> None:
+    # agent.reload restarts a running program too (the port's ensure_session would not).
     result = await session.call("agent.reload", {"agentId": msg.agentId})
     agent_id = str(result["agent"]["id"])
     index = session.indexes.get(agent_id)
@@ -374,13 +395,12 @@ async def _action(
     session: ClientSession,
     type_: str,
     ids: tuple[str, str],
-    method: str,
-    params: dict[str, Any],
+    act: Callable[[], Awaitable[object]],
 ) -> None:
     request_id, agent_id = ids
     try:
-        await session.call(method, {"agentId": agent_id, **params})
-    except RpcFailure as exc:
+        await act()
+    except Failure as exc:
         reply = out.AgentAction(
             requestId=request_id, agentId=agent_id, accepted=False, error=exc.message
         )
@@ -390,13 +410,12 @@ async def _action(
 
 
 async def update_agent(session: ClientSession, msg: req.UpdateAgent) -> None:
-    params: dict[str, Any] = {}
-    if msg.name is not None:
-        params["title"] = msg.name
-    if msg.labels is not None:
-        params["labels"] = msg.labels
+    labels: dict[str, str | None] | None = dict(msg.labels) if msg.labels is not None else None
     await _action(
-        session, "update_agent_response", (msg.requestId, msg.agentId), "agent.update", params
+        session,
+        "update_agent_response",
+        (msg.requestId, msg.agentId),
+        lambda: session.agents.update(msg.agentId, title=msg.name, labels=labels),
     )
 
 
@@ -405,19 +424,17 @@ async def set_mode(session: ClientSession, msg: req.SetMode) -> None:
         session,
         "set_agent_mode_response",
         (msg.requestId, msg.agentId),
-        "agent.mode.set",
-        {"modeId": msg.modeId},
+        lambda: session.agents.set_mode(msg.agentId, msg.modeId),
     )
 
 
 async def set_model(session: ClientSession, msg: req.SetModel) -> None:
-    await _action(
-        session,
-        "set_agent_model_response",
-        (msg.requestId, msg.agentId),
-        "agent.model.set",
-        {"model": msg.modelId},
-    )
+    async def act() -> object:
+        if not msg.modelId:
+            raise InvalidParams("setting the model needs a model id (modelId)")
+        return await session.agents.set_model(msg.agentId, msg.modelId)
+
+    await _action(session, "set_agent_model_response", (msg.requestId, msg.agentId), act)
 
 
 async def set_thinking(session: ClientSession, msg: req.SetThinking) -> None:
@@ -425,8 +442,10 @@ async def set_thinking(session: ClientSession, msg: req.SetThinking) -> None:
         session,
         "set_agent_thinking_response",
         (msg.requestId, msg.agentId),
-        "agent.thinking.set",
-        {"thinkingOptionId": msg.thinkingOptionId},
+        lambda: session.call(
+            "agent.thinking.set",
+            {"agentId": msg.agentId, "thinkingOptionId": msg.thinkingOptionId},
+        ),
     )
 
 
@@ -435,26 +454,24 @@ async def set_feature(session: ClientSession, msg: req.SetFeature) -> None:
         session,
         "set_agent_feature_response",
         (msg.requestId, msg.agentId),
-        "agent.feature.set",
-        {"featureId": msg.featureId, "value": msg.value},
+        lambda: session.call(
+            "agent.feature.set",
+            {"agentId": msg.agentId, "featureId": msg.featureId, "value": msg.value},
+        ),
     )
 
 
 async def answer_permission(session: ClientSession, msg: req.PermissionAnswer) -> None:
     response = msg.response
-    params: dict[str, Any] = {
-        "agentId": msg.agentId,
-        "requestId": msg.requestId,
-        "behavior": response.behavior,
-    }
-    if response.behavior == "allow" and response.updatedInput is not None:
-        params["updatedInput"] = response.updatedInput
-    if response.behavior == "deny":
-        if response.message is not None:
-            params["message"] = response.message
-        params["interrupt"] = bool(response.interrupt)
+    allow = response.behavior == "allow"
+    answer = PermissionAnswer(
+        behavior=response.behavior,
+        updated_input=response.updatedInput if allow else None,
+        message=response.message if not allow else None,
+        interrupt=bool(response.interrupt) if not allow else False,
+    )
     # Fire and forget on the client; the resolution arrives as agent_permission_resolved.
-    await session.call("agent.permissions.respond", params)
+    await session.agents.answer_permission(msg.agentId, msg.requestId, answer)
 
 
 async def clear_attention(session: ClientSession, msg: req.ClearAttention) -> None:

@@ -6,6 +6,8 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from paseo_hookspecs.agents import AgentQuery
+
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
@@ -230,7 +232,7 @@ async def worktree_archive(session: ClientSession, msg: req.WorktreeArchive) -> 
         )
         return
     target = match[0]
-    agents = await session.call("agent.list", {"workspaceId": target["workspaceId"]})
+    agents = await session.agents.list(AgentQuery(workspace_id=str(target["workspaceId"])))
     try:
         await session.call("worktree.archive", {"workspaceId": target["workspaceId"]})
     except RpcFailure as exc:
@@ -247,7 +249,7 @@ async def worktree_archive(session: ClientSession, msg: req.WorktreeArchive) -> 
         "paseo_worktree_archive_response",
         out.WorktreeArchive(
             success=True,
-            removedAgents=[str(a["id"]) for a in agents.get("agents") or []],
+            removedAgents=[record.id for record in agents.items],
             error=None,
             requestId=msg.requestId,
         ),
@@ -259,6 +261,7 @@ async def shutdown(session: ClientSession, msg: req.Request) -> None:
     await session.push(
         "status", out.ShutdownRequested(clientId=session.client_id, requestId=msg.requestId)
     )
+    await session.flush(2.0)
     await session.call("server.shutdown", {"reason": "shutdown_server_request (TypeScript client)"})
 
 

@@ -4,17 +4,17 @@ timeline (see :mod:`paseo_tswire.timeline`)."""
 from __future__ import annotations
 
 from paseo_tswire import timeline
-from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import messages as out
 from paseo_tswire.models.timeline import Cursor
+from paseo_tswire.port import Failure
 
 
 async def fetch_timeline(session: ClientSession, msg: req.FetchTimeline) -> None:
     try:
         agent, _ = await session.snapshot(msg.agentId)
-    except RpcFailure as exc:
+    except Failure as exc:
         if exc.code != "not_found":
             raise
         await session.push(

@@ -22,10 +22,13 @@ import functools
 import logging
 from typing import Any
 
+from paseo_hookspecs.agents import RecordChange
+
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.models import workspace as wm
+from paseo_tswire.port import Failure, as_json
 
 log = logging.getLogger("paseo.tswire")
 
@@ -89,10 +92,11 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
     projects = {
         p["projectId"]: p for p in (await session.call("project.list", {})).get("projects") or []
     }
-    agents = (await session.call("agent.list", {})).get("agents") or []
-    pending: dict[str, int] = {}
-    for item in (await session.call("agent.permissions.list", {})).get("requests") or []:
-        pending[str(item["agentId"])] = pending.get(str(item["agentId"]), 0) + 1
+    agents = [as_json(record) for record in (await session.agents.list()).items]
+    pending = {
+        agent_id: len(requests)
+        for agent_id, requests in (await session.agents.all_pending_permissions()).items()
+    }
     return [
         descriptor(w, projects.get(w["projectId"]), agents, pending)
         for w in workspaces
@@ -144,6 +148,7 @@ async def fetch_workspaces(session: ClientSession, msg: wm.FetchRequest) -> None
             feed = Feed(session)
             session.extra[FEED] = feed
             session.listeners.append(feed.on_notification)
+            session.record_listeners.append(feed.on_record)
             await session.follow(["workspaces"])
         feed.start(msg.filter, entries)
         subscription = msg.subscribe.subscriptionId or f"workspaces:{session.client_id}"
@@ -192,15 +197,19 @@ class Feed:
             self.mark(str(params["workspace"]["workspaceId"]))
         elif method in ("workspace.removed", "workspace.status"):
             self.mark(str(params["workspaceId"]))
-        elif method in ("agent.created", "agent.updated"):
-            workspace_id = params["agent"].get("workspaceId")
-            if workspace_id:
-                self.mark(str(workspace_id))
-        elif method in ("project.changed", "agent.deleted"):
-            # A project's name is in its workspaces' descriptors; a deleted agent's record
-            # (and so its workspace) is gone: look at every workspace once.
+        elif method == "project.changed":
+            # A project's name is in its workspaces' descriptors: look at every one once.
             self._everything = True
             self._schedule()
+
+    def on_record(self, change: RecordChange) -> None:
+        """An agent record changed (told by the session's agent feed, in order)."""
+        if change.kind == "deleted":
+            # A deleted agent's record (and so its workspace) is gone: look at every one once.
+            self._everything = True
+            self._schedule()
+        elif change.record.workspaceId:
+            self.mark(change.record.workspaceId)
 
     def mark(self, workspace_id: str) -> None:
         self._marked.add(workspace_id)
@@ -217,7 +226,7 @@ class Feed:
             everything, self._everything = self._everything, False
             try:
                 await self.send(None if everything else marked)
-            except RpcFailure as exc:  # the session closed meanwhile: nobody to tell
+            except Failure as exc:  # the session closed meanwhile: nobody to tell
                 log.debug("tswire: workspace pushes stopped: %s", exc)
                 return
             except Exception:  # one bad descriptor must not end the session's pushes

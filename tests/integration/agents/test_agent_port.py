@@ -170,6 +170,8 @@ def test_permissions_interrupt_archive_restore_delete(paseo_home: Path, workdir:
         assert agent_id == record.id
         assert (await agents.wait(record.id, timeout=30)).outcome == "permission"
         assert [r.id for r in await agents.pending_permissions(record.id)] == [request.id]
+        everyone = await agents.all_pending_permissions()
+        assert {k: [r.id for r in v] for k, v in everyone.items()} == {record.id: [request.id]}
         await agents.answer_permission(record.id, request.id, PermissionAnswer(behavior="allow"))
         await watcher.until(("resolved", record.id, "allow"))
         assert (await agents.wait(record.id, timeout=30)).last_reply == "wrote out.txt"

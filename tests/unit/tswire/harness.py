@@ -10,11 +10,24 @@ from paseo_hookspecs.transport import Channel, Observed, SessionLimits
 from paseo_tswire.connection import ClientSession
 
 
+class IdleAgents:
+    """An agent port with no agents; subscriptions are accepted and never deliver."""
+
+    def subscribe(self, observer: Any, *, name: str, max_pending: int = 1024) -> Any:
+        return _Closed()
+
+
+class _Closed:
+    def close(self) -> None:
+        return None
+
+
 class IdleSession:
     """The host's session as the bridge uses it: it runs until the connection is lost."""
 
     def __init__(self) -> None:
         self.lost = asyncio.Event()
+        self.agents = IdleAgents()
 
     def receive(self, frame: str | bytes) -> None:
         return None

@@ -10,6 +10,7 @@ from typing import Any
 
 from paseo_hookspecs.transport import Observed, SessionLimits
 from paseo_tswire.bridge import QUEUE_LIMIT, RpcBridge
+from paseo_tswire.connection import ClientSession
 from unit.tswire.harness import IdleHost
 
 
@@ -47,3 +48,42 @@ def test_a_client_that_does_not_read_is_dropped_past_the_byte_bound() -> None:
     assert overflows == 1
     # The first frame is taken by the stalled delivery; 4 MiB of the rest are held, no more.
     assert sent <= 2 + (4 << 20) // (256 << 10)
+
+
+def test_a_client_that_does_not_read_is_closed_past_the_outbox_byte_bound() -> None:
+    """Every frame for a client waits in one outbox; a stalled socket costs at most the
+    session's ``outbound_bytes`` of frames before the client is closed as too slow."""
+
+    async def scenario() -> tuple[int, int]:
+        stalled = asyncio.Event()
+        closes: list[int] = []
+
+        async def send(frame: str | bytes) -> None:
+            await stalled.wait()  # the client never reads
+
+        async def close() -> None:
+            closes.append(1)
+
+        session = ClientSession(
+            IdleHost(),  # type: ignore[arg-type]
+            client_id="cid",
+            client_type="cli",
+            kind="local",
+            observed=Observed("tswire", True, None, None, None),
+            limits=SessionLimits(outbound_bytes=4 << 20),
+        )
+        session.attach(send, close)
+        queued = 0
+        frame = _frame(256 << 10)
+        while not closes and queued < 64:  # 16 MiB offered: four times the bound
+            await session.raw(frame)
+            queued += 1
+            await asyncio.sleep(0)  # the writer takes the first frame and blocks on it
+        stalled.set()
+        await session.aclose()
+        return queued, len(closes)
+
+    queued, closes = asyncio.run(scenario())
+    assert closes == 1
+    # The first frame is taken by the stalled write; 4 MiB of the rest are held, no more.
+    assert queued <= 2 + (4 << 20) // (256 << 10)

@@ -5,15 +5,15 @@ connection keeps the numbering of a bounded number of agents."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from paseo_tswire.connection import MAX_INDEXES, ClientSession
+from paseo_hookspecs.agents import TimelineEntry, TimelinePage
+from paseo_tswire.agent_feed import AgentFeed
+from paseo_tswire.connection import MAX_INDEXES
 from paseo_tswire.timeline import TimelineIndex
 from unit.tswire.harness import client_session
 
-EVENT = {
-    "agentId": "a1",
-    "entry": {
+ENTRY = TimelineEntry.model_validate(
+    {
         "seq": 7,
         "epoch": "e1",
         "timestamp": "2026-12-01T00:00:00.000Z",
@@ -22,8 +22,8 @@ EVENT = {
             "provider": "claude",
             "item": {"type": "assistant_message", "text": "hi", "messageId": "m"},
         },
-    },
-}
+    }
+)
 
 
 def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
@@ -40,7 +40,7 @@ def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
 
         session.attach(send, close)
         session.detach(send)
-        await session._on_notification("agent.event", EVENT)
+        await AgentFeed(session).on_event("a1", ENTRY)
         assert sent == []
         indexes = dict(session.indexes)
         await session.aclose()
@@ -49,23 +49,25 @@ def test_a_detached_session_drops_the_index_instead_of_growing_it() -> None:
     assert asyncio.run(scenario()) == {}
 
 
-class _Reading(ClientSession):
-    """A session whose kernel answers ``agent.timeline`` with one entry per agent."""
+class _Reading:
+    """An agent port whose timeline holds one entry per agent."""
 
-    loads: list[str]
+    def __init__(self) -> None:
+        self.loads: list[str] = []
 
-    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        assert method == "agent.timeline"
-        assert params is not None
-        self.loads.append(params["agentId"])
-        entry = {**EVENT["entry"], "seq": 1}
-        return {"epoch": "e1", "entries": [entry], "hasMore": False, "last": None}
+    async def timeline(
+        self, agent_id: str, *, after_seq: int | None = None, limit: int = 200
+    ) -> TimelinePage:
+        self.loads.append(agent_id)
+        entry = ENTRY.model_copy(update={"seq": 1})
+        return TimelinePage(epoch="e1", entries=[entry], has_more=False)
 
 
 def test_a_connection_keeps_a_bounded_number_of_timeline_indexes() -> None:
     async def scenario() -> tuple[list[str], list[str], int]:
-        session = client_session(_Reading)
-        session.loads = []
+        session = client_session()
+        reading = _Reading()
+        session.agents = reading
         for n in range(MAX_INDEXES + 4):
             await session.index(f"agent-{n}")
             await session.index("agent-0")  # used again: the last to be dropped
@@ -73,7 +75,7 @@ def test_a_connection_keeps_a_bounded_number_of_timeline_indexes() -> None:
         # A dropped index comes back from the durable copy with the same numbering.
         rebuilt = await session.index("agent-1")
         await session.aclose()
-        return kept, session.loads, rebuilt.rows[0].seq
+        return kept, reading.loads, rebuilt.rows[0].seq
 
     kept, loads, seq = asyncio.run(scenario())
     assert len(kept) == MAX_INDEXES
