@@ -7,7 +7,9 @@ It owns every agent record and timeline write, through these rooms:
 - :mod:`paseo.agents.sessions` — starting, resuming and closing provider sessions;
 - :mod:`paseo.agents.runner` — the prompt runner;
 - :mod:`paseo.agents.permissions` — pending permission requests;
-- :mod:`paseo.agents.recovery` — boot recovery and what is rebuilt from the timeline.
+- :mod:`paseo.agents.recovery` — boot recovery and what is rebuilt from the timeline;
+- :mod:`paseo.agents.state` — each agent's live state, a state machine the rooms above tell
+  what happened (they do not write its fields).
 
 It depends on narrow ports only (the store, a :class:`~paseo.services.Publisher`, a
 :class:`~paseo.services.ConfigView`, the plugin manager as
@@ -246,7 +248,7 @@ class AgentService:
         if params.initialPrompt:
             await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:
-            agent.want_session = True
+            agent.state.want_session()
             self._started.runner.kick(agent)
         return agent.record
 
@@ -367,7 +369,7 @@ class AgentService:
         # the record left the roster.
         await agent.timeline.drain()
         await agent.writer.flush()
-        agent.deleted = True
+        agent.state.delete()
         agent.timeline.close()
         if agent.internal:
             await self.store.agents.delete(agent.id)
@@ -521,14 +523,7 @@ class AgentService:
 
     def outcome(self, agent: LiveAgent) -> str | None:
         """How a wait on ``agent`` ends now, or ``None`` while it is working."""
-        if agent.deleted:
-            return "closed"
-        if agent.pending:
-            return "permission"
-        status = agent.record.lastStatus
-        if status in ("running", "initializing") or agent.busy:
-            return None
-        return {"idle": "idle", "error": "error", "closed": "closed"}.get(status)
+        return agent.state.outcome(agent.record.lastStatus)
 
     async def wait(self, reference: str, within: float) -> tuple[LiveAgent, str]:
         """Wait until the agent is idle, asks for permission, fails, or ``within`` seconds
@@ -549,7 +544,7 @@ class AgentService:
     async def last_reply(self, agent: LiveAgent) -> str | None:
         """The text of the agent's newest reply (rebuilt from the timeline after a restart)."""
         await recovery.load_reply(self.roster, agent)
-        return agent.reply or None
+        return agent.state.current_reply.text or None
 
     async def timeline_window(
         self,

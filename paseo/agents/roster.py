@@ -250,13 +250,4 @@ class AgentRoster:
     def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> None:
         effects = ingest.apply(agent, event)
         changes.update(effects.changes)
-        if effects.turn_ended:
-            agent.provider_prompt = None
-            agent.pending.clear()
-        if effects.requested is not None:
-            agent.pending[effects.requested.id] = effects.requested
-        if effects.answered is not None:
-            agent.pending.pop(effects.answered, None)
-        if effects.reply is not None:
-            agent.reply_id, agent.reply = effects.reply.message_id, effects.reply.text
-            agent.reply_loaded = True
+        agent.state.apply(effects)
