@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from paseo.workspaces.common import Publish
+from paseo.projects.common import Publish
 
 if TYPE_CHECKING:
     from paseo_hookspecs.hub_host import AgentSnapshot
