@@ -69,6 +69,7 @@ from paseo_hookspecs.process import AgentProcess, ProcessLauncher
 from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_claude import mapping
+from paseo_claude.modes import check_mode, check_thinking
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
 from paseo_claude.stream import StreamTranslator, api_retry_item
 from paseo_claude.transcript import read_history
@@ -360,12 +361,7 @@ class ClaudeSession(AgentSession):
     # ------------------------------------------------------------------ settings
 
     async def set_mode(self, mode_id: str) -> None:
-        from paseo_claude.provider import MODE_IDS
-
-        if mode_id not in MODE_IDS:
-            raise InvalidParams(
-                f"Claude Code has no mode {mode_id!r} (modes: {', '.join(MODE_IDS)})"
-            )
+        check_mode(mode_id)
         if mode_id == "bypassPermissions" and not self._spec.bypass_allowed:
             raise InvalidParams(
                 "as root Claude Code allows bypassPermissions only when the agent's environment "
@@ -379,13 +375,7 @@ class ClaudeSession(AgentSession):
         self._model = model
 
     async def set_thinking(self, option_id: str) -> None:
-        from paseo_claude.provider import THINKING_IDS
-
-        if option_id not in THINKING_IDS:
-            raise InvalidParams(
-                f"Claude Code has no thinking level {option_id!r} "
-                f"(levels: {', '.join(THINKING_IDS)})"
-            )
+        check_thinking(option_id)
         await self._setting(
             {"subtype": "apply_flag_settings", "settings": {"effortLevel": option_id}}
         )

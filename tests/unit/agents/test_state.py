@@ -54,7 +54,8 @@ def _running(state: AgentState, text: str = "hello", message_id: str = "m1") -> 
 def test_a_new_agent_is_closed_and_quiet() -> None:
     state = AgentState()
     assert state.phase("closed") == "closed"
-    assert state.quiet and not state.busy
+    assert state.quiet
+    assert not state.busy
     assert state.outcome("closed") == "closed"
     assert not state.take_work()
 
@@ -76,7 +77,8 @@ def test_a_session_opened_makes_the_agent_idle() -> None:
 def test_a_prompt_runs_and_its_turn_completing_settles_the_agent() -> None:
     state = AgentState()
     assert state.queue_prompt("hello", "m1")
-    assert state.busy and state.phase("idle") == "running"
+    assert state.busy
+    assert state.phase("idle") == "running"
     assert state.outcome("idle") is None  # a queued prompt is work
     assert state.take_work()
     assert state.take_queued() == ("hello", "m1")
@@ -86,7 +88,8 @@ def test_a_prompt_runs_and_its_turn_completing_settles_the_agent() -> None:
     assert _durable(state, TurnStarted(provider=P)) == {"lastStatus": "running"}
     changes = _durable(state, TurnCompleted(provider=P))
     assert changes == {"lastStatus": "idle", "lastError": None}
-    assert not state.busy and state.provider_prompt is None
+    assert not state.busy
+    assert state.provider_prompt is None
     assert state.outcome("idle") == "idle"
 
 
@@ -95,7 +98,8 @@ def test_a_failed_turn_leaves_the_agent_in_error_until_the_next_prompt() -> None
     _running(state)
     changes = _durable(state, TurnFailed(provider=P, error="boom"))
     assert changes["lastStatus"] == "error"
-    assert state.phase("error") == "error" and state.outcome("error") == "error"
+    assert state.phase("error") == "error"
+    assert state.outcome("error") == "error"
     assert state.queue_prompt("again", "m2")
     assert state.phase("error") == "running"
 
@@ -105,13 +109,15 @@ def test_a_repeated_message_id_is_not_queued_again() -> None:
     assert state.queue_prompt("hello", "m1")
     assert state.take_queued() is not None
     assert not state.queue_prompt("hello again", "m1")
-    assert state.next_prompt is None and state.latest_text == "hello"
+    assert state.next_prompt is None
+    assert state.latest_text == "hello"
 
 
 def test_only_the_newest_message_ids_are_remembered() -> None:
     state = AgentState()
     state.seen_rebuilt(f"m{n}" for n in range(SEEN_MESSAGES + 1))
-    assert "m0" not in state.seen and f"m{SEEN_MESSAGES}" in state.seen
+    assert "m0" not in state.seen
+    assert f"m{SEEN_MESSAGES}" in state.seen
     assert state.queue_prompt("an old one is new again", "m0")
 
 
@@ -123,7 +129,8 @@ def test_a_prompt_replacing_a_running_turn_waits_for_its_end() -> None:
     assert state.replacing
     # The replaced run's end does not settle the agent: the newest prompt is m2.
     assert _durable(state, TurnCanceled(provider=P, reason="interrupted")) == {}
-    assert not state.replacing and state.busy
+    assert not state.replacing
+    assert state.busy
     assert state.take_queued() == ("second", "m2")
     assert state.prompt_started("m2") == [image]
     state.prompt_delivered("m2")
@@ -167,7 +174,8 @@ def test_a_prompt_the_provider_refused_is_abandoned() -> None:
     state.take_queued()
     state.prompt_started("m1")
     state.turn_abandoned()
-    assert not state.busy and state.provider_prompt is None
+    assert not state.busy
+    assert state.provider_prompt is None
 
 
 def test_a_permission_request_is_pending_until_answered() -> None:
@@ -178,7 +186,8 @@ def test_a_permission_request_is_pending_until_answered() -> None:
     assert state.phase("running") == "permission"
     assert state.outcome("running") == "permission"
     request = state.take_request("r1")
-    assert request is not None and request.id == "r1"
+    assert request is not None
+    assert request.id == "r1"
     assert state.take_request("r1") is None  # answered once
     state.answering("r1")
     # The provider's own announcement of the answer is an echo now.
@@ -194,7 +203,8 @@ def test_an_answer_the_provider_did_not_take_leaves_the_request_pending() -> Non
     assert request is not None
     state.answering("r1")
     state.answer_failed(request)
-    assert set(state.pending) == {"r1"} and "r1" not in state.resolved
+    assert set(state.pending) == {"r1"}
+    assert "r1" not in state.resolved
 
 
 def test_a_request_withdrawn_by_the_provider_or_ended_with_its_turn_is_not_pending() -> None:
@@ -231,7 +241,8 @@ def test_cancelling_work_drops_the_queued_prompt_and_the_wish_for_a_session() ->
     assert not state.take_work()
     assert state.queue_prompt("hello", "m1")
     assert state.cancel_work()
-    assert state.next_prompt is None and not state.busy
+    assert state.next_prompt is None
+    assert not state.busy
 
 
 def test_a_deleted_agent_has_no_work_and_its_sessions_events_do_not_count() -> None:
