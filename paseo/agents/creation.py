@@ -7,12 +7,17 @@ the workspace the workspaces service provisions for it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.records import AgentRecord, SerializableConfig, new_agent_id
-from paseo_hookspecs.store import WorkspaceRepository
+from paseo_hookspecs.store import (
+    MAX_PAGE_SIZE,
+    AgentFilter,
+    AgentRepository,
+    WorkspaceRepository,
+)
 
 from paseo.agents.ports import WorkspacePlacement
 from paseo.agents.registry import ProviderRegistry
@@ -97,3 +102,26 @@ async def _place(
         raise InvalidParams(f"cwd must be an absolute path, got {cwd!r}")
     workspace = await placement.ensure_workspace_for_cwd(cwd)
     return workspace.cwd, workspace.workspaceId
+
+
+async def holder_of(
+    agents: AgentRepository, loaded: Iterable[AgentRecord], provider: str, session_id: str
+) -> str | None:
+    """The agent holding ``provider``'s conversation ``session_id`` (an import must not adopt
+    it twice): the ``loaded`` agents' in-memory records first, then every stored agent of that
+    provider, page by page."""
+    for existing in loaded:
+        held = existing.persistence
+        if held is not None and (held.provider, held.sessionId) == (provider, session_id):
+            return existing.id
+    wanted = AgentFilter(provider=provider, include_archived=True)
+    cursor: str | None = None
+    while True:
+        page = await agents.list(wanted, cursor=cursor, limit=MAX_PAGE_SIZE)
+        for stored in page.items:
+            held = stored.persistence
+            if held is not None and (held.provider, held.sessionId) == (provider, session_id):
+                return stored.id
+        cursor = page.next_cursor
+        if cursor is None:
+            return None

@@ -1,9 +1,8 @@
-"""The daemon's in-memory state of one agent, and the record changes a live session implies.
+"""The daemon's in-memory handle of one agent, and the record changes a live session implies.
 
-Turn bookkeeping: ``latest_prompt`` is the message id of the newest prompt a client sent;
-``provider_prompt`` the one the provider is running. A terminal event (completed, failed,
-canceled) changes the status and raises attention only when it ends the newest prompt, so the
-end of a run being replaced never makes a waiter think the new run is over.
+What the daemon knows of an agent's prompts, turns, requests and session is owned by its
+:class:`~paseo.agents.state.AgentState` (a state machine without I/O); :class:`LiveAgent` holds
+it with the agent's record, timeline, record writer, lock and runner task.
 """
 
 from __future__ import annotations
@@ -11,17 +10,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections import OrderedDict
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from paseo_hookspecs.events import PermissionRequest
-from paseo_hookspecs.interfaces.agent import AgentSession, PromptImage
+from paseo_hookspecs.interfaces.agent import AgentSession
 from paseo_hookspecs.records import AgentRecord, PersistenceHandle, RuntimeInfo, dump_record
 from pydantic import ValidationError
 
 from paseo.agents.ingest import Reply
 from paseo.agents.record_writer import RecordWriter
+from paseo.agents.state import AgentState
 from paseo.agents.timeline import AgentTimeline
 
 log = logging.getLogger("paseo.agents")
@@ -31,9 +31,6 @@ STREAM_ACCESS = frozenset({"local", "remote"})
 
 DEFAULT_START_TIMEOUT = 60.0
 """Seconds a provider gets to start or resume a session (``PASEO_AGENT_START_TIMEOUT``)."""
-
-SEEN_MESSAGES = 1000
-"""Client message ids remembered per agent for de-duplication."""
 
 LIVE_STATUSES = frozenset({"initializing", "idle", "running"})
 
@@ -60,35 +57,23 @@ class AgentStartError(Exception):
 
 @dataclass
 class LiveAgent:
-    """The daemon's in-memory state of one agent (the record is the durable part)."""
+    """The daemon's in-memory handle of one agent (the record is the durable part): its
+    record, timeline and record writer, the lock serialising its session, its runner task,
+    and its live :class:`~paseo.agents.state.AgentState`, which the agent modules ask and tell
+    (the read-only properties here are that state's, for readers outside the agent rooms)."""
 
     record: AgentRecord
-    """The current state; :attr:`writer` makes it durable behind it."""
+    """The current state; :attr:`writer` makes it durable behind it. Only the roster
+    replaces it (:meth:`paseo.agents.roster.AgentRoster.save`)."""
     timeline: AgentTimeline
     writer: RecordWriter
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """Serialises session start, close and reload."""
-    session: AgentSession | None = None
-    generation: int = 0
-    """Bumped whenever a session is dropped: events of older sessions are ignored."""
-    runner: asyncio.Task[None] | None = None
-    next_prompt: tuple[str, str] | None = None
-    images: dict[str, list[PromptImage]] = field(default_factory=dict)
-    """The images of the queued prompt, by its message id."""
-    want_session: bool = False
-    latest_prompt: str | None = None
-    latest_text: str | None = None
-    provider_prompt: str | None = None
-    pending: dict[str, PermissionRequest] = field(default_factory=dict)
-    resolved: set[str] = field(default_factory=set)
-    seen: OrderedDict[str, None] = field(default_factory=OrderedDict)
-    seen_loaded: bool = False
+    state: AgentState = field(default_factory=AgentState)
+    _runner: asyncio.Task[None] | None = None
     _changed: asyncio.Event | None = None
     activity_saved: float = 0.0
-    reply_id: str | None = None
-    reply: str | None = None
-    reply_loaded: bool = False
-    deleted: bool = False
+    """When ``lastActivityAt`` was last written (the roster's throttle)."""
 
     @property
     def id(self) -> str:
@@ -98,22 +83,79 @@ class LiveAgent:
     def internal(self) -> bool:
         return bool(self.record.internal)
 
+    # The state's reads (and :class:`paseo.agents.ingest.TurnView`), read-only.
+
+    @property
+    def session(self) -> AgentSession | None:
+        return self.state.session
+
+    @property
+    def next_prompt(self) -> tuple[str, str] | None:
+        return self.state.next_prompt
+
+    @property
+    def latest_prompt(self) -> str | None:
+        return self.state.latest_prompt
+
+    @property
+    def latest_text(self) -> str | None:
+        return self.state.latest_text
+
+    @property
+    def provider_prompt(self) -> str | None:
+        return self.state.provider_prompt
+
+    @property
+    def pending(self) -> Mapping[str, PermissionRequest]:
+        return self.state.pending
+
+    @property
+    def resolved(self) -> Collection[str]:
+        return self.state.resolved
+
+    @property
+    def seen(self) -> Collection[str]:
+        return self.state.seen
+
     @property
     def current_reply(self) -> Reply:
-        return Reply(self.reply_id, self.reply)
+        return self.state.current_reply
+
+    @property
+    def deleted(self) -> bool:
+        return self.state.deleted
 
     @property
     def busy(self) -> bool:
         """A prompt is queued or running in the provider."""
-        return self.next_prompt is not None or self.provider_prompt is not None
+        return self.state.busy
+
+    # The runner task.
+
+    def kick(self, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``run()`` as the agent's runner task unless one runs."""
+        if self._runner is None or self._runner.done():
+            self._runner = asyncio.get_running_loop().create_task(run())
+
+    @property
+    def starting(self) -> bool:
+        """The runner task works with no session yet (it is starting one)."""
+        return self.state.session is None and self._runner is not None and not self._runner.done()
+
+    def take_runner(self) -> asyncio.Task[None] | None:
+        """The runner task, forgotten here (to be cancelled)."""
+        runner, self._runner = self._runner, None
+        return runner
+
+    # What memory alone holds.
 
     @property
     def at_rest(self) -> bool:
         """Closed with nothing running, queued or unwritten: stopping has nothing to do."""
         return (
-            self.session is None
-            and self.runner is None
-            and not self.busy
+            self.state.session is None
+            and self._runner is None
+            and not self.state.busy
             and self.record.lastStatus == "closed"
             and not self.lock.locked()
             and self.timeline.idle
@@ -126,22 +168,13 @@ class LiveAgent:
         waiter or unwritten change. Such an agent can be dropped and loaded again from the
         store (what it remembers of its timeline is read back on first use)."""
         return (
-            self.session is None
-            and self.runner is None
-            and not self.busy
-            and not self.want_session
-            and not self.pending
+            self.state.quiet
+            and self._runner is None
             and self._changed is None
             and not self.lock.locked()
-            and not self.deleted
             and self.timeline.idle
             and self.writer.idle
         )
-
-    def remember(self, message_id: str) -> None:
-        self.seen[message_id] = None
-        while len(self.seen) > SEEN_MESSAGES:
-            self.seen.popitem(last=False)
 
     @property
     def changed(self) -> asyncio.Event:

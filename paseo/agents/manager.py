@@ -7,7 +7,9 @@ It owns every agent record and timeline write, through these rooms:
 - :mod:`paseo.agents.sessions` — starting, resuming and closing provider sessions;
 - :mod:`paseo.agents.runner` — the prompt runner;
 - :mod:`paseo.agents.permissions` — pending permission requests;
-- :mod:`paseo.agents.recovery` — boot recovery and what is rebuilt from the timeline.
+- :mod:`paseo.agents.recovery` — boot recovery and what is rebuilt from the timeline;
+- :mod:`paseo.agents.state` — each agent's live state, a state machine the rooms above tell
+  what happened (they do not write its fields).
 
 It depends on narrow ports only (the store, a :class:`~paseo.services.Publisher`, a
 :class:`~paseo.services.ConfigView`, the plugin manager as
@@ -27,13 +29,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import Conflict, NotFound, Unavailable
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
 from paseo_hookspecs.records.agent import PersistenceHandle
-from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 
 from paseo.agents import creation, environments, permissions, recovery
 from paseo.agents.contributions import SessionContributions
@@ -46,7 +47,6 @@ from paseo.agents.live import (
     STREAM_ACCESS,
     AgentStartError,
     LiveAgent,
-    runtime_changes,
 )
 from paseo.agents.ports import AgentPlugins, SessionTools, TitleSource, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
@@ -55,6 +55,7 @@ from paseo.agents.registry import ProviderRegistry
 from paseo.agents.roster import AgentRoster
 from paseo.agents.runner import PromptRunner
 from paseo.agents.sessions import SessionKeeper
+from paseo.agents.settings import option_changes
 from paseo.agents.tracker import ManagedProcessTracker, iso_now, reconcile_orphans
 from paseo.services import ConfigView, Publisher
 
@@ -250,28 +251,9 @@ class AgentService:
         if params.initialPrompt:
             await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:
-            agent.want_session = True
+            agent.state.want_session()
             self._started.runner.kick(agent)
         return agent.record
-
-    async def _holder_of(self, provider: str, session_id: str) -> str | None:
-        """The agent holding ``provider``'s conversation ``session_id``: a loaded agent's
-        in-memory record first, then every stored agent of that provider, page by page."""
-        for existing in self.agents.values():
-            held = existing.record.persistence
-            if held is not None and (held.provider, held.sessionId) == (provider, session_id):
-                return existing.id
-        wanted = AgentFilter(provider=provider, include_archived=True)
-        cursor: str | None = None
-        while True:
-            page = await self.store.agents.list(wanted, cursor=cursor, limit=MAX_PAGE_SIZE)
-            for stored in page.items:
-                held = stored.persistence
-                if held is not None and (held.provider, held.sessionId) == (provider, session_id):
-                    return stored.id
-            cursor = page.next_cursor
-            if cursor is None:
-                return None
 
     async def import_session(self, params: AgentCreateParams, session_id: str) -> AgentRecord:
         """Adopt the provider's existing conversation ``session_id`` as a new agent: its session
@@ -280,7 +262,10 @@ class AgentService:
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement
         )
-        holder = await self._holder_of(record.provider, session_id)
+        loaded = [agent.record for agent in self.agents.values()]
+        holder = await creation.holder_of(
+            self.store.agents, loaded, record.provider, session_id
+        )
         if holder is not None:
             raise Conflict(
                 f"agent {holder[:8]} already holds {record.provider} conversation "
@@ -371,7 +356,7 @@ class AgentService:
         # the record left the roster.
         await agent.timeline.drain()
         await agent.writer.flush()
-        agent.deleted = True
+        agent.state.delete()
         agent.timeline.close()
         if agent.internal:
             await self.store.agents.delete(agent.id)
@@ -431,40 +416,9 @@ class AgentService:
         """Set the mode, model, thinking level or a feature, live when a session runs."""
         agent = await self.get(reference)
         async with agent.lock:
-            session = agent.session
-            if session is not None:
-                if option == "modeId":
-                    await session.set_mode(value)
-                elif option == "model":
-                    await session.set_model(value)
-                elif option == "thinkingOptionId":
-                    await session.set_thinking(value)
-                else:
-                    await session.set_feature(str(feature), value)
-            elif option == "modeId":
-                provider = self.registry.usable(agent.record.provider)
-                try:
-                    modes = await provider.list_modes(self.launcher)
-                except Unavailable:
-                    modes = []  # cannot check now: the next session start will
-                if modes and value not in {m.id for m in modes}:
-                    raise InvalidParams(
-                        f"provider {agent.record.provider!r} has no mode {value!r} "
-                        f"(modes: {', '.join(m.id for m in modes)})"
-                    )
-            config = dump_record(agent.record.config) if agent.record.config else {}
-            if option == "feature":
-                config["featureValues"] = {
-                    **(config.get("featureValues") or {}),
-                    str(feature): value,
-                }
-            else:
-                config[option] = value
-            changes: dict[str, Any] = {"config": config}
-            if option == "modeId":
-                changes["lastModeId"] = value
-            if session is not None:
-                changes.update(runtime_changes(agent, session))
+            changes = await option_changes(
+                agent, option, value, feature, registry=self.registry, launcher=self.launcher
+            )
         await self.roster.save(agent, changes)
         return agent
 
@@ -524,14 +478,7 @@ class AgentService:
 
     def outcome(self, agent: LiveAgent) -> str | None:
         """How a wait on ``agent`` ends now, or ``None`` while it is working."""
-        if agent.deleted:
-            return "closed"
-        if agent.pending:
-            return "permission"
-        status = agent.record.lastStatus
-        if status in ("running", "initializing") or agent.busy:
-            return None
-        return {"idle": "idle", "error": "error", "closed": "closed"}.get(status)
+        return agent.state.outcome(agent.record.lastStatus)
 
     async def wait(self, reference: str, within: float) -> tuple[LiveAgent, str]:
         """Wait until the agent is idle, asks for permission, fails, or ``within`` seconds
@@ -552,7 +499,7 @@ class AgentService:
     async def last_reply(self, agent: LiveAgent) -> str | None:
         """The text of the agent's newest reply (rebuilt from the timeline after a restart)."""
         await recovery.load_reply(self.roster, agent)
-        return agent.reply or None
+        return agent.state.current_reply.text or None
 
     async def timeline_window(
         self,

@@ -34,14 +34,15 @@ async def respond(
     interrupt: bool = False,
 ) -> None:
     """Answer a pending request; every client then sees ``permission_resolved``."""
-    request = agent.pending.pop(request_id, None)
+    state = agent.state
+    request = state.take_request(request_id)
     if request is None:
         raise NotFound(
             f"agent {agent.id[:8]} has no pending permission request {request_id!r} "
             "(already answered?); see `paseo permit ls`",
             data={"agentId": agent.id, "requestId": request_id},
         )
-    session = agent.session
+    session = state.session
     resolution: PermissionResolution = (
         AllowResolution(updatedInput=updated_input)
         if allow
@@ -49,23 +50,22 @@ async def respond(
     )
     if session is None:
         raise Unavailable(f"agent {agent.id[:8]} has no running session to answer")
-    agent.resolved.add(request_id)
+    state.answering(request_id)
     try:
         await session.respond_permission(request_id, resolution)
     except BaseException:
-        agent.resolved.discard(request_id)
-        agent.pending[request_id] = request
+        state.answer_failed(request)
         raise
     await agent.timeline.add(
         PermissionResolved(
             provider=agent.record.provider, requestId=request_id, resolution=resolution
         )
     )
-    if not allow and interrupt and agent.provider_prompt is not None:
+    if not allow and interrupt and state.provider_prompt is not None:
         with contextlib.suppress(Exception):
             await session.interrupt()
 
 
 def pending(agents: Iterable[LiveAgent]) -> list[tuple[str, PermissionRequest]]:
     """``(agentId, request)`` of every pending request of ``agents``."""
-    return [(agent.id, request) for agent in agents for request in agent.pending.values()]
+    return [(agent.id, request) for agent in agents for request in agent.state.pending.values()]

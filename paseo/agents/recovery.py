@@ -20,8 +20,9 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import TypeAdapter, ValidationError
 
 from paseo.agents import ingest
-from paseo.agents.live import LIVE_STATUSES, SEEN_MESSAGES, LiveAgent
+from paseo.agents.live import LIVE_STATUSES, LiveAgent
 from paseo.agents.roster import AgentRoster
+from paseo.agents.state import SEEN_MESSAGES
 
 OPEN_TURN_SCAN = 200
 """Newest timeline entries searched for the start or end of a turn when recovering."""
@@ -67,7 +68,7 @@ async def drop_dead_permission(roster: AgentRoster, agent: LiveAgent) -> None:
 async def recover_closed(roster: AgentRoster, agent: LiveAgent) -> None:
     """The agent has no process: it is ``closed``; an open turn ends as canceled."""
     if await turn_open(roster, agent):
-        agent.provider_prompt = agent.latest_prompt
+        agent.state.end_newest()
         await roster.ingest(
             agent, TurnCanceled(provider=agent.record.provider, reason="daemon_restarted")
         )
@@ -91,25 +92,25 @@ async def turn_open(roster: AgentRoster, agent: LiveAgent) -> bool:
 
 async def load_seen(roster: AgentRoster, agent: LiveAgent) -> None:
     """After a restart, the message ids already in the timeline count as sent."""
-    if agent.seen_loaded:
+    if not agent.state.claim_seen_load():
         return
-    agent.seen_loaded = True
     entries = await roster.store.timeline.read(agent.id, limit=SEEN_MESSAGES, tail=True)
+    sent: list[str] = []
     for entry in entries:
         item = entry.event.get("item")
         if isinstance(item, dict) and item.get("type") == "user_message":
             message_id = item.get("messageId")
             if isinstance(message_id, str):
-                agent.remember(message_id)
+                sent.append(message_id)
+    agent.state.seen_rebuilt(sent)
 
 
 async def load_reply(roster: AgentRoster, agent: LiveAgent) -> None:
     """After a restart, the newest reply is rebuilt from the timeline (once)."""
-    if agent.reply_loaded:
+    if not agent.state.claim_reply_load():
         return
-    agent.reply_loaded = True
     entries = await roster.store.timeline.read(agent.id, limit=REPLY_SCAN, tail=True)
-    reply = agent.current_reply
+    reply = agent.state.current_reply
     for entry in entries:
         raw = _item(entry)
         if raw is None or raw.get("type") not in ("assistant_message", "user_message"):
@@ -119,4 +120,4 @@ async def load_reply(roster: AgentRoster, agent: LiveAgent) -> None:
         except ValidationError:
             continue  # not an entry this daemon wrote: it says nothing about the reply
         reply = ingest.follow_reply(reply, item)
-    agent.reply_id, agent.reply = reply.message_id, reply.text
+    agent.state.reply_rebuilt(reply)

@@ -248,16 +248,4 @@ class AgentRoster:
         """Apply ``event``'s effects; returns the pending requests it withdrew."""
         effects = ingest.apply(agent, event)
         changes.update(effects.changes)
-        withdrawn: list[str] = []
-        if effects.turn_ended:
-            agent.provider_prompt = None
-            withdrawn = list(agent.pending)
-            agent.pending.clear()
-        if effects.requested is not None:
-            agent.pending[effects.requested.id] = effects.requested
-        if effects.answered is not None:
-            agent.pending.pop(effects.answered, None)
-        if effects.reply is not None:
-            agent.reply_id, agent.reply = effects.reply.message_id, effects.reply.text
-            agent.reply_loaded = True
-        return withdrawn
+        return agent.state.apply(effects)

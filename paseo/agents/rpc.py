@@ -8,12 +8,8 @@ notification models from :func:`notifications`).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Unavailable
-from paseo_hookspecs.interfaces.agent import DraftConfig
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import BaseModel
 
@@ -40,9 +36,7 @@ from paseo.agents.models import (
     AgentUpdateParams,
     AgentWaitParams,
     AgentWaitResult,
-    AvailabilityView,
     CommandView,
-    ModelView,
     ModeView,
     OkResult,
     PendingPermission,
@@ -50,20 +44,10 @@ from paseo.agents.models import (
     PermissionRespondResult,
     PermissionsListParams,
     PermissionsListResult,
-    ProviderFeaturesParams,
-    ProviderFeaturesResult,
-    ProviderListParams,
-    ProviderListResult,
-    ProviderModelsParams,
-    ProviderModelsResult,
-    ProviderView,
-    ThinkingView,
     TimelineCursor,
 )
-from paseo.agents.registry import LISTING_TIMEOUT
+from paseo.agents.provider_rpc import listing, provider_group
 from paseo.services import ServiceRef
-
-T = TypeVar("T")
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
@@ -192,7 +176,7 @@ class _Handlers:
             listed = live
         else:
             provider = service.registry.usable(agent.record.provider)
-            listed = await _listing(agent.record.provider, provider.list_modes(service.launcher))
+            listed = await listing(agent.record.provider, provider.list_modes(service.launcher))
         current = agent.record.config.modeId if agent.record.config else None
         return AgentModesResult(
             agentId=agent.id,
@@ -264,92 +248,14 @@ class _Handlers:
             agentId=agent.id, requestId=params.requestId, behavior=params.behavior
         )
 
-    # --- provider.* --------------------------------------------------------------------------
-
-    async def provider_features(
-        self, ctx: RpcContext, params: ProviderFeaturesParams
-    ) -> ProviderFeaturesResult:
-        service = self._ref.get()
-        provider = service.registry.usable(params.providerId)
-        draft = DraftConfig.model_validate(params.model_dump(exclude={"providerId"}))
-        features = await _listing(
-            params.providerId, provider.list_features(draft, service.launcher)
-        )
-        return ProviderFeaturesResult(providerId=params.providerId, features=features)
-
-    async def provider_list(
-        self, ctx: RpcContext, params: ProviderListParams
-    ) -> ProviderListResult:
-        registry = self._ref.get().registry
-        entries = registry.entries()
-        if params.refresh:
-            await asyncio.gather(*(registry.probe(entry) for entry in entries))
-        views = []
-        for entry in entries:
-            snapshot = registry.availability(entry.id)
-            views.append(
-                ProviderView(
-                    id=entry.id,
-                    label=entry.label,
-                    extends=entry.extends,
-                    enabled=entry.enabled,
-                    order=entry.order,
-                    availability=AvailabilityView(
-                        status=snapshot.availability.status,
-                        reason=snapshot.availability.reason,
-                        checkedAt=snapshot.checked_at,
-                    ),
-                )
-            )
-        return ProviderListResult(providers=views)
-
-    async def provider_models(
-        self, ctx: RpcContext, params: ProviderModelsParams
-    ) -> ProviderModelsResult:
-        service = self._ref.get()
-        provider = service.registry.usable(params.providerId)
-        launcher = service.launcher
-        models, listed_modes = await _listing(
-            params.providerId,
-            asyncio.gather(provider.list_models(launcher), provider.list_modes(launcher)),
-        )
-        return ProviderModelsResult(
-            providerId=params.providerId,
-            models=[
-                ModelView(
-                    id=m.id,
-                    label=m.label,
-                    default=m.default,
-                    thinkingOptions=[
-                        ThinkingView(id=t.id, label=t.label) for t in m.thinkingOptions
-                    ],
-                )
-                for m in models
-            ],
-            modes=[
-                ModeView(id=m.id, label=m.label, description=m.description) for m in listed_modes
-            ],
-        )
-
-
-async def _listing(provider_id: str, listing: Awaitable[T]) -> T:
-    """``listing`` bounded by :data:`LISTING_TIMEOUT`; a provider that does not answer is
-    ``Unavailable``, not an internal error."""
-    try:
-        return await asyncio.wait_for(listing, LISTING_TIMEOUT)
-    except TimeoutError:
-        raise Unavailable(
-            f"provider {provider_id!r} did not list its models, modes or features within "
-            f"{LISTING_TIMEOUT:.0f}s; see `paseo provider ls`"
-        ) from None
-
 
 def _method(name: str, handler: Any, params: Any, result: Any, summary: str) -> RpcMethod:
     return RpcMethod(name, handler, params, result, summary=summary, access=OWNER)
 
 
 def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
-    """The ``agent`` and ``provider`` method groups, serving the service ``ref`` is bound to."""
+    """The ``agent`` and ``provider`` (:mod:`paseo.agents.provider_rpc`) method groups, serving
+    the service ``ref`` is bound to."""
     h = _Handlers(ref)
     return [
         RpcMethodGroup(
@@ -510,32 +416,7 @@ def method_groups(ref: ServiceRef[AgentService]) -> list[RpcMethodGroup]:
                 ),
             ],
         ),
-        RpcMethodGroup(
-            "provider",
-            [
-                _method(
-                    "provider.list",
-                    h.provider_list,
-                    ProviderListParams,
-                    ProviderListResult,
-                    "Agent providers with their availability",
-                ),
-                _method(
-                    "provider.models",
-                    h.provider_models,
-                    ProviderModelsParams,
-                    ProviderModelsResult,
-                    "A provider's models and modes",
-                ),
-                _method(
-                    "provider.features",
-                    h.provider_features,
-                    ProviderFeaturesParams,
-                    ProviderFeaturesResult,
-                    "The features a new agent of the provider would offer",
-                ),
-            ],
-        ),
+        provider_group(ref),
     ]
 
 

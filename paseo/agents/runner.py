@@ -54,14 +54,8 @@ class PromptRunner:
         interrupted and replaced; an archived agent is restored."""
         message_id = message_id or uuid.uuid4().hex
         await load_seen(self._roster, agent)
-        if message_id in agent.seen:
+        if not agent.state.queue_prompt(text, message_id, images):
             return message_id, False
-        agent.remember(message_id)
-        agent.latest_prompt = message_id
-        agent.latest_text = text
-        agent.next_prompt = (text, message_id)
-        # Only the queued prompt's images are kept: a replaced prompt's go with it.
-        agent.images = {message_id: list(images)} if images else {}
         now = iso_now()
         changes: dict[str, Any] = {
             "lastStatus": "running",
@@ -91,37 +85,35 @@ class PromptRunner:
 
     async def interrupt(self, agent: LiveAgent) -> None:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""
-        dropped = agent.next_prompt is not None
-        agent.next_prompt = None
-        starting = agent.session is None and agent.runner is not None and not agent.runner.done()
+        state = agent.state
+        dropped = state.drop_queued()
+        starting = agent.starting
         if starting:
             await self._sessions.cancel_runner(agent)
             await self._tracker.terminate(agent.id)
-        session = agent.session
-        if not starting and session is not None and agent.provider_prompt is not None:
-            # The provider's run is now the one whose end settles the agent.
-            agent.latest_prompt = agent.provider_prompt
+        session = state.session
+        if not starting and session is not None and state.provider_prompt is not None:
+            state.interrupting()
             await session.interrupt()
         elif starting or dropped:
-            agent.provider_prompt = agent.latest_prompt
+            state.end_newest()
             await self._roster.ingest(
                 agent, TurnCanceled(provider=agent.record.provider, reason="interrupted")
             )
 
     def kick(self, agent: LiveAgent) -> None:
         """Make sure the agent's runner task runs."""
-        if agent.runner is None or agent.runner.done():
-            agent.runner = asyncio.get_running_loop().create_task(self._run(agent))
+        agent.kick(lambda: self._run(agent))
 
     async def _run(self, agent: LiveAgent) -> None:
         """Start the session when needed and hand it the newest queued prompt."""
-        while not agent.deleted and (agent.next_prompt is not None or agent.want_session):
-            agent.want_session = False
+        state = agent.state
+        while state.take_work():
             try:
                 session = await self._sessions.ensure(agent)
-                if agent.provider_prompt is not None and agent.next_prompt is not None:
+                if state.replacing:
                     session = await self._settle(agent, session)
-                queued, agent.next_prompt = agent.next_prompt, None
+                queued = state.take_queued()
                 if queued is None:
                     continue
                 text, message_id = queued
@@ -129,38 +121,37 @@ class PromptRunner:
             except asyncio.CancelledError:
                 raise
             except AgentStartError as exc:
-                agent.next_prompt = None
+                state.drop_queued()
                 await self._fail(agent, str(exc), code="start_failed")
             except PaseoError as exc:
-                agent.next_prompt = None
+                state.drop_queued()
                 await self._fail(agent, exc.message, code=exc.code)
             except Exception as exc:
                 log.exception("agent %s: running the prompt failed", agent.id)
-                agent.next_prompt = None
+                state.drop_queued()
                 await self._fail(agent, f"the agent failed: {exc}", code="internal")
 
     async def _prompt(
         self, agent: LiveAgent, session: AgentSession, text: str, message_id: str
     ) -> None:
         for attempt in (1, 2):
-            agent.provider_prompt = message_id
-            images = agent.images.get(message_id)
+            images = agent.state.prompt_started(message_id)
             try:
                 if images:
                     await session.prompt_with_images(text, images, message_id=message_id)
                 else:
                     await session.prompt(text, message_id=message_id)
-                agent.images.pop(message_id, None)
+                agent.state.prompt_delivered(message_id)
                 return
             except Conflict:
                 # The provider still runs a turn we did not know about: end it first.
-                agent.provider_prompt = None
+                agent.state.turn_abandoned()
                 if attempt == 2:
                     raise
                 session = await self._settle(agent, session, force=True)
             except (BrokenPipeError, ConnectionResetError, Unavailable) as exc:
                 # The program died between turns: resume the conversation in a new process.
-                agent.provider_prompt = None
+                agent.state.turn_abandoned()
                 if attempt == 2:
                     detail = session.diagnostics().strip()
                     raise AgentStartError(
@@ -172,7 +163,7 @@ class PromptRunner:
                 await self._sessions.drop(agent)
                 session = await self._sessions.ensure(agent)
             except BaseException:
-                agent.provider_prompt = None
+                agent.state.turn_abandoned()
                 raise
 
     async def _settle(
@@ -183,22 +174,22 @@ class PromptRunner:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(session.interrupt(), SETTLE_TIMEOUT)
         deadline = time.monotonic() + SETTLE_TIMEOUT
-        while (agent.provider_prompt is not None or force) and time.monotonic() < deadline:
+        while (agent.state.provider_prompt is not None or force) and time.monotonic() < deadline:
             force = False
             changed = agent.changed
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), max(0.0, deadline - time.monotonic()))
-        if agent.provider_prompt is None:
+        if agent.state.provider_prompt is None:
             return session
         log.warning("agent %s: the interrupted turn did not end; restarting its session", agent.id)
-        agent.provider_prompt = None
+        agent.state.turn_abandoned()
         await self._sessions.drop(agent)
         return await self._sessions.ensure(agent)
 
     async def _fail(self, agent: LiveAgent, message: str, *, code: str | None = None) -> None:
         """Record a failure of the newest prompt (or of the start): status ``error``."""
         log.warning("agent %s: %s", agent.id, message)
-        agent.provider_prompt = agent.latest_prompt
+        agent.state.end_newest()
         await self._roster.ingest(
             agent, TurnFailed(provider=agent.record.provider, error=message, code=code or None)
         )

@@ -65,8 +65,8 @@ class SessionKeeper:
         ``adopting`` (an imported session): a conversation the program does not know is an
         error, not a reason to start a new one."""
         async with agent.lock:
-            if agent.session is not None:
-                return agent.session
+            if agent.state.session is not None:
+                return agent.state.session
             record = agent.record
             provider = self._registry.usable(record.provider)
             if not await asyncio.to_thread(os.path.isdir, record.cwd):
@@ -75,8 +75,7 @@ class SessionKeeper:
                     "a new agent elsewhere"
                 )
             config = self._session_config(record, await self._environments.get(record.id))
-            agent.generation += 1
-            sink = self._sink(agent, agent.generation)
+            sink = self._sink(agent, agent.state.session_starting())
             launcher = self._launcher
             limit = start_timeout()
             handle = record.persistence
@@ -126,13 +125,13 @@ class SessionKeeper:
             except asyncio.CancelledError:
                 await self._tracker.terminate(agent.id)
                 raise
-            agent.session = session
+            agent.state.session_opened(session)
             if resumed:
                 await refill(self._roster, agent, session)
             changes = runtime_changes(agent, session)
             if (
                 agent.record.lastStatus in ("initializing", "closed", "error")
-                and agent.next_prompt is None
+                and agent.state.next_prompt is None
             ):
                 changes["lastStatus"] = "idle"
             await self._roster.save(agent, changes)
@@ -160,7 +159,7 @@ class SessionKeeper:
 
     def _sink(self, agent: LiveAgent, generation: int) -> Callable[[AgentEvent], Awaitable[None]]:
         async def sink(event: AgentEvent) -> None:
-            if agent.generation != generation or agent.deleted:
+            if not agent.state.current(generation):
                 return
             await self._roster.ingest(agent, event, from_provider=True)
 
@@ -169,8 +168,7 @@ class SessionKeeper:
     async def drop(self, agent: LiveAgent) -> None:
         """Close the live session (keeping the persistence handle) and reap its processes."""
         async with agent.lock:
-            session, agent.session = agent.session, None
-            agent.generation += 1
+            session = agent.state.session_closed()
             if session is not None:
                 try:
                     changes = runtime_changes(agent, session)
@@ -184,15 +182,12 @@ class SessionKeeper:
                     log.exception("agent %s: closing the session failed", agent.id)
             await self._tracker.terminate(agent.id)
             # Requests die with their process: nothing can answer them any more.
-            self._roster.feed.permissions_withdrawn(agent.record, list(agent.pending))
-            agent.pending.clear()
+            self._roster.feed.permissions_withdrawn(agent.record, agent.state.requests_dropped())
 
     async def cancel_runner(self, agent: LiveAgent) -> bool:
         """Stop queued and starting work; returns whether a prompt was in flight."""
-        in_flight = agent.next_prompt is not None or agent.provider_prompt is not None
-        agent.next_prompt = None
-        agent.want_session = False
-        runner, agent.runner = agent.runner, None
+        in_flight = agent.state.cancel_work()
+        runner = agent.take_runner()
         if runner is not None and not runner.done():
             in_flight = in_flight or agent.record.lastStatus == "running"
             runner.cancel()
@@ -206,11 +201,11 @@ class SessionKeeper:
         in_flight = in_flight or agent.record.lastStatus == "running"
         await self.drop(agent)
         if in_flight:
-            agent.provider_prompt = agent.latest_prompt
+            agent.state.end_newest()
             await self._roster.ingest(
                 agent, TurnCanceled(provider=agent.record.provider, reason=reason)
             )
-        agent.provider_prompt = None
+        agent.state.turn_abandoned()
         await agent.timeline.drain()
         changes: dict[str, Any] = {"lastStatus": "closed"}
         if agent.record.attentionReason == "permission":

@@ -24,13 +24,13 @@ from paseo.daemon.methods import kernel_groups
 from paseo.daemon.publisher import ForwardingPublisher
 from paseo.daemon.services import Composition
 from paseo.git.service import GitService
-from paseo.projects.rpc import project_group
 from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
 from paseo.services import Publisher, ServiceRef
+from paseo.workspaces.project_rpc import project_group
 from paseo.workspaces.rpc import label_group, workspace_group
 from paseo.workspaces.rpc import notifications as workspace_notifications
 from paseo.workspaces.service import WorkspacesService
-from paseo.worktrees.rpc import worktree_group
+from paseo.workspaces.worktree_rpc import worktree_group
 
 if TYPE_CHECKING:
     from paseo_hookspecs.registration import RpcMethodGroup

@@ -23,9 +23,9 @@ from paseo_hookspecs.records import ProjectRecord, dump_record
 from paseo_hookspecs.records.ids import new_project_id
 
 from paseo.git.facts import RepoFacts, normalize_path, project_key_for, read_facts
+from paseo.projects.common import PAGE, Publish, collect, no_publish, utc_now
 from paseo.projects.icons import Icon, IconStore, discover_icon, validate_upload
 from paseo.projects.paths import is_within
-from paseo.workspaces.common import PAGE, Publish, collect, no_publish, utc_now
 
 
 def project_kind(facts: RepoFacts | None) -> str:

@@ -15,7 +15,7 @@ from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import WorkspaceLabelDefinition, WorkspaceRecord, dump_record
 from paseo_hookspecs.records.labels import is_reserved_label_name, normalize_label_name
 
-from paseo.workspaces.common import Publish, no_publish, utc_now
+from paseo.projects.common import Publish, no_publish, utc_now
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 
 

@@ -32,9 +32,9 @@ from paseo_hookspecs.records import ProjectRecord, UntrustedSource, WorkspaceRec
 from paseo_hookspecs.records.ids import new_workspace_id
 
 from paseo.git.facts import RepoFacts, normalize_path, read_facts
+from paseo.projects.common import PAGE, Publish, collect, no_publish, utc_now
 from paseo.projects.paths import check_openable, is_within
 from paseo.projects.service import ProjectRegistry
-from paseo.workspaces.common import PAGE, Publish, collect, no_publish, utc_now
 
 RECONCILABLE_FIELDS = frozenset({"kind", "branch", "worktreeRoot", "mainRepoRoot"})
 """The only fields reconciliation may change (plus ``updatedAt`` when one of them does)."""

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from paseo.rpc.models import StreamEvent, WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
-from paseo.worktrees.rpc import (
+from paseo.workspaces.worktree_rpc import (
     ArchiveParams,
     ArchiveResult,
     RestoreParams,

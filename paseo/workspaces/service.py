@@ -22,9 +22,10 @@ from paseo_hookspecs.records import WorkspaceRecord
 
 from paseo.config.models import ServicePortsConfig
 from paseo.git.runner import GitRunner
+from paseo.projects.common import Publish, no_publish
 from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
-from paseo.workspaces.common import OWNER, STREAM, Publish, no_publish
+from paseo.workspaces.common import OWNER, STREAM
 from paseo.workspaces.labels import LabelService
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler

@@ -18,7 +18,7 @@ from typing import Literal
 
 from paseo_hookspecs.agents import AgentObserver, RecordChange
 
-from paseo.workspaces.common import Publish
+from paseo.projects.common import Publish
 
 log = logging.getLogger("paseo.workspaces")
 

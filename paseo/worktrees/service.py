@@ -49,8 +49,7 @@ from paseo.git.facts import (
 )
 from paseo.git.refname import validate_branch_name
 from paseo.git.runner import GitRunner
-from paseo.workspaces.common import Publish, no_publish, utc_now
-from paseo.workspaces.provisioning import WorkspaceProvisioningService
+from paseo.projects.common import Publish, no_publish, utc_now
 from paseo.worktrees.checkout import (
     checked_cwd,
     fetch_head_oid,
@@ -79,6 +78,7 @@ from paseo.worktrees.model import (
 )
 from paseo.worktrees.ports import allocate_port
 from paseo.worktrees.project_config import CONFIG_FILE, parse_project_config
+from paseo.worktrees.registry import WorkspaceRegistry
 
 BranchNamer = Callable[[str, str], Awaitable[str | None]]
 """``(description, cwd) -> branch name or None``."""
@@ -89,7 +89,7 @@ class WorktreeService:
 
     def __init__(
         self,
-        workspaces: WorkspaceProvisioningService,
+        workspaces: WorkspaceRegistry,
         git: GitRunner,
         *,
         worktrees_root: Callable[[], str],

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from paseo_hookspecs.errors import InvalidParams
 from paseo_hookspecs.interfaces.agent import ModeInfo, ModelInfo, ThinkingOption
 
 Setting = Literal["mode", "model", "thinking"]
@@ -123,6 +124,16 @@ class SessionOptions:
                         config_id=str(option["id"]),
                     )
                     setattr(self, name, state)
+
+    def check(self, name: Setting, value: str) -> None:
+        """``InvalidParams`` saying what the agent offers unless ``value`` is one of ``name``."""
+        state = self.setting(name)
+        label = SETTING_NAMES[name]
+        if not state.choices:
+            raise InvalidParams(f"this ACP agent offers no {label} setting")
+        if value not in state.ids():
+            offered = ", ".join(state.ids())
+            raise InvalidParams(f"unknown {label} {value!r}; this agent offers: {offered}")
 
     def set_current(self, name: Setting, value: str) -> None:
         """Record a value the agent confirmed (or announced with an update)."""

@@ -1,5 +1,6 @@
 """ACP permission requests (``session/request_permission``) as Paseo requests, and the answer
-an ACP agent expects for a Paseo resolution. Pure translation; the session keeps the state."""
+an ACP agent expects for a Paseo resolution, and the requests pending (no I/O: the session
+answers them)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.errors import InvalidParams, NotFound
 from paseo_hookspecs.events import AllowResolution, PermissionRequest, PermissionResolution
 
 from paseo_acp import _mapping
@@ -65,3 +66,31 @@ def permission_outcome(
     if option is None:
         return {"outcome": "cancelled"}
     return {"outcome": "selected", "optionId": option}
+
+
+class PendingPermissions:
+    """The requests the agent waits on, by the Paseo request id."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, PendingPermission] = {}
+
+    def add(self, pending: PendingPermission) -> None:
+        self._pending[pending.request.id] = pending
+
+    def answer(
+        self, request_id: str, resolution: PermissionResolution
+    ) -> tuple[PendingPermission, dict[str, Any]]:
+        """Take ``request_id`` with the ``outcome`` answering it: ``NotFound`` when it is not
+        pending, ``InvalidParams`` (and it stays pending) when the agent offered no way to
+        allow it."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            raise NotFound(f"no pending permission request {request_id!r}")
+        outcome = permission_outcome(pending, resolution)
+        del self._pending[request_id]
+        return pending, outcome
+
+    def take_all(self) -> dict[str, PendingPermission]:
+        """Every pending request, none pending any more."""
+        pending, self._pending = self._pending, {}
+        return pending

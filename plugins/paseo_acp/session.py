@@ -17,16 +17,14 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
-    AssistantMessageItem,
     DenyResolution,
     ErrorItem,
     PermissionRequested,
     PermissionResolution,
     PermissionResolved,
-    ReasoningItem,
     ThreadStarted,
     Timeline,
     TimelineItem,
@@ -57,10 +55,9 @@ from paseo_hookspecs.stdio_rpc import (
 from paseo_hookspecs.turns import Turn, TurnLedger
 
 from paseo_acp import _mapping
-from paseo_acp._history import Replay
 from paseo_acp._options import SETTING_NAMES, SessionOptions, Setting
-from paseo_acp._permissions import PendingPermission, permission_outcome, permission_request
-from paseo_acp._stream import TurnStream
+from paseo_acp._permissions import PendingPermissions, permission_request
+from paseo_acp._updates import SessionUpdates
 
 log = logging.getLogger("paseo_acp.session")
 
@@ -96,16 +93,10 @@ class AcpSession(AgentSession):
         self._session_id: str | None = None
         self._capabilities: dict[str, Any] = {}
         self._agent_info: dict[str, Any] = {}
-        self._options = SessionOptions()
+        self._updates = SessionUpdates()
         self._turns = TurnLedger()
         self._prompt_task: asyncio.Task[None] | None = None
-        self._stream = TurnStream()
-        self._permissions: dict[str, PendingPermission] = {}
-        self._last_usage: dict[str, Any] | None = None
-        self._commands: list[SlashCommand] = []
-        self._title: str | None = None
-        self._loading = False
-        self._replay = Replay()
+        self._permissions = PendingPermissions()
         self._resumed: bool | None = None
         self._resume_note: str | None = None
         self._closed = False
@@ -203,7 +194,7 @@ class AcpSession(AgentSession):
         if not isinstance(session_id, str) or not session_id:
             raise Unavailable("the ACP agent answered session/new without a sessionId")
         self._session_id = session_id
-        self._options.update_from(result)
+        self._updates.options.update_from(result)
 
     def can_load(self) -> bool:
         """Whether the agent advertised ``loadSession``."""
@@ -222,11 +213,11 @@ class AcpSession(AgentSession):
         params["sessionId"] = session_id
         # The agent replays the conversation as session/update notifications before it
         # answers; Paseo's timeline already holds that history, so the replay is not re-emitted.
-        self._loading = True
+        self._updates.loading = True
         try:
             result = await self._peer.request("session/load", params, timeout=None)
         except RpcError as exc:
-            self._loading = False
+            self._updates.loading = False
             await self._new_session()
             self._resumed = False
             self._resume_note = (
@@ -235,10 +226,10 @@ class AcpSession(AgentSession):
             )
             return
         finally:
-            self._loading = False
+            self._updates.loading = False
         self._session_id = session_id
         self._resumed = True
-        self._options.update_from(result if isinstance(result, dict) else {})
+        self._updates.options.update_from(result if isinstance(result, dict) else {})
 
     async def _apply_initial_settings(self) -> None:
         wanted: list[tuple[Setting, str | None]] = [
@@ -247,7 +238,7 @@ class AcpSession(AgentSession):
             ("thinking", self._config.thinkingOptionId),
         ]
         for name, value in wanted:
-            if value is not None and value != self._options.setting(name).current:
+            if value is not None and value != self._updates.options.setting(name).current:
                 await self._change(name, value)
         if self._resume_note is not None:
             await self._emit_item(ErrorItem(message=self._resume_note))
@@ -278,14 +269,14 @@ class AcpSession(AgentSession):
     @property
     def options(self) -> SessionOptions:
         """The session's modes, models and thinking levels as the agent advertised them."""
-        return self._options
+        return self._updates.options
 
     def modes(self) -> list[ModeInfo] | None:
-        listed = self._options.modes()
+        listed = self._updates.options.modes()
         return listed or None
 
     async def history(self) -> list[TimelineItem] | None:
-        return self._replay.items() if self._resumed else None
+        return self._updates.replay.items() if self._resumed else None
 
     def persistence_handle(self) -> PersistenceHandle | None:
         if self._session_id is None:
@@ -297,9 +288,9 @@ class AcpSession(AgentSession):
     def runtime_info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
             "sessionId": self._session_id,
-            "modeId": self._options.mode.current,
-            "model": self._options.model.current,
-            "thinkingOptionId": self._options.thinking.current,
+            "modeId": self._updates.options.mode.current,
+            "model": self._updates.options.model.current,
+            "thinkingOptionId": self._updates.options.thinking.current,
             "canLoadSession": self.can_load(),
         }
         if self._agent_info:
@@ -310,14 +301,14 @@ class AcpSession(AgentSession):
             }
         if self._resumed is not None:
             info["resumed"] = self._resumed
-        if self._title:
-            info["title"] = self._title
-        if self._commands:
-            info["commands"] = [c.name for c in self._commands]
+        if self._updates.title:
+            info["title"] = self._updates.title
+        if self._updates.commands:
+            info["commands"] = [c.name for c in self._updates.commands]
         return info
 
     def commands(self) -> list[SlashCommand]:
-        return list(self._commands)
+        return list(self._updates.commands)
 
     def diagnostics(self) -> str:
         return self._process.stderr_tail()
@@ -333,8 +324,7 @@ class AcpSession(AgentSession):
         if gone and not self._turns.active:
             raise Unavailable(f"the ACP agent has exited{self._stderr_hint()}")
         turn = self._turns.begin()
-        self._stream.text = None
-        self._last_usage = None
+        self._updates.turn_begun()
         await self._emit(TurnStarted(provider=self._provider, turnId=str(turn.number)))
         await self._emit_item(UserMessageItem(text=text, messageId=message_id))
         try:
@@ -367,7 +357,8 @@ class AcpSession(AgentSession):
                     ),
                 )
             return
-        await self._finish_turn(turn, _mapping.prompt_end(self._provider, result, self._last_usage))
+        ended = _mapping.prompt_end(self._provider, result, self._updates.last_usage)
+        await self._finish_turn(turn, ended)
 
     async def _finish_turn(self, turn: Turn, event: AgentEvent) -> None:
         if self._turns.finish(turn) is None:
@@ -376,12 +367,12 @@ class AcpSession(AgentSession):
             if event.type != "turn_completed":
                 # Calls still open when a turn is cut short will never complete.
                 leftover: ToolStatus = "canceled" if event.type == "turn_canceled" else "failed"
-                for call_id in self._stream.cut_short(leftover):
+                for call_id in self._updates.stream.cut_short(leftover):
                     await self._emit_tool(call_id)
             await self._drop_permissions("the turn ended before the request was answered")
             await self._emit(event)
         finally:
-            self._stream.reset()
+            self._updates.turn_ended()
             self._turns.settle(turn)
 
     async def interrupt(self) -> None:
@@ -405,12 +396,7 @@ class AcpSession(AgentSession):
             await self._drop_permissions("the turn was interrupted")
 
     async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
-        pending = self._permissions.get(request_id)
-        if pending is None:
-            raise NotFound(f"no pending permission request {request_id!r}")
-        outcome = permission_outcome(pending, resolution)
-        if self._permissions.pop(request_id, None) is None:
-            raise NotFound(f"no pending permission request {request_id!r}")
+        pending, outcome = self._permissions.answer(request_id, resolution)
         interrupting = isinstance(resolution, DenyResolution) and resolution.interrupt
         turn = self._turns.current
         if interrupting and turn is not None and not turn.finished:
@@ -425,8 +411,7 @@ class AcpSession(AgentSession):
             await self.interrupt()
 
     async def _drop_permissions(self, reason: str) -> None:
-        pending, self._permissions = self._permissions, {}
-        for request_id, permission in pending.items():
+        for request_id, permission in self._permissions.take_all().items():
             await self._respond(permission.rpc_id, {"outcome": {"outcome": "cancelled"}})
             await self._emit(
                 PermissionResolved(
@@ -446,15 +431,11 @@ class AcpSession(AgentSession):
         await self._change("thinking", option_id)
 
     async def _change(self, name: Setting, value: str) -> None:
-        state = self._options.setting(name)
+        options = self._updates.options
+        options.check(name, value)
         label = SETTING_NAMES[name]
-        if not state.choices:
-            raise InvalidParams(f"this ACP agent offers no {label} setting")
-        if value not in state.ids():
-            offered = ", ".join(state.ids())
-            raise InvalidParams(f"unknown {label} {value!r}; this agent offers: {offered}")
         assert self._session_id is not None
-        method, params = self._options.change_request(name, value, self._session_id)
+        method, params = options.change_request(name, value, self._session_id)
         try:
             result = await self._peer.request(method, params, timeout=REQUEST_TIMEOUT)
         except RpcError as exc:
@@ -464,8 +445,8 @@ class AcpSession(AgentSession):
         except (TimeoutError, ConnectionLost) as exc:
             raise Unavailable(f"the ACP agent did not confirm {label} {value!r}") from exc
         if isinstance(result, dict) and result.get("configOptions"):
-            self._options.update_from({"configOptions": result["configOptions"]})
-        self._options.set_current(name, value)
+            options.update_from({"configOptions": result["configOptions"]})
+        options.set_current(name, value)
 
     async def close(self) -> None:
         if self._closed:
@@ -516,11 +497,11 @@ class AcpSession(AgentSession):
         call = params.get("toolCall")
         call = dict(call) if isinstance(call, dict) else {}
         call_id = call.get("toolCallId")
-        merged = self._stream.merge_tool(call_id, call) if isinstance(call_id, str) else call
+        stream = self._updates.stream
+        merged = stream.merge_tool(call_id, call) if isinstance(call_id, str) else call
         pending = permission_request(rpc_id, params, merged)
-        request = pending.request
-        self._permissions[request.id] = pending
-        await self._emit(PermissionRequested(provider=self._provider, request=request))
+        self._permissions.add(pending)
+        await self._emit(PermissionRequested(provider=self._provider, request=pending.request))
 
     async def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         if method != "session/update":
@@ -531,50 +512,17 @@ class AcpSession(AgentSession):
         update = params.get("update")
         if not isinstance(update, dict):
             return
-        kind = update.get("sessionUpdate")
-        # State first: these apply even while a loaded session replays its history.
-        if kind == "current_mode_update" and isinstance(update.get("currentModeId"), str):
-            self._options.set_current("mode", update["currentModeId"])
-        elif kind == "config_option_update":
-            self._options.update_from({"configOptions": update.get("configOptions") or []})
-        elif kind == "available_commands_update":
-            self._commands = _mapping.slash_commands(update.get("availableCommands"))
-        elif kind == "usage_update":
-            self._last_usage = update
-        elif kind == "session_info_update" and isinstance(update.get("title"), str):
-            self._title = update["title"]
-        if self._loading:
-            self._replay.add(update)
-            return
-        if kind in ("agent_message_chunk", "agent_thought_chunk"):
-            text = _mapping.content_text(update.get("content"))
-            if text:
-                stream = "assistant" if kind == "agent_message_chunk" else "reasoning"
-                message_id = self._stream.message_id(stream, update.get("messageId"))
-                item: TimelineItem = (
-                    AssistantMessageItem(text=text, messageId=message_id)
-                    if stream == "assistant"
-                    else ReasoningItem(text=text, messageId=message_id)
-                )
-                await self._emit(Timeline(provider=self._provider, item=item))
-        elif kind in ("tool_call", "tool_call_update"):
-            call_id = update.get("toolCallId")
-            if isinstance(call_id, str):
-                fields = {k: v for k, v in update.items() if k != "sessionUpdate"}
-                self._stream.merge_tool(call_id, fields, replace=kind == "tool_call")
-                await self._emit_tool(call_id)
-        elif kind == "plan":
-            await self._emit_item(_mapping.todo_item(update.get("entries")))
+        item = self._updates.apply(update)
+        if item is not None:
+            await self._emit_item(item)
 
     async def _emit_tool(self, call_id: str) -> None:
-        item = self._stream.tool_item(call_id)
+        item = self._updates.stream.tool_item(call_id)
         if item is not None:
             await self._emit_item(item)
 
     async def _emit_item(self, item: TimelineItem) -> None:
-        if not isinstance(item, AssistantMessageItem | ReasoningItem):
-            # Text after a tool call or todo is a new message even without a new messageId.
-            self._stream.text = None
+        self._updates.item_made(item)
         await self._emit(Timeline(provider=self._provider, item=item))
 
     async def _emit(self, event: AgentEvent) -> None:

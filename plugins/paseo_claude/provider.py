@@ -21,11 +21,11 @@ from paseo_hookspecs.interfaces.agent import (
     ModelInfo,
     PersistenceHandle,
     SessionConfig,
-    ThinkingOption,
 )
 from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
 
+from paseo_claude.modes import MODES, THINKING_OPTIONS, check_mode, check_thinking
 from paseo_claude.protocol import LaunchSpec
 from paseo_claude.session import ClaudeSession
 
@@ -44,41 +44,13 @@ BASE_ARGS = (
 )
 """The daemon-grade mode: JSON lines both ways, permission prompts over stdio, token deltas."""
 
-MODES: tuple[ModeInfo, ...] = (
-    ModeInfo(
-        id="default", label="Default", description="Ask before edits and commands", access="ask"
-    ),
-    ModeInfo(
-        id="acceptEdits",
-        label="Accept edits",
-        description="Edit files without asking",
-        access="edits",
-    ),
-    ModeInfo(
-        id="plan",
-        label="Plan",
-        description="Explore and propose a plan; change nothing",
-        access="read-only",
-    ),
-    ModeInfo(
-        id="bypassPermissions",
-        label="Bypass permissions",
-        description="Never ask (as root needs IS_SANDBOX=1)",
-        access="full",
-    ),
-)
-MODE_IDS: tuple[str, ...] = tuple(mode.id for mode in MODES)
-
-THINKING_IDS: tuple[str, ...] = ("low", "medium", "high", "xhigh", "max")
-"""Claude Code's effort levels (``--effort``; ``effortLevel`` in the flag settings)."""
-
-_THINKING = [ThinkingOption(id=level, label=level.capitalize()) for level in THINKING_IDS]
-
 DEFAULT_MODELS: tuple[ModelInfo, ...] = (
-    ModelInfo(id="claude-opus-5-5", label="Opus 5.5", default=True, thinkingOptions=_THINKING),
-    ModelInfo(id="claude-fable-5-2", label="Fable 5.2", thinkingOptions=_THINKING),
-    ModelInfo(id="claude-sonnet-5-5", label="Sonnet 5.5", thinkingOptions=_THINKING),
-    ModelInfo(id="claude-haiku-5-5", label="Haiku 5.5", thinkingOptions=_THINKING),
+    ModelInfo(
+        id="claude-opus-5-5", label="Opus 5.5", default=True, thinkingOptions=THINKING_OPTIONS
+    ),
+    ModelInfo(id="claude-fable-5-2", label="Fable 5.2", thinkingOptions=THINKING_OPTIONS),
+    ModelInfo(id="claude-sonnet-5-5", label="Sonnet 5.5", thinkingOptions=THINKING_OPTIONS),
+    ModelInfo(id="claude-haiku-5-5", label="Haiku 5.5", thinkingOptions=THINKING_OPTIONS),
 )
 """The models Claude Code 2.1.332 offers (its ``initialize`` answer lists the same)."""
 
@@ -92,9 +64,9 @@ def _model_infos(raw: Any, what: str) -> list[ModelInfo]:
     models = []
     for entry in raw:
         if isinstance(entry, str):
-            models.append(ModelInfo(id=entry, label=entry, thinkingOptions=_THINKING))
+            models.append(ModelInfo(id=entry, label=entry, thinkingOptions=THINKING_OPTIONS))
         elif isinstance(entry, Mapping) and isinstance(entry.get("id"), str):
-            data = {"label": entry["id"], "thinkingOptions": _THINKING, **entry}
+            data = {"label": entry["id"], "thinkingOptions": THINKING_OPTIONS, **entry}
             models.append(ModelInfo.model_validate(data))
         else:
             raise InvalidParams(f"{what}: {entry!r} is neither a model id nor {{id, label}}")
@@ -207,14 +179,10 @@ class ClaudeProvider(AgentProvider):
         if command is None:
             raise Unavailable(self._missing())
         mode = config.modeId or "default"
-        if mode not in MODE_IDS:
-            raise InvalidParams(f"Claude Code has no mode {mode!r} (modes: {', '.join(MODE_IDS)})")
+        check_mode(mode)
         thinking = config.thinkingOptionId
-        if thinking is not None and thinking not in THINKING_IDS:
-            raise InvalidParams(
-                f"Claude Code has no thinking level {thinking!r} "
-                f"(levels: {', '.join(THINKING_IDS)})"
-            )
+        if thinking is not None:
+            check_thinking(thinking)
         env = {**self.options.env, **config.env}
         # As root Claude Code refuses --allow-dangerously-skip-permissions unless it is told it
         # runs in a sandbox; offering the flag then would make it exit at start-up.

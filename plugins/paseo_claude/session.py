@@ -30,21 +30,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
-from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
-    AllowResolution,
-    AssistantMessageItem,
     CompactionItem,
     DenyResolution,
-    PermissionRequest,
     PermissionRequested,
     PermissionResolution,
     PermissionResolved,
@@ -66,12 +61,14 @@ from paseo_hookspecs.interfaces.agent import (
     SlashCommand,
 )
 from paseo_hookspecs.process import AgentProcess, ProcessLauncher
-from paseo_hookspecs.turns import Turn, TurnLedger
+from paseo_hookspecs.turns import Turn
 
 from paseo_claude import mapping
+from paseo_claude.modes import check_mode, check_thinking
 from paseo_claude.protocol import ControlChannel, ControlError, LaunchSpec, ProcessExited, messages
 from paseo_claude.stream import StreamTranslator, api_retry_item
 from paseo_claude.transcript import read_history
+from paseo_claude.turns import ClaudeTurns
 
 log = logging.getLogger("paseo_claude.session")
 
@@ -83,8 +80,6 @@ INTERRUPT_GRACE = 15.0
 
 CLOSE_GRACE = 3.0
 """How long a closing Claude Code gets to exit on its own (it flushes its transcript)."""
-
-DEFAULT_DENY_MESSAGE = "The user denied this tool call."
 
 
 class ClaudeSession(AgentSession):
@@ -110,13 +105,8 @@ class ClaudeSession(AgentSession):
 
         self._emit_lock = asyncio.Lock()
         self._channel = ControlChannel(process)
-        self._permissions: dict[str, PermissionRequest] = {}
         self._stream = StreamTranslator(config.cwd)
-        self._retries: deque[dict[str, Any]] = deque(maxlen=20)
-        self._cost_so_far = 0.0
-
-        self._turns = TurnLedger()
-        self._interrupt_sent = False
+        self._turns = ClaudeTurns(self._provider)
         self._watchdog: asyncio.Task[None] | None = None
         self._closing = False
         self._exited = False
@@ -226,14 +216,9 @@ class ClaudeSession(AgentSession):
 
     def diagnostics(self) -> str:
         parts = []
-        if self._retries:
-            parts.append(
-                "API retries: "
-                + "; ".join(
-                    f"HTTP {r.get('error_status')} {r.get('error') or ''}".strip()
-                    for r in self._retries
-                )
-            )
+        retries = self._turns.retry_summary()
+        if retries:
+            parts.append(retries)
         stderr = self._stderr_tail()
         if stderr:
             parts.append(f"stderr: {stderr}")
@@ -270,8 +255,6 @@ class ClaudeSession(AgentSession):
                 "resume the agent to continue the conversation"
             )
         turn = self._turns.begin()
-        self._interrupt_sent = False
-        self._retries.clear()
         line = {
             "type": "user",
             "message": {"role": "user", "content": content},
@@ -302,23 +285,14 @@ class ClaudeSession(AgentSession):
 
     async def interrupt(self) -> None:
         turn = self._turns.current
-        if turn is None or self._exited:
+        if turn is None or self._exited or not self._turns.interrupt():
             return
-        turn.cancel_requested = True
-        if self._interrupt_sent:
-            return
-        self._interrupt_sent = True
         # A pending permission prompt is withdrawn by Claude Code itself
         # (control_cancel_request), so the interrupt alone ends the turn.
         with contextlib.suppress(TimeoutError, ProcessExited, ControlError):
             await self._channel.request({"subtype": "interrupt"}, CONTROL_TIMEOUT)
         if self._turns.current is turn and self._watchdog is None:
             self._watchdog = asyncio.create_task(self._interrupt_watchdog(turn))
-
-    def _canceling(self) -> bool:
-        """An interrupt of the running turn was asked for."""
-        turn = self._turns.current
-        return turn is not None and turn.cancel_requested
 
     async def _interrupt_watchdog(self, turn: Turn) -> None:
         # Claude Code answers an interrupt with a result almost at once; if it does not, the
@@ -332,23 +306,7 @@ class ClaudeSession(AgentSession):
             self._watchdog = None
 
     async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
-        request = self._permissions.pop(request_id, None)
-        if request is None:
-            raise NotFound(f"no pending permission request {request_id!r}")
-        answer: dict[str, Any]
-        if isinstance(resolution, AllowResolution):
-            updated = resolution.updatedInput
-            answer = {"behavior": "allow", "updatedInput": updated or request.input}
-        else:
-            answer = {
-                "behavior": "deny",
-                "message": resolution.message or DEFAULT_DENY_MESSAGE,
-                "interrupt": resolution.interrupt,
-            }
-            if resolution.interrupt and self._turns.current is not None:
-                # Claude Code stops the turn itself on a deny with interrupt; its result then
-                # reads as a cancellation.
-                self._turns.current.cancel_requested = True
+        answer = self._turns.answer(request_id, resolution)
         try:
             await self._channel.answer(request_id, answer)
         except (BrokenPipeError, ConnectionResetError):
@@ -360,12 +318,7 @@ class ClaudeSession(AgentSession):
     # ------------------------------------------------------------------ settings
 
     async def set_mode(self, mode_id: str) -> None:
-        from paseo_claude.provider import MODE_IDS
-
-        if mode_id not in MODE_IDS:
-            raise InvalidParams(
-                f"Claude Code has no mode {mode_id!r} (modes: {', '.join(MODE_IDS)})"
-            )
+        check_mode(mode_id)
         if mode_id == "bypassPermissions" and not self._spec.bypass_allowed:
             raise InvalidParams(
                 "as root Claude Code allows bypassPermissions only when the agent's environment "
@@ -379,13 +332,7 @@ class ClaudeSession(AgentSession):
         self._model = model
 
     async def set_thinking(self, option_id: str) -> None:
-        from paseo_claude.provider import THINKING_IDS
-
-        if option_id not in THINKING_IDS:
-            raise InvalidParams(
-                f"Claude Code has no thinking level {option_id!r} "
-                f"(levels: {', '.join(THINKING_IDS)})"
-            )
+        check_thinking(option_id)
         await self._setting(
             {"subtype": "apply_flag_settings", "settings": {"effortLevel": option_id}}
         )
@@ -421,7 +368,7 @@ class ClaudeSession(AgentSession):
                 await asyncio.wait_for(asyncio.shield(self._reader), 10.0)
         if self._turns.active:
             await self._end_turn(TurnCanceled(provider=self._provider, reason="closed"))
-        self._permissions.clear()
+        self._turns.forget_permissions()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -446,7 +393,7 @@ class ClaudeSession(AgentSession):
         # A new prompt may start while this turn's end is delivered (the lock keeps order).
         self._turns.settle(turn)
         await self._emit_items(self._stream.cancel_running())
-        self._permissions.clear()
+        self._turns.forget_permissions()
         if self._watchdog is not None and self._watchdog is not asyncio.current_task():
             self._watchdog.cancel()
         await self._emit(event)
@@ -499,7 +446,7 @@ class ClaudeSession(AgentSession):
         elif kind == "assistant":
             await self._emit_items(self._stream.assistant(message))
         elif kind == "user":
-            await self._emit_items(self._stream.user(message, canceling=self._canceling()))
+            await self._emit_items(self._stream.user(message, canceling=self._turns.canceling))
         elif kind == "result":
             await self._on_result(message)
 
@@ -507,8 +454,7 @@ class ClaudeSession(AgentSession):
         request_id = str(message.get("request_id"))
         request = message.get("request")
         if isinstance(request, Mapping) and request.get("subtype") == "can_use_tool":
-            permission = mapping.permission_request(request_id, request)
-            self._permissions[request_id] = permission
+            permission = self._turns.asked(request_id, request)
             await self._emit(PermissionRequested(provider=self._provider, request=permission))
             return
         # Hooks, SDK MCP servers and elicitations are not configured by Paseo: refuse them
@@ -518,7 +464,7 @@ class ClaudeSession(AgentSession):
 
     async def _on_control_cancel(self, message: dict[str, Any]) -> None:
         request_id = str(message.get("request_id"))
-        if self._permissions.pop(request_id, None) is not None:
+        if self._turns.withdrawn(request_id):
             await self._emit(
                 PermissionResolved(
                     provider=self._provider,
@@ -546,7 +492,7 @@ class ClaudeSession(AgentSession):
             if isinstance(message.get("permissionMode"), str):
                 self._mode = message["permissionMode"]
         elif subtype == "api_retry":
-            self._retries.append(message)
+            self._turns.retried(message)
             await self._emit(self._timeline(api_retry_item(message)))
         elif subtype == "compact_boundary":
             await self._emit(self._timeline(CompactionItem()))
@@ -560,37 +506,7 @@ class ClaudeSession(AgentSession):
         if turn is None:
             log.debug("result outside a turn ignored")
             return
-        terminal = str(message.get("terminal_reason") or "")
-        failed = bool(message.get("is_error")) or message.get("subtype") != "success"
-        event: TurnCompleted | TurnFailed | TurnCanceled
-        if turn.cancel_requested or terminal.startswith("aborted"):
-            event = TurnCanceled(provider=self._provider, reason="interrupted")
-        elif failed:
-            event = TurnFailed(
-                provider=self._provider,
-                error=mapping.failure_message(message, list(self._retries)),
-                code=mapping.failure_code(message),
-                diagnostic=self.diagnostics() or None,
-            )
-        else:
-            structured = message.get("structured_output")
-            if structured is not None:
-                # --json-schema: Claude Code takes the answer as a StructuredOutput tool call
-                # and reports it here; the turn's final reply is that JSON document.
-                await self._emit_items(
-                    [
-                        AssistantMessageItem(
-                            text=json.dumps(structured),
-                            messageId=f"structured-{message.get('uuid') or turn.number}",
-                        )
-                    ]
-                )
-            usage = mapping.usage_from_result(message)
-            if usage.costUsd is not None:
-                # Claude Code reports the process's running total; a turn costs the difference.
-                total = usage.costUsd
-                usage.costUsd = max(0.0, total - self._cost_so_far)
-                self._cost_so_far = total
-            event = TurnCompleted(provider=self._provider, usage=usage)
+        items, event = self._turns.result(turn, message, self.diagnostics() or None)
+        await self._emit_items(items)
         self._stream.end_turn()
         await self._end_turn(event)

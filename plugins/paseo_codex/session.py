@@ -34,7 +34,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.errors import InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import (
     AgentEvent,
     DenyResolution,
@@ -47,10 +47,8 @@ from paseo_hookspecs.events import (
     TimelineItem,
     ToolStatus,
     TurnCanceled,
-    TurnCompleted,
     TurnFailed,
     TurnStarted,
-    Usage,
 )
 from paseo_hookspecs.interfaces.agent import (
     AgentSession,
@@ -69,17 +67,17 @@ from paseo_hookspecs.stdio_rpc import (
 )
 
 from .history import READ_TIMEOUT, thread_messages
-from .mapping import ItemMapper, add_usage, as_dict, turn_error
-from .modes import MODES, ModePreset
+from .mapping import ItemMapper, as_dict
+from .modes import ModePreset
 from .requests import (
     APPROVALS,
     PERMISSIONS,
     QUESTIONS,
-    PendingRequest,
     answer,
     codex_mcp_servers,
     permission_request,
 )
+from .turns import PendingRequests, TurnSettings, TurnState
 
 log = logging.getLogger("paseo_codex.session")
 
@@ -108,25 +106,14 @@ class CodexSession(AgentSession):
         self._process = process
         self._config = config
         self._sink = sink
-        self._mode = mode
-        self._model: str | None = config.model
-        self._effort: str | None = config.thinkingOptionId
+        self._settings = TurnSettings(mode, config.model, config.thinkingOptionId)
         schema = config.extra.get("outputSchema")
         self._output_schema: dict[str, Any] | None = schema if isinstance(schema, dict) else None
         """Structured output: each turn's final message is a JSON document of this schema."""
-        self._model_override = config.model is not None
-        self._effort_override = config.thinkingOptionId is not None
-        self._applied: dict[str, Any] = {}
-        """The turn settings Codex holds for the thread: ``turn/start`` overrides persist for
-        later turns, so only the ones that differ are sent (each costs Codex a rebuild)."""
         self._thread_id: str | None = None
         self._mapper = ItemMapper()
-        self._permissions: dict[str, PendingRequest] = {}
-        self._turn_active = False
-        self._turn_id: str | None = None
-        # Set once the running turn's id is known or the turn is over: what interrupt() awaits.
-        self._turn_settled = asyncio.Event()
-        self._turn_usage: Usage | None = None
+        self._permissions = PendingRequests()
+        self._turn = TurnState()
         self._emit_lock = asyncio.Lock()
         self._closing = False
         self._closed = False
@@ -212,11 +199,11 @@ class CodexSession(AgentSession):
     def _thread_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {
             "cwd": self._config.cwd,
-            "approvalPolicy": self._mode.approval_policy,
-            "sandbox": self._mode.sandbox,
+            "approvalPolicy": self._settings.mode.approval_policy,
+            "sandbox": self._settings.mode.sandbox,
         }
-        if self._model:
-            params["model"] = self._model
+        if self._settings.model:
+            params["model"] = self._settings.model
         if self._config.systemPrompt:
             # Developer instructions add to Codex's own base prompt instead of replacing it.
             params["developerInstructions"] = self._config.systemPrompt
@@ -260,16 +247,7 @@ class CodexSession(AgentSession):
         if not isinstance(thread_id, str):
             raise Unavailable("Codex answered without a thread id")
         self._thread_id = thread_id
-        self._applied = {
-            "approvalPolicy": self._mode.approval_policy,
-            "sandboxPolicy": self._mode.sandbox_policy,
-            "model": result.get("model"),
-            "effort": result.get("reasoningEffort"),
-        }
-        if not self._model_override and isinstance(result.get("model"), str):
-            self._model = result["model"]
-        if not self._effort_override and isinstance(result.get("reasoningEffort"), str):
-            self._effort = result["reasoningEffort"]
+        self._settings.thread_ready(result)
         await self._emit(ThreadStarted(provider=self._provider, sessionId=thread_id))
 
     # ------------------------------------------------------------------ AgentSession
@@ -298,9 +276,9 @@ class CodexSession(AgentSession):
     def runtime_info(self) -> dict[str, Any]:
         return {
             "sessionId": self._thread_id,
-            "model": self._model,
-            "modeId": self._mode.info.id,
-            "thinkingOptionId": self._effort,
+            "model": self._settings.model,
+            "modeId": self._settings.mode.info.id,
+            "thinkingOptionId": self._settings.effort,
             "cwd": self._config.cwd,
             "pid": self._process.pid,
         }
@@ -324,8 +302,7 @@ class CodexSession(AgentSession):
     async def _prompt(self, user_input: list[dict[str, Any]], message_id: str) -> None:
         if self._closed or self._conn.closed:
             raise Unavailable("the Codex process has exited; resume the agent to continue")
-        if self._turn_active:
-            raise Conflict("a Codex turn is already running")
+        self._turn.begin()  # Conflict while a turn runs
         params: dict[str, Any] = {
             "threadId": self._thread_id,
             "input": user_input,
@@ -334,25 +311,12 @@ class CodexSession(AgentSession):
         if self._output_schema is not None:
             # A per-turn setting (Codex keeps none for the thread): sent with every turn.
             params["outputSchema"] = self._output_schema
-        wanted: dict[str, Any] = {
-            "approvalPolicy": self._mode.approval_policy,
-            "sandboxPolicy": self._mode.sandbox_policy,
-        }
-        if self._model_override and self._model:
-            wanted["model"] = self._model
-        if self._effort_override and self._effort:
-            wanted["effort"] = self._effort
-        changed = {key: value for key, value in wanted.items() if self._applied.get(key) != value}
+        changed = self._settings.changed()
         params.update(changed)
-        self._turn_active = True
-        self._turn_id = None
-        self._turn_settled.clear()
-        self._turn_usage = None
         try:
             result = await self._conn.request("turn/start", params, timeout=REQUEST_TIMEOUT)
         except RpcError as exc:
-            self._turn_active = False
-            self._turn_settled.set()
+            self._turn.refused()
             await self._emit(
                 TurnFailed(
                     provider=self._provider,
@@ -365,27 +329,23 @@ class CodexSession(AgentSession):
             # The turn stays marked running: the close handler fails it, with Codex's stderr.
             return
         except TimeoutError:
-            self._turn_active = False
-            self._turn_settled.set()
+            self._turn.refused()
             raise Unavailable(
                 f"Codex did not accept the prompt within {REQUEST_TIMEOUT:.0f}s"
             ) from None
-        self._applied.update(changed)
+        self._settings.applied(changed)
         turn = result.get("turn") if isinstance(result, dict) else None
-        turn_id = turn.get("id") if isinstance(turn, dict) else None
         # turn/started (or even turn/completed) may already have been handled by the reader.
-        if self._turn_active and self._turn_id is None and isinstance(turn_id, str):
-            self._turn_id = turn_id
-            self._turn_settled.set()
+        self._turn.accepted(turn.get("id") if isinstance(turn, dict) else None)
 
     async def interrupt(self) -> None:
-        if not self._turn_active or self._conn.closed:
+        if not self._turn.active or self._conn.closed:
             return
-        if self._turn_id is None:
+        if self._turn.turn_id is None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._turn_settled.wait(), REQUEST_TIMEOUT)
-        turn_id = self._turn_id
-        if not self._turn_active or turn_id is None:
+                await asyncio.wait_for(self._turn.settled.wait(), REQUEST_TIMEOUT)
+        turn_id = self._turn.turn_id
+        if not self._turn.active or turn_id is None:
             return
         with contextlib.suppress(RpcError, ConnectionLost, TimeoutError):
             await self._conn.request(
@@ -395,7 +355,7 @@ class CodexSession(AgentSession):
             )
 
     async def respond_permission(self, request_id: str, resolution: PermissionResolution) -> None:
-        pending = self._permissions.pop(request_id, None)
+        pending = self._permissions.take(request_id)
         if pending is None:
             raise NotFound(f"no pending Codex permission request {request_id}")
         result, also_interrupt = answer(pending, resolution)
@@ -409,23 +369,16 @@ class CodexSession(AgentSession):
         if also_interrupt:
             await self.interrupt()
 
+    # Settings go with the next turn/start (see TurnSettings).
+
     async def set_mode(self, mode_id: str) -> None:
-        preset = MODES.get(mode_id)
-        if preset is None:
-            raise InvalidParams(f"Codex has no mode {mode_id!r} (modes: {', '.join(MODES)})")
-        self._mode = preset
+        self._settings.set_mode(mode_id)
 
     async def set_model(self, model: str) -> None:
-        if not model.strip():
-            raise InvalidParams("the model id is empty")
-        self._model = model
-        self._model_override = True
+        self._settings.set_model(model)
 
     async def set_thinking(self, option_id: str) -> None:
-        if not option_id.strip():
-            raise InvalidParams("the reasoning effort is empty")
-        self._effort = option_id
-        self._effort_override = True
+        self._settings.set_effort(option_id)
 
     async def close(self) -> None:
         if self._closing:
@@ -434,7 +387,7 @@ class CodexSession(AgentSession):
         await self._conn.stop()
         await self._process.terminate()
         self._closed = True
-        if self._turn_active:
+        if self._turn.active:
             await self._end_turn(
                 TurnCanceled(provider=self._provider, reason="closed"), "canceled", None
             )
@@ -455,17 +408,12 @@ class CodexSession(AgentSession):
             await self._emit(Timeline(provider=self._provider, item=item))
 
     async def _end_turn(self, event: AgentEvent, status: ToolStatus, error: str | None) -> None:
-        self._turn_active = False
-        self._turn_id = None
-        self._turn_settled.set()
+        self._turn.ended()
         await self._emit_items(self._mapper.finish_running(status, error))
         await self._emit(event)
 
     async def _withdraw_permissions(self, reason: str, rpc_id: Any = None) -> None:
-        for request_id, pending in list(self._permissions.items()):
-            if rpc_id is not None and pending.rpc_id != rpc_id:
-                continue
-            del self._permissions[request_id]
+        for request_id in self._permissions.withdrawn(rpc_id):
             await self._emit(
                 PermissionResolved(
                     provider=self._provider,
@@ -502,9 +450,8 @@ class CodexSession(AgentSession):
                 await self._emit_items(items)
         elif method == "thread/tokenUsage/updated":
             usage = params.get("tokenUsage")
-            # Outside a turn these restate old totals (a resumed thread): not this turn's cost.
-            if isinstance(usage, dict) and self._turn_active:
-                self._turn_usage = add_usage(self._turn_usage, usage)
+            if isinstance(usage, dict):
+                self._turn.token_usage(usage)
         elif method == "turn/started":
             await self._turn_started(params)
         elif method == "turn/completed":
@@ -523,38 +470,19 @@ class CodexSession(AgentSession):
     async def _turn_started(self, params: dict[str, Any]) -> None:
         turn = as_dict(params.get("turn"))
         turn_id = turn.get("id") if isinstance(turn.get("id"), str) else None
-        if not self._turn_active:
-            # A turn this session did not start (none today, but Codex may start follow-ups).
-            self._turn_active = True
-            self._turn_usage = None
-        if turn_id is not None:
-            self._turn_id = turn_id
-            self._turn_settled.set()
+        self._turn.started(turn_id)
         await self._emit(TurnStarted(provider=self._provider, turnId=turn_id))
 
     async def _turn_completed(self, params: dict[str, Any]) -> None:
-        turn = as_dict(params.get("turn"))
-        status = turn.get("status")
-        if status == "interrupted":
-            await self._end_turn(TurnCanceled(provider=self._provider), "canceled", None)
-        elif status == "failed":
-            message, code, detail = turn_error(turn.get("error"))
-            await self._end_turn(
-                TurnFailed(provider=self._provider, error=message, code=code, diagnostic=detail),
-                "failed",
-                message,
-            )
-        else:
-            await self._end_turn(
-                TurnCompleted(provider=self._provider, usage=self._turn_usage), "completed", None
-            )
+        event, status, error = self._turn.end_of(self._provider, as_dict(params.get("turn")))
+        await self._end_turn(event, status, error)
         # Requests of a finished turn can no longer be answered.
         await self._withdraw_permissions("the turn ended")
 
     async def _on_request(self, rpc_id: Any, method: str, params: dict[str, Any]) -> None:
         if method in APPROVALS or method in QUESTIONS or method == PERMISSIONS:
             request = permission_request(method, params, self._mapper)
-            self._permissions[request.id] = PendingRequest(rpc_id, method, params, request)
+            self._permissions.add(rpc_id, method, params, request)
             await self._emit(PermissionRequested(provider=self._provider, request=request))
             return
         log.debug("refusing Codex request %s", method)
@@ -572,7 +500,7 @@ class CodexSession(AgentSession):
         code = self._process.returncode
         await self._process.terminate()
         self._closed = True
-        if self._turn_active:
+        if self._turn.active:
             tail = self._process.stderr_tail(2000).strip()
             message = f"Codex exited unexpectedly (exit code {code})"
             await self._end_turn(

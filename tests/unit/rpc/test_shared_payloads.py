@@ -15,10 +15,10 @@ from paseo_store_json import JsonStore
 from unit.rpc.harness import SessionHost
 
 from paseo.projects.icons import IconStore
-from paseo.projects.rpc import project_group
 from paseo.projects.service import ProjectRegistry
 from paseo.rpc.dispatch import MethodTable
 from paseo.rpc.session import Session
+from paseo.workspaces.project_rpc import project_group
 
 ICON_BYTES = 256 * 1024
 ANSWERS = 200
