@@ -224,14 +224,27 @@ LOCAL_ONLY_SETTINGS: tuple[tuple[str, ...], ...] = (
     ("daemon", "hostnames"),
     ("daemon", "cors"),
     ("daemon", "trustedProxies"),
-    ("daemon", "mcp"),
     ("daemon", "relay"),
     ("plugins", "*", "source"),
     ("plugins", "*", "path"),
 )
 """The network defences and code sources: a remote session must not be able to open the
 daemon wider (or load code) with the access it already has. ``*`` matches any key.
-``daemon.auth`` is refused to every session (it is set on the daemon's host)."""
+``daemon.auth`` is refused to every session (it is set on the daemon's host). Plugins add the
+settings of their ``local_only`` sections (:func:`_local_only_patterns`)."""
+
+
+def _local_only_patterns(daemon: Daemon) -> tuple[tuple[str, ...], ...]:
+    """:data:`LOCAL_ONLY_SETTINGS`, the ``local_only`` plugin sections, and the old places of
+    settings that moved into them (a patch may still name those)."""
+    from paseo.config.legacy import MOVED_PROVIDER_KEYS, MOVED_SECTIONS
+
+    plugins = daemon.plugins
+    sections = plugins.config_sections() if plugins is not None else {}
+    guarded = {("plugins", pid, "settings") for pid, sec in sections.items() if sec.local_only}
+    moved = [old for old, new in MOVED_SECTIONS if new[:3] in guarded]
+    moved += [("agents", "providers", "*", key) for key, new in MOVED_PROVIDER_KEYS if new[:3] in guarded]
+    return (*LOCAL_ONLY_SETTINGS, *sorted(guarded), *moved)
 
 
 def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> str | None:
@@ -253,7 +266,11 @@ def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> 
     return None
 
 
-def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
+def _check_patch_access(
+    patch: dict[str, Any],
+    session_kind: str,
+    local_only: tuple[tuple[str, ...], ...] = LOCAL_ONLY_SETTINGS,
+) -> None:
     auth = _touched(patch, ("daemon", "auth"))
     if auth is not None:
         raise AccessDenied(
@@ -263,7 +280,7 @@ def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
         )
     if session_kind == "local":
         return
-    for pattern in LOCAL_ONLY_SETTINGS:
+    for pattern in local_only:
         path = _touched(patch, pattern)
         if path is not None:
             raise AccessDenied(
@@ -275,10 +292,10 @@ def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
 async def config_patch(
     ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
 ) -> ConfigPatchResult:
-    _check_patch_access(params.patch, ctx.session_kind)
+    daemon = ref.get()
+    _check_patch_access(params.patch, ctx.session_kind, _local_only_patterns(daemon))
     # A client re-saving what it read sends hasApiKey (and maybe placeholders) back.
     changes = clean_patch(params.patch, REDACTED)
-    daemon = ref.get()
     async with daemon.config_lock:
         written = await asyncio.to_thread(patch_file, daemon.layout.config, changes)
         outcome = await reload_config(daemon)
