@@ -174,6 +174,7 @@ class Daemon:
         self._check_config(manager)
         await self._open_store()
         composition = compose(self)
+        self._agents = composition.agents
         for service in composition.services:
             await service.start()
             self.services.append(service)
