@@ -192,7 +192,7 @@ class _Handlers:
             listed = live
         else:
             provider = service.registry.usable(agent.record.provider)
-            listed = await _listing(agent.record.provider, provider.list_modes(service.launcher))
+            listed = await listing(agent.record.provider, provider.list_modes(service.launcher))
         current = agent.record.config.modeId if agent.record.config else None
         return AgentModesResult(
             agentId=agent.id,
@@ -272,9 +272,7 @@ class _Handlers:
         service = self._ref.get()
         provider = service.registry.usable(params.providerId)
         draft = DraftConfig.model_validate(params.model_dump(exclude={"providerId"}))
-        features = await _listing(
-            params.providerId, provider.list_features(draft, service.launcher)
-        )
+        features = await listing(params.providerId, provider.list_features(draft, service.launcher))
         return ProviderFeaturesResult(providerId=params.providerId, features=features)
 
     async def provider_list(
@@ -309,7 +307,7 @@ class _Handlers:
         service = self._ref.get()
         provider = service.registry.usable(params.providerId)
         launcher = service.launcher
-        models, listed_modes = await _listing(
+        models, listed_modes = await listing(
             params.providerId,
             asyncio.gather(provider.list_models(launcher), provider.list_modes(launcher)),
         )
@@ -332,7 +330,7 @@ class _Handlers:
         )
 
 
-async def _listing(provider_id: str, listing: Awaitable[T]) -> T:
+async def listing(provider_id: str, listing: Awaitable[T]) -> T:
     """``listing`` bounded by :data:`LISTING_TIMEOUT`; a provider that does not answer is
     ``Unavailable``, not an internal error."""
     try:

@@ -245,7 +245,9 @@ def _local_only_patterns(daemon: Daemon) -> tuple[tuple[str, ...], ...]:
     sections = plugins.config_sections() if plugins is not None else {}
     guarded = {("plugins", pid, "settings") for pid, sec in sections.items() if sec.local_only}
     moved = [old for old, new in MOVED_SECTIONS if new[:3] in guarded]
-    moved += [("agents", "providers", "*", key) for key, new in MOVED_PROVIDER_KEYS if new[:3] in guarded]
+    moved += [
+        ("agents", "providers", "*", key) for key, new in MOVED_PROVIDER_KEYS if new[:3] in guarded
+    ]
     return (*LOCAL_ONLY_SETTINGS, *sorted(guarded), *moved)
 
 

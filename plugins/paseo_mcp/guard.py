@@ -91,7 +91,9 @@ class TokenGuard:
         if not settings.injectIntoAgents or not policy.enabled or base is None:
             return SessionExtras()
         token = quote(self._tokens.issue(record.id), safe="")
-        return SessionExtras(mcp_servers={"paseo": {"type": "http", "url": f"{base}?token={token}"}})
+        return SessionExtras(
+            mcp_servers={"paseo": {"type": "http", "url": f"{base}?token={token}"}}
+        )
 
     # ------------------------------------------------------------------ requests
 

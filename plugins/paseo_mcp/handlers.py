@@ -168,9 +168,7 @@ async def set_mode(t: Tooling, caller: McpCaller, args: SetModeInput) -> Any:
     return _agent(await t.ports.agents.set_mode(agent_id, args.modeId))
 
 
-async def pending_permissions(
-    t: Tooling, caller: McpCaller, args: PendingPermissionsInput
-) -> Any:
+async def pending_permissions(t: Tooling, caller: McpCaller, args: PendingPermissionsInput) -> Any:
     if args.agentId is not None:
         records = [await t.rules.target(caller, args.agentId)]
     else:

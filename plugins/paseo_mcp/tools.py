@@ -69,9 +69,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         WaitInput,
         handlers.wait_for_agent,
     ),
-    ToolSpec(
-        "send_agent_prompt", "Send an agent a prompt.", SendPromptInput, handlers.send_prompt
-    ),
+    ToolSpec("send_agent_prompt", "Send an agent a prompt.", SendPromptInput, handlers.send_prompt),
     ToolSpec("get_agent_status", "An agent's record and state.", AgentRef, handlers.agent_status),
     ToolSpec(
         "list_agents",
@@ -86,9 +84,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ActivityInput,
         handlers.activity,
     ),
-    ToolSpec(
-        "cancel_agent", "Interrupt an agent's running turn.", AgentRef, handlers.cancel_agent
-    ),
+    ToolSpec("cancel_agent", "Interrupt an agent's running turn.", AgentRef, handlers.cancel_agent),
     ToolSpec("archive_agent", "Archive an agent.", AgentRef, handlers.archive_agent),
     ToolSpec(
         "kill_agent", "Stop an agent's process (it can be resumed).", AgentRef, handlers.kill_agent
@@ -112,7 +108,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         RespondPermissionInput,
         handlers.respond_permission,
     ),
-    ToolSpec("create_schedule", "Schedule a prompt.", CreateScheduleInput, handlers.create_schedule),
+    ToolSpec(
+        "create_schedule", "Schedule a prompt.", CreateScheduleInput, handlers.create_schedule
+    ),
     ToolSpec("list_schedules", "Every schedule.", ListSchedulesInput, handlers.list_schedules),
     ToolSpec("inspect_schedule", "One schedule.", ScheduleRef, handlers.inspect_schedule),
     ToolSpec("pause_schedule", "Stop a schedule firing.", ScheduleRef, handlers.pause_schedule),
@@ -147,9 +145,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         CreateTerminalInput,
         handlers.create_terminal,
     ),
-    ToolSpec(
-        "kill_terminal", "End a terminal's program.", TerminalRef, handlers.kill_terminal
-    ),
+    ToolSpec("kill_terminal", "End a terminal's program.", TerminalRef, handlers.kill_terminal),
     ToolSpec(
         "capture_terminal",
         "A terminal's screen and scrollback as plain text.",
@@ -174,7 +170,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ListModelsInput,
         handlers.list_models,
     ),
-    # Voice mode only (filtered out otherwise, see paseo_mcp.caller.VOICE_TOOL): plugins/paseo_mcp/voice.py.
+    # Voice mode only (filtered out otherwise: paseo_mcp.caller.VOICE_TOOL).
     ToolSpec("speak", voice.DESCRIPTION, voice.SpeakInput, voice.speak),
 )
 

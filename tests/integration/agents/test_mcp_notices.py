@@ -16,6 +16,7 @@ import psutil
 import pytest
 from helpers.daemon_rpc import LiveDaemon, stop_daemon
 from helpers.waiting import wait_for
+from paseo_mcp.plugin import state_dir
 
 from paseo.client import SyncClient
 
@@ -37,7 +38,7 @@ def _gone(pid: int) -> bool:
 
 
 def _notices(home: Path) -> dict[str, Any]:
-    path = home / "mcp" / "notices.json"
+    path = state_dir(home) / "notices.json"
     document: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     return document
 
@@ -90,7 +91,7 @@ def test_a_busy_parent_gets_its_notice_after_a_sigkill(
     wait_for(lambda: _gone(live.pid), what="the daemon to die")
     if crash == "before_queueing":
         # The child's attention is in its timeline; the queue never heard of it.
-        path = live.home / "mcp" / "notices.json"
+        path = state_dir(live.home) / "notices.json"
         path.write_text(json.dumps({"queue": [], "notified": {}}))
 
     restarted = agent_daemon_factory(scripted_config())
