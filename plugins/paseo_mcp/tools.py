@@ -79,7 +79,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         handlers.list_agents,
     ),
     ToolSpec(
-        "get_agenthandlers.activity",
+        "get_agent_activity",
         "An agent's newest timeline entries.",
         ActivityInput,
         handlers.activity,
