@@ -4,7 +4,7 @@ A transport-level mount and nothing more: every request to a mounted path is scr
 as a WebSocket upgrade is (:meth:`paseo.rpc.server.RpcServer.admit` with purpose ``public``:
 an allowed ``Host``, at most one and an allowed ``Origin``, trusted proxies for
 ``X-Forwarded-For``) and refused with 403 before the app sees it; the app's own credentials
-(an MCP server's capability tokens) are the app's business.
+(a per-caller token, say) are the app's business.
 """
 
 from __future__ import annotations

@@ -488,3 +488,29 @@ def test_speak_is_offered_only_while_voice_mode_is_attached(
     listed, refused = asyncio.run(_session(url, scenario))
     assert "speak" not in listed
     assert _error(refused)["code"] == "not_found"
+
+
+def test_tokens_stop_working_after_a_restart(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from helpers.daemon_rpc import stop_daemon
+
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config())
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call("agent.create", {"provider": "scripted", "cwd": str(workdir)})
+    agent_id = agent["agent"]["id"]
+    token = CapabilityTokens.load(state_dir(live.home)).issue(agent_id)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    with httpx2.Client(timeout=10) as http:
+        before = http.post(f"{live.http}/mcp/agents?token={token}", json=body, headers=headers)
+    assert before.status_code != 401
+    stop_daemon(live.home)
+    again = agent_daemon_factory(scripted_config())
+    with httpx2.Client(timeout=10) as http:
+        stale = http.post(f"{again.http}/mcp/agents?token={token}", json=body, headers=headers)
+        fresh = http.post(_url(again, agent_id), json=body, headers=headers)
+    assert stale.status_code == 401
+    assert fresh.status_code != 401
