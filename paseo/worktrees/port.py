@@ -7,24 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.workspaces import WorktreeMode
 
-from paseo.worktrees.rpc import (
-    ArchiveParams,
-    WorktreeCreateParams,
-    WorktreeListParams,
-    worktree_archive,
-    worktree_create,
-    worktree_list,
-)
+from paseo.worktrees.rpc import WorktreeCreateParams, WorktreeInfo, archive_result, create_worktree
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
-
-
-class _Local:
-    """What the worktree steps read of a caller: plugins act with the daemon's own trust."""
-
-    session_kind = "local"
-    client_id = "plugin"
 
 
 def _json(result: Any) -> dict[str, Any]:
@@ -37,8 +23,8 @@ class KernelWorktrees:
         self._placement = placement
 
     async def list(self, project_id: str | None = None) -> dict[str, Any]:
-        params = WorktreeListParams(projectId=project_id)
-        return _json(await worktree_list(self._placement, _Local(), params))  # type: ignore[arg-type]
+        rows = await self._placement.worktrees.list(project_id=project_id)
+        return {"worktrees": [_json(WorktreeInfo(**row)) for row in rows]}
 
     async def create(
         self,
@@ -52,8 +38,9 @@ class KernelWorktrees:
         params = WorktreeCreateParams(
             cwd=cwd, mode=mode, branch=branch, base=base, changeRequest=change_request
         )
-        return _json(await worktree_create(self._placement, _Local(), params))  # type: ignore[arg-type]
+        # A plugin acts with the daemon's own trust: the paths a local session may name.
+        return _json(await create_worktree(self._placement, params, session_kind="local"))
 
     async def archive(self, workspace_id: str, *, force: bool = False) -> dict[str, Any]:
-        params = ArchiveParams(workspaceId=workspace_id, force=force)
-        return _json(await worktree_archive(self._placement, _Local(), params))  # type: ignore[arg-type]
+        outcome = await self._placement.worktrees.archive(workspace_id, force=force)
+        return _json(archive_result(outcome))

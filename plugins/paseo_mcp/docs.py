@@ -29,8 +29,8 @@ refused with 403 or 401 and a body that says nothing more. The screening is the 
 generic HTTP mount (`paseo_hookspecs.http`: any plugin can mount an ASGI app this way); the
 token check is the plugin's. `enabled: false` in the plugin's settings (or `PASEO_MCP=false`)
 turns the endpoint off (nothing is mounted, nothing injected), as does not loading the plugin
-(`paseo daemon start --no-mcp`, the same as `--disable-plugin mcp`). A daemon listening only on a unix socket serves no
-MCP (agent programs speak MCP over HTTP).
+(`paseo daemon start --no-mcp`, the same as `--disable-plugin mcp`). A daemon listening only
+on a unix socket serves no MCP (agent programs speak MCP over HTTP).
 
 ### Serving: why an adapter on the raw connection
 
@@ -51,8 +51,9 @@ the change that added this).
 An agent's token is `<agentId>.<HMAC-SHA256(key, agentId)>`, the key random and made again at
 every daemon start (kept, 0600, in `$PASEO_HOME/plugin-data/mcp/token.key`, readable by the
 daemon's own user as the local credential is): not guessable, worthless after a restart, and
-the tokens themselves are stored nowhere. The token reaches only the agent's own session configuration (never its stored
-record) and is never logged. An agent resumed after a restart gets a fresh URL.
+the tokens themselves are stored nowhere. The token reaches only the agent's own session
+configuration (never its stored record) and is never logged. An agent resumed after a restart
+gets a fresh URL.
 
 ## Caller rules
 
@@ -114,8 +115,9 @@ before the notice was queued, the next start finds that attention unqueued and q
 ## Injection and policy
 
 When the daemon listens on TCP and `injectIntoAgents` is not false, every new,
-resumed or reloaded session gets (through the agent port's session contributor) `mcpServers.paseo = {"type": "http", "url":
-"http://<listen>/mcp/agents?token=<token>"}`, passed the way each provider's program takes it:
+resumed or reloaded session gets (through the agent port's session contributor)
+`mcpServers.paseo = {"type": "http", "url": "http://<listen>/mcp/agents?token=<token>"}`,
+passed the way each provider's program takes it:
 Claude Code `--mcp-config`, Codex thread config (`mcp_servers`), ACP `mcpServers` in
 `session/new` / `session/load`.
 
