@@ -211,13 +211,17 @@ class FinishNotices(AgentObserver):
             for notice in list(self._queue):
                 parent_id = notice["parentId"]
                 try:
-                    parent = await self._agents.get(parent_id)
+                    # A zero wait says whether the parent works now, a prompt on its way to
+                    # its program included (``lastStatus`` alone lags behind that).
+                    state = await self._agents.wait(parent_id, timeout=0)
                 except NotFound:
-                    parent = None
-                if parent is None or parent.deletedAt is not None:
+                    state = None
+                if state is None or state.agent.deletedAt is not None:
                     self._queue.remove(notice)
                     continue
-                if parent.lastStatus == "running" or parent_id in served:
+                # A parent waiting for a permission decision is in the middle of its turn too.
+                busy = state.outcome in ("timeout", "permission")
+                if busy or parent_id in served:
                     continue
                 served.add(parent_id)
                 try:
