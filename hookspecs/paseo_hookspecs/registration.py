@@ -82,9 +82,9 @@ class ConfigSection:
 
     ``live`` names the settings (top-level fields of ``model``) a ``paseo reload`` applies at
     once: the plugin reads them through ``DaemonContext.config_section`` each time it needs
-    them; a change to any other setting is reported as needing a restart. ``local_only``
-    settings widen what the daemon exposes (a remote session may not change them, as it may
-    not change ``daemon.listen``).
+    them; a change to any other setting is reported as needing a restart. ``local_only`` names
+    the settings that widen what the daemon exposes: a remote session may not change them, as
+    it may not change ``daemon.listen``.
 
     .. versionchanged:: 2.0 ``live`` and ``local_only``.
     """
@@ -92,7 +92,7 @@ class ConfigSection:
     model: type[BaseModel]
     summary: str = ""
     live: frozenset[str] = frozenset()
-    local_only: bool = False
+    local_only: frozenset[str] = frozenset()
 
 
 class ProviderRegistrar(Protocol):

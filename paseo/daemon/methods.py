@@ -19,6 +19,7 @@ from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
 from paseo.config import get_path, patch_file
+from paseo.config.legacy import MOVED_SECTIONS
 from paseo.config.speech_settings import clean_patch, read_view
 from paseo.daemon.reload import REDACTED, ReloadOutcome, redact, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
@@ -237,18 +238,20 @@ settings of their ``local_only`` sections (:func:`_local_only_patterns`)."""
 
 
 def _local_only_patterns(daemon: Daemon) -> tuple[tuple[str, ...], ...]:
-    """:data:`LOCAL_ONLY_SETTINGS`, the ``local_only`` plugin sections, and the old places of
-    settings that moved into them (a patch may still name those)."""
-    from paseo.config.legacy import MOVED_PROVIDER_KEYS, MOVED_SECTIONS
-
+    """:data:`LOCAL_ONLY_SETTINGS`, the plugins' ``local_only`` settings, and the old places of
+    those that moved into a plugin's section (a patch may still name those)."""
     plugins = daemon.plugins
     sections = plugins.config_sections() if plugins is not None else {}
-    guarded = {("plugins", pid, "settings") for pid, sec in sections.items() if sec.local_only}
-    moved = [old for old, new in MOVED_SECTIONS if new[:3] in guarded]
-    moved += [
-        ("agents", "providers", "*", key) for key, new in MOVED_PROVIDER_KEYS if new[:3] in guarded
+    guarded = [
+        (("plugins", plugin_id, "settings"), key)
+        for plugin_id, section in sorted(sections.items())
+        for key in sorted(section.local_only)
     ]
-    return (*LOCAL_ONLY_SETTINGS, *sorted(guarded), *moved)
+    patterns: list[tuple[str, ...]] = [(*where, key) for where, key in guarded]
+    patterns += [
+        (*old, key) for old, new in MOVED_SECTIONS for where, key in guarded if new == where
+    ]
+    return (*LOCAL_ONLY_SETTINGS, *patterns)
 
 
 def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> str | None:

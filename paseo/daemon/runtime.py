@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo import __version__
+from paseo.daemon.http_mounts import HttpMounts
 from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
 
@@ -82,8 +83,6 @@ class Daemon:
         self.live_config = LiveConfig(self)
         self.config_lock = asyncio.Lock()
         """Serialises config.patch and config.reload."""
-        from paseo.daemon.http_mounts import HttpMounts
-
         self.http_mounts = HttpMounts(
             lambda: self.rpc, lambda: [*self.listen_addresses, self.config.resolved.daemon.listen]
         )

@@ -30,7 +30,7 @@ from paseo_hookspecs.terminal_control import TerminalSource
 from paseo_hookspecs.voice import VoiceSource
 from paseo_hookspecs.workspaces import WorktreeSource
 
-from paseo_mcp.settings import LIVE, PLUGIN_ID, McpSettings, read_settings
+from paseo_mcp.settings import LIVE, LOCAL_ONLY, PLUGIN_ID, McpSettings, read_settings
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
@@ -90,7 +90,7 @@ class McpPlugin:
                 McpSettings,
                 "the MCP server for agents (docs/mcp.md)",
                 live=LIVE,
-                local_only=True,
+                local_only=LOCAL_ONLY,
             )
         )
 

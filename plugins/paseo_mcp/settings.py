@@ -22,6 +22,10 @@ CallerScope = Literal["created", "workspace", "all"]
 LIVE = frozenset({"callerScope"})
 """Settings a ``paseo reload`` applies at once (read at every call)."""
 
+LOCAL_ONLY = frozenset({"enabled", "injectIntoAgents", "callerScope"})
+"""Settings a remote session may not change: they widen what agents reach (as every
+``daemon.mcp`` key was)."""
+
 
 class ProviderTools(BaseModel):
     """Which tools an agent of one provider is offered; absent means every tool."""
