@@ -27,11 +27,6 @@ def record(agent_id: str, *, internal: bool = False) -> AgentRecord:
     return AgentRecord.model_validate(fields)
 
 
-class Legacy:
-    def mcp_servers(self, record: AgentRecord) -> dict[str, Any]:
-        return {"paseo": {"url": "legacy"}, "kept": {"url": "k"}}
-
-
 class Adds:
     def __init__(self, name: str, url: str) -> None:
         self.name, self.url = name, url
@@ -45,17 +40,19 @@ class Broken:
         raise RuntimeError("contributor bug")
 
 
-def test_contributors_extend_the_legacy_tools_in_order_and_can_be_removed() -> None:
-    contributions = SessionContributions(Legacy())
-    remove = contributions.add(Adds("paseo", "plugin"))
+def test_contributors_add_in_order_and_can_be_removed() -> None:
+    contributions = SessionContributions()
+    contributions.add(Adds("paseo", "first"))
     contributions.add(Adds("other", "second"))
+    remove = contributions.add(Adds("paseo", "plugin"))
     servers, env = contributions.extras(record("a"))
-    assert servers == {"paseo": {"url": "plugin"}, "kept": {"url": "k"}, "other": {"url": "second"}}
-    assert env == {"FROM": "second"}
+    # A later contributor's entry of the same name wins.
+    assert servers == {"paseo": {"url": "plugin"}, "other": {"url": "second"}}
+    assert env == {"FROM": "plugin"}
     remove()
     remove()  # idempotent
     servers, _ = contributions.extras(record("a"))
-    assert servers["paseo"] == {"url": "legacy"}
+    assert servers["paseo"] == {"url": "first"}
 
 
 def test_internal_agents_get_only_the_contributors_that_ask_for_them() -> None:
