@@ -79,10 +79,20 @@ class ConfigSection:
 
     Its values live in ``config.json`` at ``plugins.<pluginId>.settings`` and are validated with
     ``model`` when the plugin loads; an invalid section becomes that plugin's load error.
+
+    ``live`` names the settings (top-level fields of ``model``) a ``paseo reload`` applies at
+    once: the plugin reads them through ``DaemonContext.config_section`` each time it needs
+    them; a change to any other setting is reported as needing a restart. ``local_only`` names
+    the settings that widen what the daemon exposes: a remote session may not change them, as
+    it may not change ``daemon.listen``.
+
+    .. versionchanged:: 2.0 ``live`` and ``local_only``.
     """
 
     model: type[BaseModel]
     summary: str = ""
+    live: frozenset[str] = frozenset()
+    local_only: frozenset[str] = frozenset()
 
 
 class ProviderRegistrar(Protocol):

@@ -2,9 +2,7 @@
 
 A :class:`~paseo_hookspecs.agents.SessionContributor` registers through
 ``AgentControl.add_session_contributor``; :meth:`SessionContributions.extras` asks each of them
-when a session is started, resumed or reloaded (never stored in the record). The kernel's
-legacy :class:`~paseo.agents.ports.SessionTools` (the MCP host) is asked first, so the
-contributors extend what it injects; it goes once the MCP plugin contributes through the port.
+when a session is started, resumed or reloaded (never stored in the record).
 """
 
 from __future__ import annotations
@@ -16,8 +14,6 @@ from typing import Any
 
 from paseo_hookspecs.agents import SessionContributor
 from paseo_hookspecs.records import AgentRecord
-
-from paseo.agents.ports import SessionTools
 
 log = logging.getLogger("paseo.agents")
 
@@ -31,8 +27,7 @@ class _Entry:
 class SessionContributions:
     """See the module docstring."""
 
-    def __init__(self, tools: SessionTools | None = None) -> None:
-        self._tools = tools
+    def __init__(self) -> None:
         self._entries: list[_Entry] = []
 
     def add(
@@ -50,7 +45,7 @@ class SessionContributions:
     def extras(self, record: AgentRecord) -> tuple[dict[str, Any], dict[str, str]]:
         """``(mcpServers, env)`` every contribution adds to ``record``'s session; a later
         contributor's entry of the same name wins."""
-        servers: dict[str, Any] = dict(self._tools.mcp_servers(record)) if self._tools else {}
+        servers: dict[str, Any] = {}
         env: dict[str, str] = {}
         for entry in list(self._entries):
             if record.internal and not entry.include_internal:

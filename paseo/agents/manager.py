@@ -48,7 +48,7 @@ from paseo.agents.live import (
     AgentStartError,
     LiveAgent,
 )
-from paseo.agents.ports import AgentPlugins, SessionTools, TitleSource, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, TitleSource, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
@@ -102,12 +102,11 @@ class AgentService:
         plugins: AgentPlugins,
         placement: WorkspacePlacement,
         environments: AgentEnvironments,
-        session_tools: SessionTools | None = None,
         listeners: Sequence[FeedListener] = (),
     ) -> None:
         self.store = store
         self.environments = environments
-        self.contributions = SessionContributions(session_tools)
+        self.contributions = SessionContributions()
         """What plugins add to every session (``AgentControl.add_session_contributor``)."""
         self.config = config
         self.plugins = plugins

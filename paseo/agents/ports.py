@@ -14,15 +14,7 @@ from typing import Any, Protocol
 
 from paseo_hookspecs.events import AgentEvent
 from paseo_hookspecs.interfaces.agent import AgentProvider
-from paseo_hookspecs.records import AgentRecord, WorkspaceRecord
-
-
-class SessionTools(Protocol):
-    """Daemon-provided MCP servers every session gets (the Paseo tools, docs/mcp.md)."""
-
-    def mcp_servers(self, record: AgentRecord) -> dict[str, Any]:
-        """``mcpServers`` entries for ``record``'s session being created, resumed or reloaded
-        (``{}`` for none); they are never stored in the record."""
+from paseo_hookspecs.records import WorkspaceRecord
 
 
 class DeclaredProvider(Protocol):

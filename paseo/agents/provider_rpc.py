@@ -8,10 +8,8 @@ Handlers reach the :class:`paseo.agents.manager.AgentService` through the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.interfaces.agent import DraftConfig
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
@@ -28,10 +26,8 @@ from paseo.agents.models import (
     ProviderView,
     ThinkingView,
 )
-from paseo.agents.registry import LISTING_TIMEOUT
+from paseo.agents.registry import listing
 from paseo.services import ServiceRef
-
-T = TypeVar("T")
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
@@ -39,18 +35,6 @@ if TYPE_CHECKING:
     from paseo.agents.manager import AgentService
 
 OWNER = frozenset({"local", "remote"})
-
-
-async def listing(provider_id: str, listing: Awaitable[T]) -> T:
-    """``listing`` bounded by :data:`LISTING_TIMEOUT`; a provider that does not answer is
-    ``Unavailable``, not an internal error."""
-    try:
-        return await asyncio.wait_for(listing, LISTING_TIMEOUT)
-    except TimeoutError:
-        raise Unavailable(
-            f"provider {provider_id!r} did not list its models, modes or features within "
-            f"{LISTING_TIMEOUT:.0f}s; see `paseo provider ls`"
-        ) from None
 
 
 class _Handlers:

@@ -23,11 +23,11 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from paseo_hookspecs.errors import InvalidParams, PaseoError
+from paseo_hookspecs.errors import InvalidParams, PaseoError, Unavailable
 from paseo_hookspecs.interfaces.agent import AgentProvider, Availability
 
 from paseo.agents.tracker import iso_now
@@ -320,3 +320,18 @@ _DERIVE_KEYS = frozenset(
     {"command", "env", "models", "additionalModels", "disallowedTools", "description"}
 )
 """Override keys handed to :meth:`AgentProvider.derive` (the rest are the registry's own)."""
+
+
+T = TypeVar("T")
+
+
+async def listing(provider_id: str, listing: Awaitable[T]) -> T:
+    """``listing`` bounded by :data:`LISTING_TIMEOUT`; a provider that does not answer is
+    ``Unavailable``, not an internal error."""
+    try:
+        return await asyncio.wait_for(listing, LISTING_TIMEOUT)
+    except TimeoutError:
+        raise Unavailable(
+            f"provider {provider_id!r} did not list its models, modes or features within "
+            f"{LISTING_TIMEOUT:.0f}s; see `paseo provider ls`"
+        ) from None

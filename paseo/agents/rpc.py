@@ -46,7 +46,8 @@ from paseo.agents.models import (
     PermissionsListResult,
     TimelineCursor,
 )
-from paseo.agents.provider_rpc import listing, provider_group
+from paseo.agents.provider_rpc import provider_group
+from paseo.agents.registry import listing
 from paseo.services import ServiceRef
 
 if TYPE_CHECKING:

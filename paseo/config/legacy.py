@@ -21,6 +21,10 @@ What is migrated:
   gone.
 * Speech sites: provider names are trimmed and lower-cased, a site without a provider is a
   local one, and keys only the other provider understands are dropped.
+* Settings that moved into a plugin's own section (:data:`MOVED_SECTIONS`): ``daemon.mcp``
+  became ``plugins.mcp.settings``, and ``agents.providers.<id>.paseoTools`` its
+  ``providers.<id>``. A value already at the new place wins. :func:`migrate_moved` runs again
+  on every written document, so a change made at the old path is written at the new one.
 """
 
 from __future__ import annotations
@@ -47,7 +51,67 @@ def migrate(raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[ConfigProblem]
     legacy_openai = _take_legacy_speech_providers(doc, warnings)
     normalize_speech_sites(doc, warnings, discard_foreign=True)
     _fold_legacy_openai(doc, legacy_openai, warnings)
+    migrate_moved(doc, warnings)
     return doc, warnings
+
+
+MOVED_SECTIONS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("daemon", "mcp"), ("plugins", "mcp", "settings")),
+)
+"""Objects that moved whole: old path → new path (a plugin's ``settings``)."""
+
+MOVED_PROVIDER_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("paseoTools", ("plugins", "mcp", "settings", "providers")),
+)
+"""``agents.providers.<id>.<key>`` → ``<new path>.<id>``."""
+
+
+def _merge_under(
+    doc: dict[str, Any], path: tuple[str, ...], value: dict[str, Any], *, old_wins: bool
+) -> None:
+    """Put ``value``'s keys at ``path``; what is already there wins unless ``old_wins``."""
+    current = doc
+    for key in path:
+        child = current.get(key)
+        if not isinstance(child, dict):
+            child = current[key] = {}
+        current = child
+    for key, item in value.items():
+        if old_wins:
+            current[key] = item
+        else:
+            current.setdefault(key, item)
+
+
+def migrate_moved(
+    doc: dict[str, Any], warnings: list[ConfigProblem], *, old_wins: bool = False
+) -> None:
+    """Move the settings of :data:`MOVED_SECTIONS` and :data:`MOVED_PROVIDER_KEYS` (in place).
+    ``old_wins``: the old path holds a change just made there (a write), not a stale value."""
+    for old, new in MOVED_SECTIONS:
+        parent = _dict_at(doc, *old[:-1])
+        if parent is None or old[-1] not in parent:
+            continue
+        value = parent.pop(old[-1])
+        if isinstance(value, dict):
+            _merge_under(doc, new, value, old_wins=old_wins)
+            _warn(warnings, format_path(old), f"migrated to {format_path(new)}")
+        else:
+            _warn(warnings, format_path(old), "discarded (not an object)")
+    providers = _dict_at(doc, "agents", "providers")
+    for provider_id, entry in (providers or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        for key, new in MOVED_PROVIDER_KEYS:
+            if key not in entry:
+                continue
+            value = entry.pop(key)
+            where = format_path(("agents", "providers", provider_id, key))
+            if isinstance(value, dict):
+                _merge_under(doc, (*new, provider_id), value, old_wins=old_wins)
+                _warn(warnings, where, f"migrated to {format_path((*new, provider_id))}")
+            else:
+                _warn(warnings, where, "discarded (not an object)")
 
 
 def _warn(warnings: list[ConfigProblem], path: str, message: str) -> None:

@@ -36,7 +36,7 @@ from paseo.config.jsonpath import (
     parse_path,
     set_path_in,
 )
-from paseo.config.legacy import migrate, normalize_speech_sites
+from paseo.config.legacy import migrate, migrate_moved, normalize_speech_sites
 from paseo.config.models import PaseoConfig, PathedValueError
 from paseo.config.problems import ConfigError, ConfigProblem
 from paseo.config.raw import document_limit_problem, raw_limit_problem, read_document, read_raw
@@ -337,6 +337,8 @@ def update_file(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) 
     limit = document_limit_problem(document)
     if limit is not None:
         raise ConfigError(path, [limit])
+    # A change made at a setting's old place is written at its new one.
+    migrate_moved(document, [], old_wins=True)
     # A site written without a provider is a local one, and provider names are canonical;
     # keys the chosen provider ignores are an error here, not silently dropped.
     normalize_speech_sites(document, [], discard_foreign=False)

@@ -65,16 +65,6 @@ def _true_or_strings(value: Any) -> Any:
     raise ValueError("expected true or a list of strings")
 
 
-CallerScope = Literal["created", "workspace", "all"]
-"""Which agents an agent reaches through the MCP tools (docs/mcp.md, "Caller identity")."""
-
-
-class McpConfig(_Model):
-    enabled: bool | None = None
-    injectIntoAgents: bool | None = None
-    callerScope: CallerScope | None = None
-
-
 class GitConfig(_Model):
     maxProcessesPerSecond: PositiveInt | None = None
     maxProcessConcurrency: PositiveInt | None = None
@@ -156,7 +146,6 @@ class DaemonConfig(_Model):
     listen: str | None = None
     hostnames: Literal[True] | list[str] | None = None
     trustedProxies: Literal[True] | list[str] | None = None
-    mcp: McpConfig | None = None
     git: GitConfig | None = None
     appendSystemPrompt: str | None = None
     terminalProfiles: list[TerminalProfile] | None = None
@@ -251,13 +240,6 @@ class ProviderModel(_Model):
     thinkingOptions: list[ThinkingOption] | None = None
 
 
-class PaseoToolsPolicy(_Model):
-    """Which Paseo tools an agent of this provider is offered; absent means all of them."""
-
-    enabled: bool | None = None
-    disabledTools: list[str] | None = None
-
-
 class ProviderOverride(_Model):
     """Settings for an installed provider, or the definition of a custom one (``extends``)."""
 
@@ -274,7 +256,6 @@ class ProviderOverride(_Model):
     disallowedTools: list[str] | None = None
     enabled: bool | None = None
     order: int | float | None = None
-    paseoTools: PaseoToolsPolicy | None = None
 
 
 def _check_provider_overrides(

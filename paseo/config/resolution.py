@@ -63,7 +63,6 @@ from paseo.config.resolved import (
     ResolvedLocalSpeech,
     ResolvedLog,
     ResolvedLogRotate,
-    ResolvedMcp,
     ResolvedMetadataGeneration,
     ResolvedProviders,
     ResolvedRelay,
@@ -144,7 +143,6 @@ def _resolve(config: PaseoConfig, overrides: EnvOverrides, home: Path) -> Resolv
 def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
     daemon = config.daemon
     git = daemon.git if daemon and daemon.git else None
-    mcp = daemon.mcp if daemon and daemon.mcp else None
     relay = daemon.relay if daemon and daemon.relay else None
     auth = daemon.auth if daemon and daemon.auth else None
 
@@ -202,13 +200,6 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         listen=listen,
         hostnames=hostnames,
         trustedProxies=trusted,
-        mcp=ResolvedMcp.model_construct(
-            enabled=_first_bool(
-                env.boolean("daemon.mcp.enabled", "PASEO_MCP"), mcp.enabled if mcp else None, True
-            ),
-            injectIntoAgents=_first_bool(mcp.injectIntoAgents if mcp else None, True),
-            callerScope=(mcp.callerScope if mcp else None) or "created",
-        ),
         git=ResolvedGit.model_construct(
             maxProcessesPerSecond=env.positive_int(
                 "daemon.git.maxProcessesPerSecond", "PASEO_GIT_MAX_PROCESSES_PER_SECOND"

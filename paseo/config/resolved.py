@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paseo.config.models import (
     AgentProfile,
-    CallerScope,
     LogFormat,
     LogLevel,
     MetadataGenerationProvider,
@@ -58,12 +57,6 @@ class _Frozen(BaseModel):
     # Built by resolve() from values it has already checked and typed: instances are made
     # with model_construct, so the validators are built only if something validates one.
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-class ResolvedMcp(_Frozen):
-    enabled: bool
-    injectIntoAgents: bool
-    callerScope: CallerScope
 
 
 class ResolvedGit(_Frozen):
@@ -106,7 +99,6 @@ class ResolvedDaemon(_Frozen):
     hostnames: Literal[True] | tuple[str, ...]
     """``True`` allows any Host header; a list adds to the always-allowed loopback names."""
     trustedProxies: Literal[True] | tuple[str, ...]
-    mcp: ResolvedMcp
     git: ResolvedGit
     appendSystemPrompt: str
     terminalProfiles: tuple[TerminalProfile, ...] | None

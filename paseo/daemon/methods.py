@@ -19,6 +19,7 @@ from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
 from paseo import __version__
 from paseo.config import get_path, patch_file
+from paseo.config.legacy import MOVED_SECTIONS
 from paseo.config.speech_settings import clean_patch, read_view
 from paseo.daemon.reload import REDACTED, ReloadOutcome, redact, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
@@ -226,14 +227,31 @@ LOCAL_ONLY_SETTINGS: tuple[tuple[str, ...], ...] = (
     ("daemon", "hostnames"),
     ("daemon", "cors"),
     ("daemon", "trustedProxies"),
-    ("daemon", "mcp"),
     ("daemon", "relay"),
     ("plugins", "*", "source"),
     ("plugins", "*", "path"),
 )
 """The network defences and code sources: a remote session must not be able to open the
 daemon wider (or load code) with the access it already has. ``*`` matches any key.
-``daemon.auth`` is refused to every session (it is set on the daemon's host)."""
+``daemon.auth`` is refused to every session (it is set on the daemon's host). Plugins add the
+settings of their ``local_only`` sections (:func:`_local_only_patterns`)."""
+
+
+def _local_only_patterns(daemon: Daemon) -> tuple[tuple[str, ...], ...]:
+    """:data:`LOCAL_ONLY_SETTINGS`, the plugins' ``local_only`` settings, and the old places of
+    those that moved into a plugin's section (a patch may still name those)."""
+    plugins = daemon.plugins
+    sections = plugins.config_sections() if plugins is not None else {}
+    guarded = [
+        (("plugins", plugin_id, "settings"), key)
+        for plugin_id, section in sorted(sections.items())
+        for key in sorted(section.local_only)
+    ]
+    patterns: list[tuple[str, ...]] = [(*where, key) for where, key in guarded]
+    patterns += [
+        (*old, key) for old, new in MOVED_SECTIONS for where, key in guarded if new == where
+    ]
+    return (*LOCAL_ONLY_SETTINGS, *patterns)
 
 
 def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> str | None:
@@ -255,7 +273,11 @@ def _touched(patch: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> 
     return None
 
 
-def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
+def _check_patch_access(
+    patch: dict[str, Any],
+    session_kind: str,
+    local_only: tuple[tuple[str, ...], ...] = LOCAL_ONLY_SETTINGS,
+) -> None:
     auth = _touched(patch, ("daemon", "auth"))
     if auth is not None:
         raise AccessDenied(
@@ -265,7 +287,7 @@ def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
         )
     if session_kind == "local":
         return
-    for pattern in LOCAL_ONLY_SETTINGS:
+    for pattern in local_only:
         path = _touched(patch, pattern)
         if path is not None:
             raise AccessDenied(
@@ -277,10 +299,10 @@ def _check_patch_access(patch: dict[str, Any], session_kind: str) -> None:
 async def config_patch(
     ref: DaemonRef, ctx: RpcContext, params: ConfigPatchParams
 ) -> ConfigPatchResult:
-    _check_patch_access(params.patch, ctx.session_kind)
+    daemon = ref.get()
+    _check_patch_access(params.patch, ctx.session_kind, _local_only_patterns(daemon))
     # A client re-saving what it read sends hasApiKey (and maybe placeholders) back.
     changes = clean_patch(params.patch, REDACTED)
-    daemon = ref.get()
     async with daemon.config_lock:
         written = await asyncio.to_thread(patch_file, daemon.layout.config, changes)
         outcome = await reload_config(daemon)

@@ -34,7 +34,6 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.trustedProxies",
     "daemon.auth.password",
     "daemon.git",
-    "daemon.mcp.callerScope",
     "daemon.appendSystemPrompt",
     "daemon.terminalProfiles",
     "daemon.terminalScrollback",
@@ -44,7 +43,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
 )
 """Config paths (and everything under them) a reload applies live. Services read these from
 their :class:`paseo.services.ConfigView` each time they need them; the RPC server's trust
-settings are rebuilt."""
+settings are rebuilt. Plugins add theirs (``ConfigSection.live``: :func:`runtime_safe_paths`)."""
 
 _SECRET_KEY = re.compile(r"(password|apikey|secret|token)$", re.IGNORECASE)
 REDACTED = "********"
@@ -129,8 +128,19 @@ def _keep_startup_values(
     return merged.model_copy(update={"daemon": merged.daemon.model_copy(update={"auth": auth})})
 
 
-def is_runtime_safe(path: str) -> bool:
-    return any(path == safe or path.startswith(safe + ".") for safe in RUNTIME_SAFE)
+def runtime_safe_paths(daemon: Daemon) -> tuple[str, ...]:
+    """:data:`RUNTIME_SAFE`, plus the live settings of the loaded plugins' sections."""
+    plugins = daemon.plugins
+    sections = plugins.config_sections() if plugins is not None else {}
+    return RUNTIME_SAFE + tuple(
+        f"plugins.{plugin_id}.settings.{key}"
+        for plugin_id, section in sorted(sections.items())
+        for key in sorted(section.live)
+    )
+
+
+def is_runtime_safe(path: str, safe_paths: tuple[str, ...] = RUNTIME_SAFE) -> bool:
+    return any(path == safe or path.startswith(safe + ".") for safe in safe_paths)
 
 
 def redact(value: Any) -> Any:
@@ -175,12 +185,13 @@ async def reload_config(daemon: Daemon) -> ReloadOutcome:
     before = daemon.config.resolved
     changes = _changes(before.to_json(), loaded.resolved.to_json())
     changed = reported_paths(daemon.launch_document, loaded.document, changes)
-    applied = [path for path in changed if is_runtime_safe(path)]
-    restart = [path for path in changed if not is_runtime_safe(path)]
+    safe = runtime_safe_paths(daemon)
+    applied = [path for path in changed if is_runtime_safe(path, safe)]
+    restart = [path for path in changed if not is_runtime_safe(path, safe)]
     after = _keep_startup_values(
         before,
         loaded.resolved,
-        {path: old for path, old in changes.items() if not is_runtime_safe(".".join(path))},
+        {path: old for path, old in changes.items() if not is_runtime_safe(".".join(path), safe)},
     )
     daemon.config = dataclasses.replace(loaded, resolved=after)
     if any(path.startswith("log.") for path in applied):

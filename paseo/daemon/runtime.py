@@ -17,17 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo import __version__
+from paseo.daemon.http_mounts import HttpMounts
 from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
+    from paseo_hookspecs.http import AsgiApp
     from paseo_hookspecs.interfaces.store import Store
     from paseo_hookspecs.providers import ProviderCatalog
+    from paseo_hookspecs.schedules import ScheduleControl
+    from paseo_hookspecs.terminal_control import TerminalControl
+    from paseo_hookspecs.voice import VoiceOutput
+    from paseo_hookspecs.workspaces import WorktreeControl
 
     from paseo.config import LoadedConfig, ResolvedConfig
-    from paseo.daemon.mcp_host import KernelMcpHost
-    from paseo.daemon.services import Composition, Service
+    from paseo.daemon.services import Composition, PluginPorts, Service
     from paseo.plugins import PaseoPluginManager
     from paseo.rpc.models import StatusResult
     from paseo.rpc.server import RpcServer
@@ -63,7 +68,6 @@ class Daemon:
         self.plugins: PaseoPluginManager | None = None
         self._store: Store | None = None
         self._agents: Agents | None = None
-        self._providers: ProviderCatalog | None = None
         self._server_id = ""
         self.local_credential = ""
         self.listen_addresses: list[str] = []
@@ -72,9 +76,11 @@ class Daemon:
         self.live_config = LiveConfig(self)
         self.config_lock = asyncio.Lock()
         """Serialises config.patch and config.reload."""
-        self.mcp_host: KernelMcpHost | None = None
-        """The MCP plugin's host (:class:`paseo_hookspecs.mcp_host.McpHostSource`), set by the
-        composition root when ``daemon.mcp.enabled``."""
+        self.http_mounts = HttpMounts(
+            lambda: self.rpc, lambda: [*self.listen_addresses, self.config.resolved.daemon.listen]
+        )
+        """Plugins' HTTP apps (:class:`paseo_hookspecs.http.HttpMounting`)."""
+        self.plugin_ports: PluginPorts | None = None
 
     # -------------------------------------------------------- DaemonContext
 
@@ -106,11 +112,42 @@ class Daemon:
             raise RuntimeError("the agent service is not composed yet")
         return self._agents
 
+    # The narrow ports beside the agents (paseo_hookspecs.providers, .schedules, .workspaces,
+    # .terminal_control, .voice, .http): set by the composition root.
+
+    def _ports(self) -> PluginPorts:
+        if self.plugin_ports is None:
+            raise RuntimeError("the daemon is not composed yet")
+        return self.plugin_ports
+
     @property
     def providers(self) -> ProviderCatalog:
-        if self._providers is None:
-            raise RuntimeError("the agent service is not composed yet")
-        return self._providers
+        return self._ports().providers
+
+    @property
+    def schedules(self) -> ScheduleControl:
+        return self._ports().schedules
+
+    @property
+    def worktrees(self) -> WorktreeControl:
+        return self._ports().worktrees
+
+    @property
+    def terminals(self) -> TerminalControl:
+        return self._ports().terminals
+
+    @property
+    def voice(self) -> VoiceOutput:
+        return self._ports().voice
+
+    def mount_http(self, path: str, app: AsgiApp) -> Callable[[], None]:
+        return self.http_mounts.mount_http(path, app)
+
+    def http_url(self, path: str) -> str | None:
+        return self.http_mounts.http_url(path)
+
+    def http_app(self, path: str) -> AsgiApp | None:
+        return self.http_mounts.http_app(path)
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
@@ -178,7 +215,7 @@ class Daemon:
         await self._open_store()
         composition = compose(self)
         self._agents = composition.agents
-        self._providers = composition.providers
+        self.plugin_ports = composition.plugin_ports
         for service in composition.services:
             await service.start()
             self.services.append(service)

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.registration import RpcMethodGroup
+    from paseo_hookspecs.schedules import ScheduleControl
+    from paseo_hookspecs.terminal_control import TerminalControl
+    from paseo_hookspecs.voice import VoiceOutput
+    from paseo_hookspecs.workspaces import WorktreeControl
 
     from paseo.daemon.publisher import ForwardingPublisher
 
@@ -51,5 +55,16 @@ class Composition:
     plugins'."""
     agents: Agents | None = None
     """The agent port (``DaemonContext.agents``) over the agent service."""
-    providers: ProviderCatalog | None = None
-    """The provider catalog (``DaemonContext.providers``) over the agent service."""
+    plugin_ports: PluginPorts | None = None
+    """The narrow ports plugins find on the daemon beside :attr:`agents`."""
+
+
+@dataclass(frozen=True)
+class PluginPorts:
+    """The kernel's implementations of the contract's narrow ports (docs/plugins.md)."""
+
+    providers: ProviderCatalog
+    schedules: ScheduleControl
+    worktrees: WorktreeControl
+    terminals: TerminalControl
+    voice: VoiceOutput

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
     from paseo.agents.manager import AgentService
     from paseo.agents.port.subscribers import AgentSubscribers
-    from paseo.daemon.mcp_host import KernelMcpHost
     from paseo.daemon.runtime import Daemon
     from paseo.daemon.services import Service
     from paseo.workspaces.adapter import WorkspacesRef
@@ -78,17 +77,12 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.agents.port.control import KernelAgents
     from paseo.agents.port.subscribers import AgentSubscribers
-    from paseo.agents.provider_catalog import ProviderCatalog
     from paseo.workspaces.targets import WorktreeTargets
 
-    mcp = _mcp_host(daemon)
     # The agent port's subscribers: one of the listeners of the agent service's typed feed.
     events = AgentSubscribers()
-    agents = _agents(daemon, publisher=publisher, placement=workspaces, tools=mcp, events=events)
+    agents = _agents(daemon, publisher=publisher, placement=workspaces, events=events)
     composition.agents = KernelAgents(agents, events, WorktreeTargets(workspaces))
-    composition.providers = ProviderCatalog(agents)
-    if mcp is not None:
-        mcp.bind_agents(agents)
     from paseo.agents.live import AGENT_STREAM_PREFIX
 
     # An agent's stream exists once the agent is loaded; subscribing loads it.
@@ -160,14 +154,25 @@ def compose(daemon: Daemon) -> Composition:
 
     speech = SpeechService(config, load_driver, agents=AgentServiceVoicePort(lambda: agents))
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
-    # Voice mode approves its agents' `speak` requests, and the MCP server offers `speak` only
-    # to an agent voice mode is attached to.
+    # Voice mode approves its agents' `speak` requests.
     events.subscribe(speech.voice, name="voice")
     # A workspace's derived status follows its agents' records and its terminals' activity.
     events.subscribe(workspaces.status, name="workspace-status")
     terminals.activity_listeners.append(workspaces.status.recheck)
-    if mcp is not None:
-        mcp.bind_voice(speech.voice.attached)
+    from paseo.agents.catalog import KernelProviderCatalog
+    from paseo.daemon.services import PluginPorts
+    from paseo.schedules.port import KernelSchedules
+    from paseo.speech.voice_port import KernelVoice
+    from paseo.terminals.port import KernelTerminals
+    from paseo.workspaces.worktree_port import KernelWorktrees
+
+    composition.plugin_ports = PluginPorts(
+        providers=KernelProviderCatalog(agents),
+        schedules=KernelSchedules(schedules),
+        worktrees=KernelWorktrees(workspaces.placement),
+        terminals=KernelTerminals(terminals),
+        voice=KernelVoice(speech.voice),
+    )
 
     services: list[Service] = [
         git,
@@ -181,29 +186,10 @@ def compose(daemon: Daemon) -> Composition:
         terminals,
         speech,
     ]
-    if mcp is not None:
-        services.insert(4, mcp)  # after the agents it notifies
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
     return composition
-
-
-def _mcp_host(daemon: Daemon) -> KernelMcpHost | None:
-    """The MCP plugin's host (docs/mcp.md), unless ``daemon.mcp.enabled`` is false."""
-    if not daemon.live_config.resolved.daemon.mcp.enabled:
-        return None
-    from paseo.daemon.mcp_host import KernelMcpHost
-
-    daemon.mcp_host = KernelMcpHost(
-        context=daemon,
-        config=daemon.live_config,
-        credential=daemon.local_credential,
-        rpc=lambda: daemon.rpc,
-        listen_addresses=lambda: daemon.listen_addresses,
-        notices_path=daemon.home / "mcp" / "notices.json",
-    )
-    return daemon.mcp_host
 
 
 def _agents(
@@ -211,7 +197,6 @@ def _agents(
     *,
     publisher: Publisher,
     placement: WorkspacesService,
-    tools: KernelMcpHost | None,
     events: AgentSubscribers,
 ) -> AgentService:
     """The agent manager from its ports."""
@@ -228,7 +213,6 @@ def _agents(
         plugins=plugins,
         placement=placement,
         environments=AgentEnvironments(daemon.home / "agent-env"),
-        session_tools=tools,
         listeners=[events],
     )
 

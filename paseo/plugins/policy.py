@@ -15,12 +15,15 @@ class LoadPolicy:
     ``strict`` (``PASEO_STRICT_PLUGINS=1``) turns every load failure into a hard error.
     ``only`` (``PASEO_LOAD_PLUGINS=a,b``; empty means none) limits third-party plugins.
     ``plugins_enabled`` (``pluginsEnabled`` in config.json) false disables every third-party
-    plugin. ``entries`` are config.json's ``plugins`` entries (``enabled``, ``source``, ``path``).
+    plugin. ``disabled`` (``PASEO_DISABLE_PLUGINS=a,b``, what ``paseo daemon start
+    --disable-plugin`` sets) disables the plugins named, built-ins too, for one run.
+    ``entries`` are config.json's ``plugins`` entries (``enabled``, ``source``, ``path``).
     """
 
     strict: bool = False
     only: frozenset[str] | None = None
     plugins_enabled: bool = True
+    disabled: frozenset[str] = frozenset()
     entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @classmethod
@@ -36,7 +39,9 @@ class LoadPolicy:
         only = None
         if only_raw is not None:
             only = frozenset(part.strip() for part in only_raw.split(",") if part.strip())
+        disabled = environ.get("PASEO_DISABLE_PLUGINS", "")
         return cls(
+            disabled=frozenset(part.strip() for part in disabled.split(",") if part.strip()),
             strict=environ.get("PASEO_STRICT_PLUGINS", "") not in ("", "0", "false"),
             only=only,
             plugins_enabled=plugins_enabled,
@@ -46,7 +51,7 @@ class LoadPolicy:
     def allows(self, name: str, *, builtin: bool) -> bool:
         """Whether the plugin ``name`` is enabled (so may be imported)."""
         entry = self.entries.get(name, {})
-        if entry.get("enabled") is False:
+        if entry.get("enabled") is False or name in self.disabled:
             return False
         if builtin:
             return True

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.mcp_host import AsgiApp, HttpMountHost, McpHostSource
+from paseo_hookspecs.http import AsgiApp, HttpMountHost
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,
@@ -126,10 +126,10 @@ class RpcServer:
         return str(self.context.home)
 
     def http_app(self, path: str) -> AsgiApp | None:
-        """See :class:`paseo_hookspecs.mcp_host.HttpMountHost`: the daemon's MCP host mounts
-        them (and guards them with :meth:`admit` and its tokens)."""
-        host = self.context.mcp_host if isinstance(self.context, McpHostSource) else None
-        return host.http_app(path) if isinstance(host, HttpMountHost) else None
+        """See :class:`paseo_hookspecs.http.HttpMountHost`: plugins mount them on the daemon
+        (:mod:`paseo.daemon.http_mounts`, which screens them with :meth:`admit`)."""
+        context = self.context
+        return context.http_app(path) if isinstance(context, HttpMountHost) else None
 
     async def admit(
         self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False

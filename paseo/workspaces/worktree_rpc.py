@@ -127,11 +127,19 @@ def archive_result(outcome: ArchiveOutcome) -> ArchiveResult:
 async def worktree_create(
     placement: Placement, ctx: RpcContext, params: WorktreeCreateParams
 ) -> WorktreeCreateResult:
+    return await create_worktree(placement, params, session_kind=ctx.session_kind)
+
+
+async def create_worktree(
+    placement: Placement, params: WorktreeCreateParams, *, session_kind: str
+) -> WorktreeCreateResult:
+    """``worktree.create`` for a caller of ``session_kind`` (which paths it may name); the
+    plugins' worktree port (:mod:`paseo.workspaces.worktree_port`) calls it as ``local``."""
     project_id = params.projectId
     if project_id is None:
         if params.cwd is None:
             raise InvalidParams("give projectId or cwd")
-        cwd = await placement.workspaces.check_path(params.cwd, session_kind=ctx.session_kind)
+        cwd = await placement.workspaces.check_path(params.cwd, session_kind=session_kind)
         project = await placement.projects.containing(cwd)
         if project is None:
             project, _created = await placement.projects.add(cwd)

@@ -25,10 +25,12 @@ official `mcp` Python SDK (streamable HTTP, stateless, JSON answers).
 trust model. Every request is screened exactly as a WebSocket upgrade is (an allowed `Host`, at
 most one and an allowed `Origin`, trusted proxies for `X-Forwarded-For`), then must carry a
 valid per-agent capability token (`?token=…`, or `Authorization: Bearer …`); otherwise it is
-refused with 403 or 401 and a body that says nothing more. `daemon.mcp.enabled: false` (or
-`paseo daemon start --no-mcp`, which sets `PASEO_MCP=false`) turns the endpoint off
-(nothing is mounted, nothing injected). A daemon listening only on a unix socket serves no
-MCP (agent programs speak MCP over HTTP).
+refused with 403 or 401 and a body that says nothing more. The screening is the daemon's
+generic HTTP mount (`paseo_hookspecs.http`: any plugin can mount an ASGI app this way); the
+token check is the plugin's. `enabled: false` in the plugin's settings (or `PASEO_MCP=false`)
+turns the endpoint off (nothing is mounted, nothing injected), as does not loading the plugin
+(`paseo daemon start --no-mcp`, the same as `--disable-plugin mcp`). A daemon listening only
+on a unix socket serves no MCP (agent programs speak MCP over HTTP).
 
 ### Serving: why an adapter on the raw connection
 
@@ -46,16 +48,19 @@ the change that added this).
 
 ## Capability tokens
 
-An agent's token is `<agentId>.<HMAC-SHA256(key, agentId)>`, the key derived from the local
-credential: not guessable, rotated whenever the credential rotates (every daemon start), and
-stored nowhere. The token reaches only the agent's own session configuration (never its stored
-record) and is never logged. An agent resumed after a restart gets a fresh URL.
+An agent's token is `<agentId>.<HMAC-SHA256(key, agentId)>`, the key random and made again at
+every daemon start (kept, 0600, in `$PASEO_HOME/plugin-data/mcp/token.key`, readable by the
+daemon's own user as the local credential is): not guessable, worthless after a restart, and
+the tokens themselves are stored nowhere. The token reaches only the agent's own session
+configuration (never its stored record) and is never logged. An agent resumed after a restart
+gets a fresh URL.
 
 ## Caller rules
 
-Every tool runs the wire protocol's own method (its validation, its stable error codes) as a
-local session would, limited to the methods the tools below use (never config, auth, plugins or
-daemon control), and with the caller's identity:
+Every tool drives the daemon through the contract's ports (`paseo_hookspecs.agents`, and the
+narrow ports of schedules, worktrees, terminals, providers and voice), never config, auth,
+plugins or daemon control, with the stable error codes of the wire methods, and with the
+caller's identity:
 
 * a child created with `create_agent` gets the label `paseo.parent-agent-id: <caller id>`,
   works in the caller's directory (agents get no `cwd`, mode or worktree inputs, as in the
@@ -75,7 +80,9 @@ daemon control), and with the caller's identity:
   Pi has no modes (its child gets none); other ACP agents' modes, reported by their program,
   carry no level;
 * a caller reaches itself and the agents it created, and no other agent unless the user
-  allows it with `daemon.mcp.callerScope` in `config.json`:
+  allows it with `callerScope` in the plugin's settings (`plugins.mcp.settings` in
+  `config.json`; `daemon.mcp.*` before, still read and moved there on the next `paseo config
+  set` or `config.patch`):
 
   | `callerScope` | a caller reaches |
   |---|---|
@@ -96,7 +103,8 @@ A child created with `notifyOnFinish: true` carries the label `paseo.notify-on-f
 When it finishes, errors or needs a permission, its parent is sent a prompt
 `<paseo-system>Agent <title> (<id>) finished its turn. …</paseo-system>`. A prompt sent to a
 running agent would replace its turn, so the notice is queued in
-`$PASEO_HOME/mcp/notices.json` (atomic writes, 0600) and delivered when the parent is idle:
+`$PASEO_HOME/plugin-data/mcp/notices.json` (atomic writes, 0600; the older
+`$PASEO_HOME/mcp/notices.json` is read when it is absent) and delivered when the parent is idle:
 after its own turn ends, or when the daemon starts again. A notice leaves the queue only once
 the parent's prompt was accepted, so a restart loses none (one may be delivered twice if the
 daemon dies between the two). The queue file also remembers, per child, the attention it
@@ -106,13 +114,15 @@ before the notice was queued, the next start finds that attention unqueued and q
 
 ## Injection and policy
 
-When the daemon listens on TCP and `daemon.mcp.injectIntoAgents` is not false, every new,
-resumed or reloaded session gets `mcpServers.paseo = {"type": "http", "url":
-"http://<listen>/mcp/agents?token=<token>"}`, passed the way each provider's program takes it:
+When the daemon listens on TCP and `injectIntoAgents` is not false, every new,
+resumed or reloaded session gets (through the agent port's session contributor)
+`mcpServers.paseo = {"type": "http", "url": "http://<listen>/mcp/agents?token=<token>"}`,
+passed the way each provider's program takes it:
 Claude Code `--mcp-config`, Codex thread config (`mcp_servers`), ACP `mcpServers` in
 `session/new` / `session/load`.
 
-`agents.providers.<id>.paseoTools` filters the catalog per provider: `enabled: false` offers no
+`providers.<id>` of the plugin's settings (formerly `agents.providers.<id>.paseoTools`)
+filters the catalog per provider: `enabled: false` offers no
 Paseo tools (and injects nothing), `disabledTools` lists exact tool names to omit from
 `tools/list` (and refuses them in `tools/call`). Absent means everything. The policy is
 resolved when a session is created, resumed, imported or reloaded.
@@ -129,7 +139,7 @@ and ACP agents have no equivalent a client can set, so it does not apply to them
 
 `speak` is offered to an agent only while voice mode is attached to it (`voice.start`,
 `paseo voice`; see docs/speech.md): it is left out of `tools/list` and refused in `tools/call`
-otherwise, whatever `paseoTools.disabledTools` says. Attaching restarts the agent's program
+otherwise, whatever `disabledTools` says. Attaching restarts the agent's program
 (the next prompt resumes it) so that it lists its tools again. Its permission requests (Claude
 Code's default mode asks for MCP tools) are approved by voice mode. The text is synthesized
 with `features.voiceMode.tts` and streamed to the voice client; the call returns once it is

@@ -1,4 +1,10 @@
-"""The MCP plugin's hooks: mount the server when the daemon offers an MCP host.
+"""The MCP plugin's hooks: its settings section; at start-up the token guard, the session
+contributor, the notifyOnFinish observer and the HTTP mount.
+
+Everything runs on the contract's ports (``DaemonContext.agents`` and the narrow ports of
+schedules, worktrees, terminals, providers and voice); the daemon only screens the mounted
+path as it screens ``/ws``. With ``enabled`` false (or ``PASEO_MCP=false``) the plugin mounts
+and injects nothing.
 
 The SDK (and what it pulls in: starlette, an HTTP client, JSON Schema, telemetry) is imported
 on the first MCP request, in a thread, not at start-up: importing it before the daemon is ready
@@ -8,30 +14,45 @@ doubled start-to-ready (``bench/daemon.py``) for a server most runs call late or
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paseo_hookspecs import hookimpl
-from paseo_hookspecs.mcp_host import (
-    MCP_PATH,
-    AsgiReceive,
-    AsgiScope,
-    AsgiSend,
-    McpHost,
-    McpHostSource,
-)
+from paseo_hookspecs.agents import Subscription
+from paseo_hookspecs.http import AsgiReceive, AsgiScope, AsgiSend, HttpMounting
+from paseo_hookspecs.registration import ConfigSection, ConfigSectionRegistrar
+from paseo_hookspecs.schedules import ScheduleSource
+from paseo_hookspecs.terminal_control import TerminalSource
+from paseo_hookspecs.voice import VoiceSource
+from paseo_hookspecs.workspaces import WorktreeSource
+
+from paseo_mcp.settings import LIVE, LOCAL_ONLY, PLUGIN_ID, McpSettings, read_settings
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
 
+    from paseo_mcp.handlers import Tooling
     from paseo_mcp.server import McpApp
+
+STATE_DIR = ("plugin-data", PLUGIN_ID)
+"""The plugin's own files under ``$PASEO_HOME``: the token key and the notice queue."""
+
+LEGACY_NOTICES = ("mcp", "notices.json")
+"""Where the notice queue was kept before the MCP server was a plugin of its own."""
+
+
+def state_dir(home: Path) -> Path:
+    return home.joinpath(*STATE_DIR)
 
 
 class LazyMcpApp:
     """The mounted ASGI app: builds the SDK server on its first request."""
 
-    def __init__(self, host: McpHost, version: str) -> None:
-        self._host = host
+    def __init__(self, tooling: Tooling, version: str) -> None:
+        self._tooling = tooling
         self._version = version
         self._app: McpApp | None = None
         self._lock = asyncio.Lock()
@@ -44,7 +65,7 @@ class LazyMcpApp:
         async with self._lock:
             if self._app is None:
                 module = await asyncio.to_thread(importlib.import_module, "paseo_mcp.server")
-                app: McpApp = module.McpApp(self._host, self._version)
+                app: McpApp = module.McpApp(self._tooling, self._version)
                 app.start()
                 self._app = app
             return self._app
@@ -57,36 +78,80 @@ class LazyMcpApp:
 class McpPlugin:
     def __init__(self) -> None:
         self._app: LazyMcpApp | None = None
-        self._host: McpHost | None = None
+        self._undo: list[Callable[[], None]] = []
+        self._subscription: Subscription | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     @hookimpl
+    def paseo_register_config_sections(self, register: ConfigSectionRegistrar) -> None:
+        register(
+            ConfigSection(
+                McpSettings,
+                "the MCP server for agents (docs/mcp.md)",
+                live=LIVE,
+                local_only=LOCAL_ONLY,
+            )
+        )
+
+    @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
-        # No host: `daemon.mcp.enabled` is false.
-        if not isinstance(context, McpHostSource) or context.mcp_host is None:
+        from paseo_mcp.daemon import Ports
+        from paseo_mcp.guard import MCP_PATH, TokenGuard
+        from paseo_mcp.handlers import Tooling
+        from paseo_mcp.notices import FinishNotices
+        from paseo_mcp.rules import CallerRules
+        from paseo_mcp.tokens import CapabilityTokens
+
+        log = context.log.getChild(PLUGIN_ID)
+
+        def settings() -> McpSettings:
+            return read_settings(context.config_section(PLUGIN_ID))
+
+        if not settings().enabled:
             return
-        self._host = context.mcp_host
-        self._app = LazyMcpApp(context.mcp_host, context.version)
-        context.mcp_host.mount_http(MCP_PATH, self._app)
+        if not isinstance(context, HttpMounting):
+            log.warning("this daemon serves no plugin HTTP routes; the MCP server is off")
+            return
+        agents = context.agents
+        ports = Ports(
+            agents=agents,
+            settings=settings,
+            providers=context.providers,
+            schedules=context.schedules if isinstance(context, ScheduleSource) else None,
+            worktrees=context.worktrees if isinstance(context, WorktreeSource) else None,
+            terminals=context.terminals if isinstance(context, TerminalSource) else None,
+            voice=context.voice if isinstance(context, VoiceSource) else None,
+        )
+        home = state_dir(context.home)
+        guard = TokenGuard(ports, CapabilityTokens.rotate(home), context.http_url)
+        notices = FinishNotices(
+            home / "notices.json", agents, legacy_path=context.home.joinpath(*LEGACY_NOTICES)
+        )
+        self._subscription = agents.subscribe(notices, name=PLUGIN_ID)
+        self._undo.append(agents.add_session_contributor(guard))
+        self._app = LazyMcpApp(Tooling(ports, CallerRules(ports)), context.version)
+        self._undo.append(context.mount_http(MCP_PATH, guard.guarded(self._app)))
+        # Recovering the queue reads agents' timelines, which readiness need not wait for
+        # (attentions arriving meanwhile wait for it).
+        task = asyncio.get_running_loop().create_task(notices.load(), name="paseo-mcp-notices")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @hookimpl
     def paseo_shutdown(self, context: DaemonContext) -> None:
-        app, self._app, self._host = self._app, None, None
+        app, self._app = self._app, None
         if app is not None:
             app.request_stop()
+        undo, self._undo = self._undo, []
+        for step in reversed(undo):
+            with contextlib.suppress(Exception):
+                step()
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
         # Queued notices are durable: an unfinished delivery happens on the next start.
         for task in list(self._tasks):
             task.cancel()
-
-    @hookimpl
-    def paseo_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
-        # Called synchronously on the daemon's loop: the host's work runs in a task.
-        if self._host is None:
-            return
-        attention = self._host.agent_attention(agent_id, reason, timestamp)
-        task = asyncio.get_running_loop().create_task(attention)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
 
 plugin = McpPlugin()

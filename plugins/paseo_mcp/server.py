@@ -1,9 +1,9 @@
 """The MCP server (the official ``mcp`` SDK, streamable HTTP) over the tool catalog.
 
 Stateless with JSON answers: every POST is one self-contained exchange, so nothing is held per
-agent between calls and a daemon restart loses no MCP state. The caller is the one the kernel
-identified from the request's token (:data:`paseo_hookspecs.mcp_host.CALLER_SCOPE_KEY`); its
-provider's policy filters ``tools/list`` and refuses a filtered tool in ``tools/call``.
+agent between calls and a daemon restart loses no MCP state. The caller is the one the token
+guard identified (:data:`paseo_mcp.guard.CALLER_SCOPE_KEY`); its provider's policy filters
+``tools/list`` and refuses a filtered tool in ``tools/call``.
 """
 
 from __future__ import annotations
@@ -19,16 +19,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from paseo_hookspecs.errors import PaseoError
-from paseo_hookspecs.mcp_host import (
-    CALLER_SCOPE_KEY,
-    AsgiReceive,
-    AsgiScope,
-    AsgiSend,
-    McpCaller,
-    McpHost,
-)
+from paseo_hookspecs.http import AsgiReceive, AsgiScope, AsgiSend
 from pydantic import ValidationError
 
+from paseo_mcp.caller import McpCaller
+from paseo_mcp.guard import CALLER_SCOPE_KEY
+from paseo_mcp.handlers import Tooling
 from paseo_mcp.tools import BY_NAME, TOOLS, input_schema
 
 log = logging.getLogger("paseo.plugins.mcp")
@@ -38,7 +34,7 @@ def _caller(ctx: ServerRequestContext[Any, Any]) -> McpCaller:
     request = ctx.request
     scope = getattr(request, "scope", None)
     caller = scope.get(CALLER_SCOPE_KEY) if isinstance(scope, dict) else None
-    if not isinstance(caller, McpCaller):  # the kernel refuses requests it cannot identify
+    if not isinstance(caller, McpCaller):  # the guard refuses requests it cannot identify
         raise PaseoError("the request carries no caller")
     return caller
 
@@ -59,8 +55,8 @@ def _result(data: Any) -> types.CallToolResult:
 class McpApp:
     """The ASGI app mounted at ``/mcp/agents``, and the SDK session manager's lifetime."""
 
-    def __init__(self, host: McpHost, version: str) -> None:
-        self._host = host
+    def __init__(self, tooling: Tooling, version: str) -> None:
+        self._tooling = tooling
         self._server: Server[Any] = Server(
             "paseo",
             version=version,
@@ -72,7 +68,7 @@ class McpApp:
             app=self._server,
             json_response=True,
             stateless=True,
-            # Host and Origin were screened by the kernel, as for /ws.
+            # Host and Origin were screened by the daemon, as for /ws.
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
         self._running: asyncio.Task[None] | None = None
@@ -126,6 +122,6 @@ class McpApp:
             )
             return _error("invalid_params", f"invalid input for {tool.name}: {problems}")
         try:
-            return _result(await tool.run(self._host, caller, args))
+            return _result(await tool.run(self._tooling, caller, args))
         except PaseoError as exc:
             return _error(exc.code, exc.message)

@@ -1,8 +1,8 @@
 """The voice-only ``speak`` tool: an agent talking to the person in voice mode.
 
-The kernel offers it to an agent exactly while voice mode is attached to that agent (it is
-filtered out of ``tools/list`` and refused in ``tools/call`` otherwise) and approves its
-permission requests there. What the agent passes is synthesized with
+It is offered to an agent exactly while voice mode is attached to that agent
+(:meth:`paseo_hookspecs.voice.VoiceOutput.attached`; filtered out of ``tools/list`` and refused
+in ``tools/call`` otherwise). What the agent passes is synthesized with
 ``features.voiceMode.tts`` and streamed to the voice client; the call returns once it is sent.
 """
 
@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from paseo_hookspecs.mcp_host import McpCaller, McpHost
+from paseo_hookspecs.errors import NotFound
 from pydantic import BaseModel, ConfigDict, Field
+
+from paseo_mcp.caller import McpCaller
+from paseo_mcp.handlers import Tooling
 
 DESCRIPTION = (
     "Say something to the user, who is talking to you by voice: short plain sentences, no "
@@ -25,5 +28,9 @@ class SpeakInput(BaseModel):
     text: str = Field(min_length=1, max_length=4000, description="what to say")
 
 
-async def speak(host: McpHost, caller: McpCaller, args: SpeakInput) -> Any:
-    return await host.call(caller, "voice.speak", {"agentId": caller.agent_id, "text": args.text})
+async def speak(t: Tooling, caller: McpCaller, args: SpeakInput) -> Any:
+    voice = t.ports.voice
+    if voice is None:
+        raise NotFound("this daemon has no voice mode")
+    spoken = await voice.speak(caller.agent_id, args.text)
+    return spoken.model_dump(mode="json")

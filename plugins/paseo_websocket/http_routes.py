@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.mcp_host import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
+from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
 
 from paseo_websocket.connection import SessionConnection
 

@@ -27,8 +27,8 @@ import weakref
 from typing import Any, cast
 
 from paseo_hookspecs.address import Address, parse_address
+from paseo_hookspecs.http import HttpMountHost
 from paseo_hookspecs.interfaces.transport import Transport
-from paseo_hookspecs.mcp_host import HttpMountHost
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,

@@ -73,9 +73,16 @@ def configure_start(parser: argparse.ArgumentParser) -> None:
         "port); default daemon.listen, else 127.0.0.1:6767",
     )
     parser.add_argument(
+        "--disable-plugin",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="do not load plugin ID this run, built-ins too (repeatable; PASEO_DISABLE_PLUGINS)",
+    )
+    parser.add_argument(
         "--no-mcp",
         action="store_true",
-        help="serve no MCP server for agents (/mcp/agents) and inject none (docs/mcp.md)",
+        help="same as --disable-plugin mcp: no MCP server for agents (docs/mcp.md)",
     )
     parser.add_argument(
         "--timeout",
@@ -90,6 +97,9 @@ def configure_restart(parser: argparse.ArgumentParser) -> None:
     """``daemon restart``, also the top-level ``paseo restart``."""
     _stop_options(parser)
     parser.add_argument("--listen", help="as for start")
+    parser.add_argument(
+        "--disable-plugin", action="append", default=[], metavar="ID", help="as for start"
+    )
     parser.add_argument("--no-mcp", action="store_true", help="as for start")
     parser.set_defaults(run=run_restart, foreground=False)
 
@@ -130,8 +140,10 @@ def run_start(args: argparse.Namespace) -> int:
         except AddressError as exc:
             raise CliError(f"--listen: {exc}", exit_code=2) from None
         os.environ["PASEO_LISTEN"] = args.listen
-    if args.no_mcp:
-        os.environ["PASEO_MCP"] = "false"
+    disabled = [*getattr(args, "disable_plugin", []), *(["mcp"] if args.no_mcp else [])]
+    if disabled:
+        earlier = os.environ.get("PASEO_DISABLE_PLUGINS", "")
+        os.environ["PASEO_DISABLE_PLUGINS"] = ",".join(p for p in [earlier, *disabled] if p)
     if args.foreground:
         from paseo.daemon import DaemonOptions, run_daemon
 

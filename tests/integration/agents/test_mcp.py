@@ -1,7 +1,8 @@
 """The MCP server for agents on a real daemon, driven by the official ``mcp`` SDK client.
 
-The caller is a scripted agent; its token is derived the way the daemon derives it (from the
-local credential), exactly what its injected ``mcpServers.paseo`` URL carries.
+The caller is a scripted agent; its token is derived the way the plugin derives it (from the
+key it wrote at start-up in its state directory), exactly what its injected
+``mcpServers.paseo`` URL carries.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from helpers.waiting import wait_for
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from paseo_hookspecs.errors import PaseoError
+from paseo_mcp.plugin import state_dir
+from paseo_mcp.tokens import CapabilityTokens
 from paseo_mcp.tools import TOOLS
-
-from paseo.daemon.mcp_host import CapabilityTokens
 
 from .conftest import scripted_config
 
@@ -31,7 +32,7 @@ ALL_TOOLS = {tool.name for tool in TOOLS} - VOICE_ONLY
 
 
 def _url(live: LiveDaemon, agent_id: str) -> str:
-    token = CapabilityTokens(live.credential).issue(agent_id)
+    token = CapabilityTokens.load(state_dir(live.home)).issue(agent_id)
     return f"{live.http}/mcp/agents?token={token}"
 
 
@@ -141,11 +142,11 @@ def test_requests_without_a_valid_token_are_refused(
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     headers = {"Accept": "application/json, text/event-stream"}
     base = f"{agent_daemon.http}/mcp/agents"
-    forged = CapabilityTokens("not-the-credential").issue(agent["id"])
+    forged = CapabilityTokens(b"not-the-key").issue(agent["id"])
     with httpx2.Client(timeout=10) as http:
         for url in (base, f"{base}?token={forged}", f"{base}?token={agent['id']}.00"):
             assert http.post(url, json=body, headers=headers).status_code == 401
-        unknown = CapabilityTokens(agent_daemon.credential).issue("agt_missing")
+        unknown = CapabilityTokens.load(state_dir(agent_daemon.home)).issue("agt_missing")
         assert http.post(f"{base}?token={unknown}", json=body, headers=headers).status_code == 401
         # Same screening as /ws: a foreign Host is refused before the token is looked at.
         good = _url(agent_daemon, agent["id"])
@@ -250,12 +251,17 @@ def test_notify_on_finish_prompts_the_parent_after_its_own_turn(
     assert len(system_prompts()) == 1
 
 
+@pytest.mark.parametrize(
+    "env",
+    [{"PASEO_MCP": "false"}, {"PASEO_DISABLE_PLUGINS": "mcp"}],
+    ids=["PASEO_MCP", "disabled-plugin"],
+)
 def test_no_mcp_serves_nothing_and_injects_nothing(
-    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, env: dict[str, str]
 ) -> None:
     from paseo.client import SyncClient
 
-    live = agent_daemon_factory(env={"PASEO_MCP": "false"})
+    live = agent_daemon_factory(env=env)
     with SyncClient(home=live.home, client_type="sdk") as connected:
         agent = connected.call(
             "agent.create",
@@ -268,8 +274,9 @@ def test_no_mcp_serves_nothing_and_injects_nothing(
         assert _wait(connected, agent["id"])["lastMessage"] == "mcp: none"
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     # Without a mount the request reaches the WebSocket server, which reads only GET.
+    token = CapabilityTokens(b"any key").issue(agent["id"])
     with httpx2.Client(timeout=10) as http, pytest.raises(httpx2.RemoteProtocolError):
-        http.post(_url(live, agent["id"]), json=body)
+        http.post(f"{live.http}/mcp/agents?token={token}", json=body)
 
 
 async def _until_captured(s: ClientSession, ref: dict[str, str], text: str) -> None:
@@ -424,9 +431,10 @@ def test_caller_scope_widens_reach_as_the_user_allows(
         with pytest.raises(PaseoError) as refused:
             connected.config_patch({"daemon": {"mcp": {"callerScope": "everyone"}}})
         assert refused.value.code == "invalid_config"
-        assert "daemon.mcp.callerScope" in refused.value.message
+        # The setting moved into the plugin's section; the old path is still accepted.
+        assert "plugins.mcp.settings.callerScope" in refused.value.message
         applied = connected.config_patch({"daemon": {"mcp": {"callerScope": "all"}}})
-        assert applied.applied == ["daemon.mcp.callerScope"]
+        assert applied.applied == ["plugins.mcp.settings.callerScope"]
 
     async def widened(s: ClientSession) -> dict[str, Any]:
         return {
@@ -480,3 +488,29 @@ def test_speak_is_offered_only_while_voice_mode_is_attached(
     listed, refused = asyncio.run(_session(url, scenario))
     assert "speak" not in listed
     assert _error(refused)["code"] == "not_found"
+
+
+def test_tokens_stop_working_after_a_restart(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path
+) -> None:
+    from helpers.daemon_rpc import stop_daemon
+
+    from paseo.client import SyncClient
+
+    live = agent_daemon_factory(scripted_config())
+    with SyncClient(home=live.home, client_type="sdk") as connected:
+        agent = connected.call("agent.create", {"provider": "scripted", "cwd": str(workdir)})
+    agent_id = agent["agent"]["id"]
+    token = CapabilityTokens.load(state_dir(live.home)).issue(agent_id)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    with httpx2.Client(timeout=10) as http:
+        before = http.post(f"{live.http}/mcp/agents?token={token}", json=body, headers=headers)
+    assert before.status_code != 401
+    stop_daemon(live.home)
+    again = agent_daemon_factory(scripted_config())
+    with httpx2.Client(timeout=10) as http:
+        stale = http.post(f"{again.http}/mcp/agents?token={token}", json=body, headers=headers)
+        fresh = http.post(_url(again, agent_id), json=body, headers=headers)
+    assert stale.status_code == 401
+    assert fresh.status_code != 401

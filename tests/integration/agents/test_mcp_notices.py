@@ -1,7 +1,9 @@
 """notifyOnFinish across a daemon SIGKILL: the busy parent's ``<paseo-system>`` notice is never
 lost — not when it was queued, and not when the daemon died after the child's attention was
 durable but before the notice was queued (the state on disk is reproduced by dropping the
-notice and its watermark from the queue file while the daemon is dead)."""
+notice and its watermark from the queue file while the daemon is dead), and not when the queue
+was left at its old place (``$PASEO_HOME/mcp/notices.json``, before the MCP server was a plugin
+of its own)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import psutil
 import pytest
 from helpers.daemon_rpc import LiveDaemon, stop_daemon
 from helpers.waiting import wait_for
+from paseo_mcp.plugin import state_dir
 
 from paseo.client import SyncClient
 
@@ -37,7 +40,7 @@ def _gone(pid: int) -> bool:
 
 
 def _notices(home: Path) -> dict[str, Any]:
-    path = home / "mcp" / "notices.json"
+    path = state_dir(home) / "notices.json"
     document: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     return document
 
@@ -52,7 +55,7 @@ def _system_prompts(client: Any, agent_id: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("crash", ["after_queueing", "before_queueing"])
+@pytest.mark.parametrize("crash", ["after_queueing", "before_queueing", "queued_at_old_path"])
 def test_a_busy_parent_gets_its_notice_after_a_sigkill(
     agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, crash: str
 ) -> None:
@@ -90,8 +93,19 @@ def test_a_busy_parent_gets_its_notice_after_a_sigkill(
     wait_for(lambda: _gone(live.pid), what="the daemon to die")
     if crash == "before_queueing":
         # The child's attention is in its timeline; the queue never heard of it.
-        path = live.home / "mcp" / "notices.json"
+        path = state_dir(live.home) / "notices.json"
         path.write_text(json.dumps({"queue": [], "notified": {}}))
+    legacy = live.home / "mcp" / "notices.json"
+    if crash == "queued_at_old_path":
+        # A home whose queue was written before the MCP server was a plugin of its own.
+        legacy.parent.mkdir()
+        queued = _notices(live.home)
+        # Marked, so the notice delivered is told from one recovery would queue anew.
+        queued["queue"][0]["text"] = queued["queue"][0]["text"].replace(
+            "</paseo-system>", " (old queue)</paseo-system>"
+        )
+        legacy.write_text(json.dumps(queued))
+        (state_dir(live.home) / "notices.json").unlink()
 
     restarted = agent_daemon_factory(scripted_config())
     with SyncClient(home=restarted.home, client_type="sdk") as client:
@@ -99,8 +113,10 @@ def test_a_busy_parent_gets_its_notice_after_a_sigkill(
         (text,) = _system_prompts(client, parent)
         assert child in text
         assert "finished its turn" in text
+        assert ("(old queue)" in text) == (crash == "queued_at_old_path")
         assert "echo: <paseo-system>" in _wait(client, parent)["lastMessage"]
         assert _notices(restarted.home)["queue"] == []
+        assert not legacy.exists()
     # Delivered once: another restart sends nothing again.
     stop_daemon(restarted.home)
     again = agent_daemon_factory(scripted_config())

@@ -69,6 +69,11 @@ SECURITY_PATCHES = [
     ({"daemon": {"trustedProxies": True}}, "daemon.trustedProxies"),
     ({"daemon": {"auth": {"password": None}}}, "daemon.auth"),
     ({"daemon": {"mcp": {"enabled": True}}}, "daemon.mcp"),
+    # The MCP plugin's section is local-only (it widens what agents reach), at its new place.
+    (
+        {"plugins": {"mcp": {"settings": {"callerScope": "all"}}}},
+        "plugins.mcp.settings.callerScope",
+    ),
     ({"plugins": {"evil": {"source": "git+https://evil.example/x"}}}, "plugins.evil.source"),
     ({"plugins": {"evil": {"path": "/tmp/evil"}}}, "plugins.evil.path"),
 ]

@@ -21,8 +21,8 @@ from paseo_hookspecs.interfaces.agent import (
 )
 from paseo_hookspecs.process import ProcessLauncher
 
-from paseo.agents import provider_catalog
-from paseo.agents.provider_catalog import ProviderCatalog
+from paseo.agents import registry
+from paseo.agents.catalog import KernelProviderCatalog as ProviderCatalog
 from paseo.agents.registry import ProviderRegistry
 
 
@@ -101,7 +101,7 @@ def test_an_unknown_or_disabled_provider_says_why(
 
 
 def test_a_provider_that_never_lists_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(provider_catalog, "LISTING_TIMEOUT", 0.05)
+    monkeypatch.setattr(registry, "LISTING_TIMEOUT", 0.05)
     catalog = ProviderCatalog(Service({}))
 
     async def body() -> None:

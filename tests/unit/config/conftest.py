@@ -16,7 +16,6 @@ FULL_CONFIG: dict[str, Any] = {
         "listen": "0.0.0.0:7777",
         "hostnames": [".example.com", "myhost"],
         "trustedProxies": ["loopback", "10.0.0.0/8"],
-        "mcp": {"enabled": True, "injectIntoAgents": False},
         "git": {"maxProcessesPerSecond": 32, "maxProcessConcurrency": 4},
         "appendSystemPrompt": "Be brief.",
         "terminalProfiles": [
@@ -78,7 +77,6 @@ FULL_CONFIG: dict[str, Any] = {
                 "disallowedTools": ["Bash"],
                 "enabled": True,
                 "order": 2,
-                "paseoTools": {"enabled": True, "disabledTools": ["browser_evaluate"]},
             },
             "zed": {"extends": "acp", "label": "Zed", "command": ["zed-agent", "--acp"]},
         },
@@ -96,7 +94,16 @@ FULL_CONFIG: dict[str, Any] = {
             "path": "/srv/plugins/acme",
             "enabled": False,
             "settings": {"colour": "blue", "nested": {"n": 1}},
-        }
+        },
+        "mcp": {
+            "settings": {
+                "enabled": True,
+                "injectIntoAgents": False,
+                "providers": {
+                    "my-claude": {"enabled": True, "disabledTools": ["browser_evaluate"]}
+                },
+            }
+        },
     },
     "features": {
         "dictation": {

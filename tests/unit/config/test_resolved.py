@@ -25,8 +25,6 @@ def test_defaults() -> None:
     assert daemon.listen == "127.0.0.1:6767"
     assert daemon.hostnames == ()
     assert daemon.trustedProxies == ("loopback",)
-    assert (daemon.mcp.enabled, daemon.mcp.injectIntoAgents) == (True, True)
-    assert daemon.mcp.callerScope == "created"
     assert (daemon.git.maxProcessesPerSecond, daemon.git.maxProcessConcurrency) == (64, 8)
     assert daemon.appendSystemPrompt == ""
     # Absent: the installed providers offer theirs (the kernel names no agent program).
@@ -70,7 +68,6 @@ def test_file_values_win_over_defaults() -> None:
                 "listen": "0.0.0.0:1",
                 "trustedProxies": True,
                 "relay": {"endpoint": "self.hosted:80"},
-                "mcp": {"injectIntoAgents": False, "callerScope": "workspace"},
             },
             "worktrees": {"root": "trees"},
             "log": {"level": "debug", "file": {"path": "/var/log/p.log"}},
@@ -81,8 +78,6 @@ def test_file_values_win_over_defaults() -> None:
     assert config.daemon.relay.publicEndpoint == "self.hosted:80"
     # Only the hosted relay defaults to TLS.
     assert config.daemon.relay.useTls is False
-    assert config.daemon.mcp.injectIntoAgents is False
-    assert config.daemon.mcp.callerScope == "workspace"
     assert config.worktrees.root == str(HOME / "trees")
     assert config.log.console.level == config.log.file.level == "debug"
     assert config.log.file.path == "/var/log/p.log"

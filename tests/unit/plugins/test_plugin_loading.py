@@ -267,3 +267,12 @@ def test_builtins_only_with_all_and_hook_filter(run_paseo, site: Path) -> None:
 def test_plugins_list_does_not_create_the_home(run_paseo, paseo_home: Path) -> None:
     run_paseo("plugins", "list", check=True)
     assert not paseo_home.exists()
+
+
+def test_disabled_plugins_are_not_loaded_even_built_in() -> None:
+    from paseo.plugins import LoadPolicy
+
+    policy = LoadPolicy.from_environment(env={"PASEO_DISABLE_PLUGINS": " mcp, other "})
+    assert not policy.allows("mcp", builtin=True)
+    assert not policy.allows("other", builtin=False)
+    assert policy.allows("websocket", builtin=True)

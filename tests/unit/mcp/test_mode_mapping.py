@@ -8,9 +8,8 @@ from paseo_acp.omp import MODES as OMP_MODES
 from paseo_claude.provider import MODES as CLAUDE_MODES
 from paseo_codex.modes import MODES as CODEX_PRESETS
 from paseo_hookspecs.interfaces.agent import ModeInfo
+from paseo_mcp.mode_mapping import mapped_mode
 from paseo_opencode.mapping import BUILT_IN_MODES as OPENCODE_MODES
-
-from paseo.agents.mode_mapping import mapped_mode
 
 CODEX_MODES = [preset.info for preset in CODEX_PRESETS.values()]
 OPENCODE = [mode.info for mode in OPENCODE_MODES.values()]

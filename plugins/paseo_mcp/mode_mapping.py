@@ -1,4 +1,4 @@
-"""A parent's mode mapped onto another provider's modes (a child created through the MCP tools
+"""A parent's mode mapped onto another provider's modes (a child created through the tools
 inherits its parent's mode, docs/mcp.md).
 
 Modes are provider-specific, so they are compared by the :data:`~paseo_hookspecs.interfaces.

@@ -1,0 +1,59 @@
+"""Plugins serving plain HTTP on the daemon's listen address: the mount, and what a transport
+asks of it.
+
+A plugin that implements an HTTP endpoint (for example an MCP server for agents) mounts an
+ASGI 3 app at a path when its :class:`~paseo_hookspecs.context.DaemonContext` is an
+:class:`HttpMounting`::
+
+    @hookimpl
+    def paseo_startup(context):
+        if isinstance(context, HttpMounting):
+            context.mount_http("/my/path", my_asgi_app)
+
+The daemon screens every request to a mounted path exactly as it screens its own WebSocket
+endpoint (an allowed ``Host``, at most one and an allowed ``Origin``, trusted proxies for
+``X-Forwarded-For``) and answers 403 before the app sees a request that fails; what comes
+after (the app's own credentials) is the app's. Only a transport that can carry POST bodies
+and streamed answers serves mounts: it asks its
+:class:`~paseo_hookspecs.transport.TransportHost` for the app of a path when the host is an
+:class:`HttpMountHost`.
+
+.. versionadded:: 2.0 (before, ``paseo_hookspecs.mcp_host`` held the types and the host)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Protocol, runtime_checkable
+
+AsgiScope = MutableMapping[str, Any]
+AsgiReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+AsgiSend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+AsgiApp = Callable[[AsgiScope, AsgiReceive, AsgiSend], Awaitable[None]]
+"""An ASGI 3 application (``http`` scopes only are sent to mounted apps)."""
+
+
+@runtime_checkable
+class HttpMounting(Protocol):
+    """A :class:`~paseo_hookspecs.context.DaemonContext` that serves plugins' HTTP apps."""
+
+    def mount_http(self, path: str, app: AsgiApp) -> Callable[[], None]:
+        """Serve ``app`` for requests to ``path`` (exactly, or below it) on the daemon's TCP
+        listen address, behind the daemon's screening (see the module docstring). Returns the
+        function that unmounts it. ``ValueError`` when another app has the path."""
+
+    def http_url(self, path: str) -> str | None:
+        """``http://host:port<path>`` at which this machine reaches ``path`` on the daemon's
+        first TCP listen address; ``None`` when the daemon listens on no TCP address (then no
+        mounted app is served). Known once the daemon serves: ask when the URL is needed."""
+
+
+@runtime_checkable
+class HttpMountHost(Protocol):
+    """A :class:`~paseo_hookspecs.transport.TransportHost` that serves mounted HTTP apps."""
+
+    def http_app(self, path: str) -> AsgiApp | None:
+        """The (screened) app mounted for ``path`` (without the query), ``None`` when none."""
+
+
+__all__ = ["AsgiApp", "AsgiReceive", "AsgiScope", "AsgiSend", "HttpMountHost", "HttpMounting"]

@@ -1,0 +1,73 @@
+"""Session contributions (:mod:`paseo.agents.contributions`): what plugins add to every session."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from paseo_hookspecs.agents import SessionExtras
+from paseo_hookspecs.records import AgentRecord
+
+from paseo.agents.contributions import SessionContributions
+
+NOW = "2026-01-01T00:00:00+00:00"
+
+
+def record(agent_id: str, *, internal: bool = False) -> AgentRecord:
+    fields: dict[str, Any] = {
+        "id": agent_id,
+        "provider": "p",
+        "cwd": "/w",
+        "createdAt": NOW,
+        "updatedAt": NOW,
+    }
+    if internal:
+        fields["internal"] = True
+    return AgentRecord.model_validate(fields)
+
+
+class Adds:
+    def __init__(self, name: str, url: str) -> None:
+        self.name, self.url = name, url
+
+    def contribute(self, record: AgentRecord) -> SessionExtras:
+        return SessionExtras(mcp_servers={self.name: {"url": self.url}}, env={"FROM": self.url})
+
+
+class Broken:
+    def contribute(self, record: AgentRecord) -> SessionExtras:
+        raise RuntimeError("contributor bug")
+
+
+def test_contributors_add_in_order_and_can_be_removed() -> None:
+    contributions = SessionContributions()
+    contributions.add(Adds("paseo", "first"))
+    contributions.add(Adds("other", "second"))
+    remove = contributions.add(Adds("paseo", "plugin"))
+    servers, env = contributions.extras(record("a"))
+    # A later contributor's entry of the same name wins.
+    assert servers == {"paseo": {"url": "plugin"}, "other": {"url": "second"}}
+    assert env == {"FROM": "plugin"}
+    remove()
+    remove()  # idempotent
+    servers, _ = contributions.extras(record("a"))
+    assert servers["paseo"] == {"url": "first"}
+
+
+def test_internal_agents_get_only_the_contributors_that_ask_for_them() -> None:
+    contributions = SessionContributions()
+    contributions.add(Adds("users", "u"))
+    contributions.add(Adds("all", "a"), include_internal=True)
+    servers, _ = contributions.extras(record("helper", internal=True))
+    assert servers == {"all": {"url": "a"}}
+
+
+def test_a_raising_contributor_is_logged_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    contributions = SessionContributions()
+    contributions.add(Broken())
+    contributions.add(Adds("fine", "f"))
+    with caplog.at_level(logging.ERROR, logger="paseo.agents"):
+        servers, _ = contributions.extras(record("a"))
+    assert servers == {"fine": {"url": "f"}}
+    assert any("contributor" in r.getMessage() and r.exc_info for r in caplog.records)
