@@ -486,6 +486,9 @@ def test_after_lost_facts_the_hub_is_resynchronised(home: Path) -> None:
             await agents.release(lost=True)
             await hub_service.flush()
             await hub.wait_for(lambda: execution.agent and execution.agent["status"] == "idle")
+            # The resync disarms the intent in a write of its own, spawned as the status
+            # went out: wait for it.
+            await hub_service.flush()
             assert not (home / INTENTS).exists()  # the turn ended while nobody was told
             await hub_service.stop()
 
