@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.interfaces.store import Store
 
 
@@ -37,6 +38,13 @@ class DaemonContext(Protocol):
     @property
     def store(self) -> Store:
         """The chosen store driver, open."""
+
+    @property
+    def agents(self) -> Agents:
+        """The daemon's agents: drive them and observe them (:mod:`paseo_hookspecs.agents`).
+
+        .. versionadded:: 2.0
+        """
 
     def config_section(self, plugin_id: str) -> Any:
         """The validated settings model of ``plugin_id`` (``None`` when it has none)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_chec
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from paseo_hookspecs.agents.models import BranchOff, CheckoutBranch, CheckoutPr, WorktreeTarget
 from paseo_hookspecs.context import DaemonContext
 from paseo_hookspecs.errors import PaseoError
 
@@ -68,28 +69,6 @@ class PreapprovedTool(_Model):
     tool: str
 
 
-class _Target(BaseModel):
-    # Worktree targets arrive from the Hub: fields a newer Hub adds must not fail the create.
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class BranchOff(_Target):
-    type: Literal["branch-off"] = "branch-off"
-    newBranch: str
-    base: str | None = None
-
-
-class CheckoutBranch(_Target):
-    type: Literal["checkout-branch"] = "checkout-branch"
-    branch: str
-
-
-class CheckoutPr(_Target):
-    type: Literal["checkout-pr"] = "checkout-pr"
-    prNumber: int
-
-
-WorktreeTarget = BranchOff | CheckoutBranch | CheckoutPr
 
 
 class HubAgentCreate(_Model):

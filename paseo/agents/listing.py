@@ -24,6 +24,8 @@ class ListFilter:
     provider: str | None = None
     workspace_id: str | None = None
     statuses: set[str] | None = None
+    id_prefix: str | None = None
+    title: str | None = None
 
     def admits(self, record: AgentRecord) -> bool:
         # Internal agents (metadata generation) are the daemon's, never a listing's.
@@ -37,6 +39,10 @@ class ListFilter:
             return False
         if self.statuses is not None and record.lastStatus not in self.statuses:
             return False
+        if self.id_prefix is not None and not record.id.lower().startswith(self.id_prefix.lower()):
+            return False
+        if self.title is not None and record.title != self.title:
+            return False
         labels = self.labels
         return not labels or all(record.labels.get(k) == v for k, v in labels.items())
 
@@ -47,6 +53,8 @@ class ListFilter:
             provider=self.provider,
             statuses=None if self.statuses is None else frozenset(self.statuses),
             labels=dict(self.labels or {}),
+            id_prefix=self.id_prefix,
+            title=self.title,
         )
 
 

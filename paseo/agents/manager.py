@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
@@ -36,7 +36,9 @@ from paseo_hookspecs.records.agent import PersistenceHandle
 from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 
 from paseo.agents import creation, environments, permissions, recovery
+from paseo.agents.contributions import SessionContributions
 from paseo.agents.environments import AgentEnvironments
+from paseo.agents.feed import AgentFeed, FeedListener, PluginTaps, WireStreams
 from paseo.agents.listing import ListFilter, Page
 from paseo.agents.live import (
     AGENT_STREAM_PREFIX,
@@ -80,7 +82,7 @@ class _Rooms:
             self.launcher,
             service.config,
             environments=service.environments,
-            tools=service.session_tools,
+            contributions=service.contributions,
         )
         self.runner = PromptRunner(service.roster, self.sessions, self.tracker)
 
@@ -100,14 +102,18 @@ class AgentService:
         placement: WorkspacePlacement,
         environments: AgentEnvironments,
         session_tools: SessionTools | None = None,
+        listeners: Sequence[FeedListener] = (),
     ) -> None:
         self.store = store
         self.environments = environments
-        self.session_tools = session_tools
+        self.contributions = SessionContributions(session_tools)
+        """What plugins add to every session (``AgentControl.add_session_contributor``)."""
         self.config = config
         self.plugins = plugins
         self._placement = placement
-        self.roster = AgentRoster(store, publisher, plugins)
+        # The wire streams first: clients hear of a change before any plugin acts on it.
+        feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
+        self.roster = AgentRoster(store, publisher, feed)
         self._rooms: _Rooms | None = None
         self.titles: TitleSource | None = None
         """Bound by the composition root once the metadata service exists."""
@@ -205,9 +211,7 @@ class AgentService:
         newest_first: bool = False,
     ) -> Page:
         """A page of the agents ``admit`` lets through, oldest (or newest) first."""
-        return await self.roster.page(
-            admit, cursor=cursor, limit=limit, newest_first=newest_first
-        )
+        return await self.roster.page(admit, cursor=cursor, limit=limit, newest_first=newest_first)
 
     # ================================================================ create
 
@@ -242,7 +246,7 @@ class AgentService:
             await self.environments.forget(record.id)
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
-        self.roster.publish_record(agent.record, "agent.created")
+        self.roster.publish_record(agent.record, "created")
         if params.initialPrompt:
             await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:
@@ -290,7 +294,7 @@ class AgentService:
         if not await self.store.agents.insert(record):
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
-        self.roster.publish_record(agent.record, "agent.created")
+        self.roster.publish_record(agent.record, "created")
         try:
             session = await self._started.sessions.ensure(agent, adopting=True)
         except AgentStartError as exc:
@@ -375,8 +379,7 @@ class AgentService:
         else:
             await self.store.agents.update(agent.id, {"deletedAt": iso_now()})
         self.agents.pop(agent.id, None)
-        if not agent.internal:
-            self.roster.publisher.publish(AGENTS_STREAM, "agent.deleted", {"agentId": agent.id})
+        self.roster.publish_record(agent.record, "deleted")
         agent.notify()
         return agent.id
 
@@ -385,7 +388,7 @@ class AgentService:
         resumed (through its persistence handle) by the next prompt. Listings read the store,
         so it is listed once; it is loaded here unless a lookup loaded it meanwhile."""
         agent = self.roster.agents.get(record.id) or self.roster.adopt(record)
-        self.roster.publish_record(agent.record, "agent.created")
+        self.roster.publish_record(agent.record, "created")
 
     async def purged(self, agent_id: str) -> None:
         """A purged agent's cleanup: its environment file (which a tombstone keeps, so a

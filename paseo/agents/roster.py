@@ -9,9 +9,10 @@ daemon nothing but the store's own index. :meth:`AgentRoster.get` loads an agent
 in through :meth:`AgentRoster.ingest` (filtered and given their attention by the pure
 :func:`paseo.agents.ingest.admit`), are numbered and made durable by the agent's
 :class:`~paseo.agents.timeline.AgentTimeline`, and come back to :meth:`AgentRoster._commit`,
-which applies their effects (:func:`paseo.agents.ingest.apply`), publishes them and calls the
-event taps. Record changes go through :meth:`AgentRoster.save` (memory first, then the record
-writer).
+which applies their effects (:func:`paseo.agents.ingest.apply`) and hands them to the agents'
+typed event source (:class:`~paseo.agents.feed.AgentFeed`: the wire streams, the plugin taps,
+the port's subscribers). Record changes go through :meth:`AgentRoster.save` (memory first, then
+the record writer, which reports the written record to the feed).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import logging
 import time
 from typing import Any
 
+from paseo_hookspecs.agents import RecordChangeKind
 from paseo_hookspecs.errors import InvalidParams, NotFound
 from paseo_hookspecs.events import (
     TERMINAL_TURN_EVENTS,
@@ -35,16 +37,15 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import ValidationError
 
 from paseo.agents import ingest
+from paseo.agents.feed import AgentFeed
 from paseo.agents.listing import ListFilter, Page, list_page
 from paseo.agents.live import (
-    AGENTS_STREAM,
     STREAM_ACCESS,
     LiveAgent,
     agent_stream,
     differing,
     runtime_changes,
 )
-from paseo.agents.ports import AgentPlugins
 from paseo.agents.record_writer import RecordWriter
 from paseo.agents.resolve import resolve_agent
 from paseo.agents.timeline import AgentTimeline, Committed
@@ -64,10 +65,11 @@ the least recently used of them are dropped from memory, to be loaded again from
 class AgentRoster:
     """See the module docstring."""
 
-    def __init__(self, store: Store, publisher: Publisher, plugins: AgentPlugins) -> None:
+    def __init__(self, store: Store, publisher: Publisher, feed: AgentFeed) -> None:
         self.store = store
         self.publisher = publisher
-        self.plugins = plugins
+        """Declares the agents' streams (the feed's wire listener publishes on them)."""
+        self.feed = feed
         self.agents: dict[str, LiveAgent] = {}
         """The loaded agents, least recently used first."""
 
@@ -165,10 +167,9 @@ class AgentRoster:
 
     # ------------------------------------------------------------------ records
 
-    def publish_record(self, record: AgentRecord, method: str = "agent.updated") -> None:
-        # Internal agents (the daemon's own helpers) are never shown to clients.
-        if not record.internal:
-            self.publisher.publish(AGENTS_STREAM, method, {"agent": dump_record(record)})
+    def publish_record(self, record: AgentRecord, kind: RecordChangeKind = "updated") -> None:
+        """``record`` was first stored (``created``), written or deleted: tell the feed."""
+        self.feed.record_changed(kind, record)
 
     async def save(
         self, agent: LiveAgent, changes: dict[str, Any], *, durable: bool = True
@@ -221,18 +222,14 @@ class AgentRoster:
         )
 
     async def _commit(self, agent: LiveAgent, batch: list[Committed]) -> None:
-        """Entries are durable: apply their effects, publish them, call the taps."""
+        """Entries are durable: apply their effects, hand them to the feed."""
         changes: dict[str, Any] = {}
-        stream = agent_stream(agent.id)
-        provider = agent.record.provider
+        feed = self.feed
         for entry, event in batch:
-            self._apply(agent, event, changes)
-            self.publisher.publish(
-                stream, "agent.event", {"agentId": agent.id, "entry": dump_record(entry)}
-            )
-            self.plugins.agent_event(agent.id, provider, event)
-            if isinstance(event, AttentionRequired):
-                self.plugins.attention(agent.id, event.reason, event.timestamp)
+            withdrawn = self._apply(agent, event, changes)
+            feed.entry_committed(agent.record, entry, event)
+            if withdrawn:
+                feed.permissions_withdrawn(agent.record, withdrawn)
         if agent.session is not None and any(
             c.event.type in TERMINAL_TURN_EVENTS or isinstance(c.event, ThreadStarted)
             for c in batch
@@ -247,11 +244,14 @@ class AgentRoster:
         agent.notify()
 
     @staticmethod
-    def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> None:
+    def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> list[str]:
+        """Apply ``event``'s effects; returns the pending requests it withdrew."""
         effects = ingest.apply(agent, event)
         changes.update(effects.changes)
+        withdrawn: list[str] = []
         if effects.turn_ended:
             agent.provider_prompt = None
+            withdrawn = list(agent.pending)
             agent.pending.clear()
         if effects.requested is not None:
             agent.pending[effects.requested.id] = effects.requested
@@ -260,3 +260,4 @@ class AgentRoster:
         if effects.reply is not None:
             agent.reply_id, agent.reply = effects.reply.message_id, effects.reply.text
             agent.reply_loaded = True
+        return withdrawn

@@ -20,9 +20,9 @@ from paseo_hookspecs.interfaces.agent import AgentSession, SessionConfig
 from paseo_hookspecs.interfaces.agent import PersistenceHandle as SessionHandle
 from paseo_hookspecs.records import AgentRecord, SerializableConfig, dump_record
 
+from paseo.agents.contributions import SessionContributions
 from paseo.agents.environments import AgentEnvironments
 from paseo.agents.live import AgentStartError, LiveAgent, runtime_changes, start_timeout
-from paseo.agents.ports import SessionTools
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.refill import refill
 from paseo.agents.registry import ProviderRegistry
@@ -48,9 +48,9 @@ class SessionKeeper:
         config: ConfigView,
         *,
         environments: AgentEnvironments,
-        tools: SessionTools | None = None,
+        contributions: SessionContributions,
     ) -> None:
-        self._tools = tools
+        self._contributions = contributions
         self._environments = environments
         self._roster = roster
         self._registry = registry
@@ -142,6 +142,7 @@ class SessionKeeper:
         config = record.config or SerializableConfig()
         appended = self._config.resolved.daemon.appendSystemPrompt
         system = "\n\n".join(part for part in (config.systemPrompt, appended) if part) or None
+        servers, contributed_env = self._contributions.extras(record)
         return SessionConfig(
             agentId=record.id,
             cwd=record.cwd,
@@ -150,13 +151,10 @@ class SessionKeeper:
             thinkingOptionId=config.thinkingOptionId,
             featureValues=dict(config.featureValues or {}),
             systemPrompt=system,
-            # The daemon's own servers win: `mcpServers.paseo` is the injected one.
-            mcpServers={
-                **(config.mcpServers or {}),
-                **(self._tools.mcp_servers(record) if self._tools else {}),
-            },
-            # The caller's variables (a Hub create's `env`), then the kernel's own.
-            env={**env, "PASEO_AGENT_ID": record.id},
+            # The daemon's and plugins' servers win: `mcpServers.paseo` is the injected one.
+            mcpServers={**(config.mcpServers or {}), **servers},
+            # The caller's variables (a Hub create's `env`), the plugins', then the kernel's.
+            env={**env, **contributed_env, "PASEO_AGENT_ID": record.id},
             extra=dict(config.providerOptions or {}),
         )
 
@@ -185,6 +183,8 @@ class SessionKeeper:
                 except Exception:
                     log.exception("agent %s: closing the session failed", agent.id)
             await self._tracker.terminate(agent.id)
+            # Requests die with their process: nothing can answer them any more.
+            self._roster.feed.permissions_withdrawn(agent.record, list(agent.pending))
             agent.pending.clear()
 
     async def cancel_runner(self, agent: LiveAgent) -> bool:

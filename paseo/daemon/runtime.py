@@ -21,6 +21,7 @@ from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.hub_host import HubHost
     from paseo_hookspecs.interfaces.store import Store
 
@@ -65,6 +66,7 @@ class Daemon:
         self.stop_requested: asyncio.Event | None = None
         self.plugins: PaseoPluginManager | None = None
         self._store: Store | None = None
+        self._agents: Agents | None = None
         self._server_id = ""
         self.local_credential = ""
         self.public_key = ""
@@ -102,6 +104,12 @@ class Daemon:
         if self._store is None:
             raise RuntimeError("the store is not open yet")
         return self._store
+
+    @property
+    def agents(self) -> Agents:
+        if self._agents is None:
+            raise RuntimeError("the agent service is not composed yet")
+        return self._agents
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
@@ -170,6 +178,7 @@ class Daemon:
         self._check_config(manager)
         await self._open_store()
         composition = compose(self)
+        self._agents = composition.agents
         for service in composition.services:
             await service.start()
             self.services.append(service)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.registration import RpcMethodGroup
 
     from paseo.daemon.publisher import ForwardingPublisher
@@ -47,3 +48,5 @@ class Composition:
     groups: list[tuple[str, RpcMethodGroup]] = field(default_factory=list)
     """``(owner, group)``: the kernel's, every service adapter's (owner ``kernel``), then the
     plugins'."""
+    agents: Agents | None = None
+    """The agent port (``DaemonContext.agents``) over the agent service."""

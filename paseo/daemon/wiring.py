@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from paseo.agents.manager import AgentService
+    from paseo.agents.port.subscribers import AgentSubscribers
     from paseo.daemon.mcp_host import KernelMcpHost
     from paseo.daemon.runtime import Daemon
     from paseo.daemon.services import Service
@@ -75,12 +76,18 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
 
+    from paseo.agents.port.control import KernelAgents
+    from paseo.agents.port.subscribers import AgentSubscribers
     from paseo.daemon.hub_host import AgentTap, KernelAgentControl, KernelHubHost
+    from paseo.workspaces.targets import WorktreeTargets
 
     mcp = _mcp_host(daemon)
     # The agent service publishes through the tap: the Hub host observes agents there.
     tap = AgentTap(publisher)
-    agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp)
+    # The agent port's subscribers: one of the listeners of the agent service's typed feed.
+    events = AgentSubscribers()
+    agents = _agents(daemon, publisher=tap, placement=workspaces, tools=mcp, events=events)
+    composition.agents = KernelAgents(agents, events, WorktreeTargets(workspaces))
     if mcp is not None:
         mcp.bind_agents(agents)
     from paseo.agents.live import AGENT_STREAM_PREFIX
@@ -157,9 +164,9 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
     # Voice mode approves its agents' `speak` requests, and the MCP server offers `speak` only
     # to an agent voice mode is attached to.
-    tap.observers.append(speech.voice)
+    events.subscribe(speech.voice, name="voice")
     # A workspace's derived status follows its agents' records and its terminals' activity.
-    tap.observers.append(workspaces.status)
+    events.subscribe(workspaces.status, name="workspace-status")
     terminals.activity_listeners.append(workspaces.status.recheck)
     if mcp is not None:
         mcp.bind_voice(speech.voice.attached)
@@ -167,6 +174,7 @@ def compose(daemon: Daemon) -> Composition:
     services: list[Service] = [
         git,
         workspaces,
+        events,  # stops after the agents: what they say while stopping is still delivered
         agents,
         metadata,
         schedules,
@@ -176,7 +184,7 @@ def compose(daemon: Daemon) -> Composition:
         speech,
     ]
     if mcp is not None:
-        services.insert(3, mcp)  # after the agents it notifies
+        services.insert(4, mcp)  # after the agents it notifies
     composition.services.extend(services)
     if daemon.plugins is not None:
         composition.groups.extend(daemon.plugins.rpc_method_groups())
@@ -206,6 +214,7 @@ def _agents(
     publisher: Publisher,
     placement: WorkspacesService,
     tools: KernelMcpHost | None,
+    events: AgentSubscribers,
 ) -> AgentService:
     """The agent manager from its ports."""
     from paseo.agents.environments import AgentEnvironments
@@ -222,6 +231,7 @@ def _agents(
         placement=placement,
         environments=AgentEnvironments(daemon.home / "agent-env"),
         session_tools=tools,
+        listeners=[events],
     )
 
 

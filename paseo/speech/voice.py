@@ -26,10 +26,12 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from paseo_hookspecs.agents import AgentObserver
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, PaseoError, Unavailable
+from paseo_hookspecs.events import PermissionRequest
 
 from paseo.speech.audio import parse_mime, pcm_to_wav
 from paseo.speech.dictation import Notify
@@ -288,10 +290,10 @@ def _pieces(audio: bytes, mime: str) -> tuple[list[bytes], str]:
     return pieces, f"audio/pcm;rate={rate};channels={channels}"
 
 
-class VoiceSessions:
+class VoiceSessions(AgentObserver):
     """The daemon's voice sessions: at most one per agent, forgotten :data:`IDLE_TTL` seconds
-    after their last call. Also the agent observer that approves ``speak`` permission
-    requests of attached agents."""
+    after their last call. Also the agent observer (subscribed to the agent port's events)
+    that approves ``speak`` permission requests of attached agents."""
 
     def __init__(
         self,
@@ -390,22 +392,11 @@ class VoiceSessions:
         for task in list(self._tasks):
             task.cancel()
 
-    # --- agent observer (paseo_hookspecs.hub_host.AgentObserver) ----------------------------
+    # --- agent observer (paseo_hookspecs.agents.AgentObserver) ------------------------------
 
-    def agent_event(self, agent_id: str, event: Mapping[str, Any]) -> None:
-        if event.get("type") != "permission_requested" or not self.attached(agent_id):
-            return
-        request = event.get("request")
-        if not isinstance(request, Mapping) or not is_speak_tool(request.get("toolName")):
-            return
-        task = asyncio.get_running_loop().create_task(
-            self._approve(agent_id, str(request.get("id")))
-        )
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def agent_updated(self, snapshot: Any) -> None:
-        return None
+    async def on_permission_requested(self, agent_id: str, request: PermissionRequest) -> None:
+        if self.attached(agent_id) and is_speak_tool(request.toolName):
+            await self._approve(agent_id, request.id)
 
     async def _approve(self, agent_id: str, request_id: str) -> None:
         try:

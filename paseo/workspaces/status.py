@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import Literal
+
+from paseo_hookspecs.agents import AgentObserver, RecordChange
 
 from paseo.workspaces.common import Publish
-
-if TYPE_CHECKING:
-    from paseo_hookspecs.hub_host import AgentSnapshot
 
 log = logging.getLogger("paseo.workspaces")
 
 Status = Literal["running", "idle"]
 
 
-class StatusWatch:
+class StatusWatch(AgentObserver):
     """See the module docstring. ``running()`` answers the ids of the running workspaces."""
 
     def __init__(self, running: Callable[[], set[str]], publish: Publish) -> None:
@@ -63,11 +62,8 @@ class StatusWatch:
             self._scheduled.cancel()
             self._scheduled = None
 
-    # An :class:`paseo_hookspecs.hub_host.AgentObserver` of the agent service's publishing path:
-    # an agent's status is part of its record, so record changes are what can change a bucket.
+    # An observer of the agent port's events: an agent's status is part of its record, so
+    # record changes are what can change a bucket.
 
-    def agent_updated(self, snapshot: AgentSnapshot) -> None:
+    async def on_record(self, change: RecordChange) -> None:
         self.recheck()
-
-    def agent_event(self, agent_id: str, event: Mapping[str, Any]) -> None:
-        return

@@ -42,8 +42,7 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         metavar="MIME",
-        help="audio type (default: from the file's header; headerless audio is "
-        f"{PCM_DEFAULT})",
+        help=f"audio type (default: from the file's header; headerless audio is {PCM_DEFAULT})",
     )
 
 

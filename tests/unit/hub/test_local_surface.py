@@ -35,6 +35,7 @@ class Context:
         self.version = "0.0"
         self.log = logging.getLogger("test")
         self.store: Any = None
+        self.agents: Any = None  # DaemonContext.agents (contract 2.0); unused by these tests
         if host is not None:
             self.hub_host = host
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
+from paseo_hookspecs.events import PermissionRequest
 from paseo_speech_local import LocalSpeechToText, LocalTextToSpeech
 from paseo_speech_local.audio import to_pcm16k
 
@@ -250,18 +251,13 @@ def test_only_speak_requests_of_attached_agents_are_approved(models_dir: Path) -
         sessions = _sessions(agents, models_dir)
         await sessions.start("a", mime_type="audio/pcm", instructions=None, silence_ms=800)
 
-        def request(agent: str, request_id: str, tool: str) -> None:
-            event = {
-                "type": "permission_requested",
-                "request": {"id": request_id, "toolName": tool},
-            }
-            sessions.agent_event(agent, event)
+        async def request(agent: str, request_id: str, tool: str) -> None:
+            asked = PermissionRequest(id=request_id, title=tool, toolName=tool)
+            await sessions.on_permission_requested(agent, asked)
 
-        request("a", "r1", "mcp__paseo__speak")
-        request("a", "r2", "Bash")
-        request("b", "r3", "mcp__paseo__speak")
-        # The approval runs as a task: the observer is called synchronously.
-        await asyncio.gather(*sessions._tasks)
+        await request("a", "r1", "mcp__paseo__speak")
+        await request("a", "r2", "Bash")
+        await request("b", "r3", "mcp__paseo__speak")
         assert agents.approved == [("a", "r1")]
         await sessions.close()
 
