@@ -103,7 +103,10 @@ class Bridge(AgentObserver):
         """One pass over the folder: new prompts, then waiting answers."""
         for name in await asyncio.to_thread(prompt_names, self.folder):
             files = Files(self.folder, name)
-            if name not in self._agent_of and not await _exists(files.error):
+            # NAME.agent also keeps a prompt whose agent was deleted from starting again.
+            if name in self._agent_of or await _exists(files.agent):
+                continue
+            if not await _exists(files.error):
                 await self._start(files)
         for name in await asyncio.to_thread(answer_names, self.folder):
             await self._answer(Files(self.folder, name))

@@ -3,7 +3,8 @@
 For a prompt ``NAME.prompt`` (``NAME``: letters, digits, ``.``, ``_``, ``-``):
 
 ``NAME.agent``
-    the id of the agent started on it (written by the bridge; the prompt is taken).
+    the id of the agent started on it (written by the bridge): the prompt is taken, even once
+    that agent is deleted. Remove it (and the agent) to start the prompt afresh.
 ``NAME.reply``
     the agent's latest reply, rewritten after each turn.
 ``NAME.log``

@@ -6,8 +6,8 @@ its settings in ``plugins.bridge.settings``. A prompt file becomes an agent whos
 beside it; a file write asks for permission, which appears as ``NAME.permission.json`` and is
 answered with ``NAME.answer`` (allowed: the file is written; denied: it is not); an answer
 with nothing waiting is reported in ``NAME.error``; a restarted daemon starts no second agent
-for a prompt. ``.ci/example-bridge`` runs the same walk with the bridge installed from its own
-directory in a fresh venv.
+for a prompt, even without its ``NAME.agent``. ``.ci/example-bridge`` runs the same walk with
+the bridge installed from its own directory in a fresh venv.
 """
 
 from __future__ import annotations
@@ -126,8 +126,10 @@ def test_a_folder_drives_claude_code_through_the_bridge(
     assert "no permission request is waiting" in (_text(folder / "hello.error") or "")
     poll(lambda: not (folder / "hello.answer").exists(), timeout=30, what="hello.answer gone")
 
-    # A restarted daemon finds the bridge's agents by their labels: no prompt starts twice.
+    # A restarted daemon finds the bridge's agents by their labels (edit.agent, the other
+    # guard, is removed): no prompt starts twice.
     assert daemon.stop().returncode == 0
+    (folder / "edit.agent").unlink()
     daemon.start()
     _drop(folder / "later.prompt", "[[reply:after the restart]]")
     poll(
