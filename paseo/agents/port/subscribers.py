@@ -143,6 +143,13 @@ class AgentSubscribers:
 
     def __init__(self) -> None:
         self._subscribers: tuple[_Subscriber, ...] = ()
+        # Indexes by interest, rebuilt when a subscription starts or ends (tuples replaced, not
+        # mutated: a delivery loop in progress keeps the ones it started with). A timeline
+        # entry nobody watches costs one dictionary lookup.
+        self._records: tuple[_Subscriber, ...] = ()
+        self._entries: tuple[_Subscriber, ...] = ()
+        self._by_type: dict[str, tuple[_Subscriber, ...]] = {}
+        self._withdrawals: tuple[_Subscriber, ...] = ()
 
     def subscribe(
         self,
@@ -153,12 +160,23 @@ class AgentSubscribers:
         include_internal: bool = False,
     ) -> _Subscriber:
         subscriber = _Subscriber(self, observer, name, max_pending, include_internal)
-        # Replaced, not mutated: a delivery loop in progress keeps the tuple it started with.
-        self._subscribers = (*self._subscribers, subscriber)
+        self._index((*self._subscribers, subscriber))
         return subscriber
 
     def discard(self, subscriber: _Subscriber) -> None:
-        self._subscribers = tuple(s for s in self._subscribers if s is not subscriber)
+        self._index(tuple(s for s in self._subscribers if s is not subscriber))
+
+    def _index(self, subscribers: tuple[_Subscriber, ...]) -> None:
+        self._subscribers = subscribers
+        self._records = tuple(s for s in subscribers if s.wants_record)
+        self._entries = tuple(s for s in subscribers if s.wants_event)
+        self._withdrawals = tuple(s for s in subscribers if s.wants_resolved)
+        by_type = {
+            "attention_required": tuple(s for s in subscribers if s.wants_attention),
+            "permission_requested": tuple(s for s in subscribers if s.wants_requested),
+            "permission_resolved": self._withdrawals,
+        }
+        self._by_type = {kind: found for kind, found in by_type.items() if found}
 
     # ----------------------------------------------------------- service lifecycle
 
@@ -174,45 +192,45 @@ class AgentSubscribers:
 
     def record_changed(self, kind: RecordChangeKind, record: AgentRecord) -> None:
         change: RecordChange | None = None
-        for subscriber in self._subscribers:
-            if not subscriber.wants_record or (record.internal and not subscriber.include_internal):
+        for subscriber in self._records:
+            if record.internal and not subscriber.include_internal:
                 continue
             if change is None:
                 change = RecordChange(kind=kind, record=record)
             subscriber.put("on_record", (change,))
 
     def entry_committed(self, record: AgentRecord, entry: StoredEntry, event: AgentEvent) -> None:
-        subscribers = self._subscribers
-        if not subscribers:
+        special = self._by_type.get(event.type)
+        watchers = self._entries
+        if not watchers and special is None:
             return
-        agent_id = record.id
-        typed: TimelineEntry | None = None
-        for subscriber in subscribers:
-            if record.internal and not subscriber.include_internal:
-                continue
-            if subscriber.wants_event:
-                if typed is None:
-                    # The event is the validated model the timeline holds: no second validation.
-                    typed = TimelineEntry.model_construct(
-                        seq=entry.seq, epoch=entry.epoch, timestamp=entry.timestamp, event=event
-                    )
-                subscriber.put("on_event", (agent_id, typed))
-            if isinstance(event, AttentionRequired):
-                if subscriber.wants_attention:
-                    subscriber.put("on_attention", (agent_id, event.reason, event.timestamp))
-            elif isinstance(event, PermissionRequested):
-                if subscriber.wants_requested:
-                    subscriber.put("on_permission_requested", (agent_id, event.request))
-            elif isinstance(event, PermissionResolved) and subscriber.wants_resolved:
-                subscriber.put(
-                    "on_permission_resolved", (agent_id, event.requestId, event.resolution)
-                )
+        agent_id, internal = record.id, record.internal
+        if watchers:
+            # The event is the validated model the timeline holds: no second validation.
+            typed = TimelineEntry.model_construct(
+                seq=entry.seq, epoch=entry.epoch, timestamp=entry.timestamp, event=event
+            )
+            for subscriber in watchers:
+                if not internal or subscriber.include_internal:
+                    subscriber.put("on_event", (agent_id, typed))
+        if special is None:
+            return
+        args: tuple[Any, ...]
+        if isinstance(event, AttentionRequired):
+            callback, args = "on_attention", (agent_id, event.reason, event.timestamp)
+        elif isinstance(event, PermissionRequested):
+            callback, args = "on_permission_requested", (agent_id, event.request)
+        elif isinstance(event, PermissionResolved):
+            callback, args = "on_permission_resolved", (agent_id, event.requestId, event.resolution)
+        else:
+            return
+        for subscriber in special:
+            if not internal or subscriber.include_internal:
+                subscriber.put(callback, args)
 
     def permissions_withdrawn(self, record: AgentRecord, request_ids: Sequence[str]) -> None:
-        for subscriber in self._subscribers:
-            if not subscriber.wants_resolved or (
-                record.internal and not subscriber.include_internal
-            ):
+        for subscriber in self._withdrawals:
+            if record.internal and not subscriber.include_internal:
                 continue
             for request_id in request_ids:
                 subscriber.put("on_permission_resolved", (record.id, request_id, None))
