@@ -69,8 +69,6 @@ class PreapprovedTool(_Model):
     tool: str
 
 
-
-
 class HubAgentCreate(_Model):
     """An agent to create for a Hub execution, through the trusted-client creation path."""
 

@@ -20,6 +20,7 @@ from paseo.speech.engines import DriverLoader, Engines
 from paseo.speech.voice import VoiceAgents, VoiceSession, VoiceSessions
 
 if TYPE_CHECKING:
+
     from paseo.services import ConfigView
 
 

@@ -102,7 +102,9 @@ class TerminalService:
         self._placement = placement
         self._provider_profiles = profiles
         self._keep_exited = keep_exited
-        self._records = ProcessRecords(store.managed_processes, kind=PROCESS_KIND, provider="paseo")
+        self._records = ProcessRecords(
+            store.managed_processes, kind=PROCESS_KIND, provider="paseo"
+        )
         self._terminals: dict[str, Terminal] = {}
         self.activity_listeners: list[Callable[[], None]] = []
         """Called after each ``terminal.changed`` (a terminal came, went, or its activity
@@ -274,14 +276,18 @@ class TerminalService:
     def _running(self, terminal_id: str) -> Terminal:
         terminal = self.get(terminal_id)
         if terminal.state != "running":
-            raise Conflict(f"terminal {terminal_id!r} has exited", data={"terminalId": terminal_id})
+            raise Conflict(
+                f"terminal {terminal_id!r} has exited", data={"terminalId": terminal_id}
+            )
         return terminal
 
     async def _workspace(self, workspace_id: str | None, cwd: str | None) -> WorkspaceRecord:
         if workspace_id is not None:
             workspace = await self._store.workspaces.get(workspace_id)
             if workspace is None:
-                raise NotFound(f"no workspace {workspace_id!r}", data={"workspaceId": workspace_id})
+                raise NotFound(
+                    f"no workspace {workspace_id!r}", data={"workspaceId": workspace_id}
+                )
             if workspace.archivedAt is not None:
                 raise Conflict(
                     f"workspace {workspace_id!r} is archived", data={"workspaceId": workspace_id}

@@ -42,7 +42,8 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         metavar="MIME",
-        help=f"audio type (default: from the file's header; headerless audio is {PCM_DEFAULT})",
+        help="audio type (default: from the file's header; headerless audio is "
+        f"{PCM_DEFAULT})",
     )
 
 

@@ -94,7 +94,6 @@ def test_the_daily_bound_then_the_retention(
     asyncio.run(age_marker())
     live = agent_daemon_factory()
     with SyncClient(home=live.home, client_type="sdk") as client:
-
         def swept() -> bool:
             listing = client.call("trash.list", {})
             # The marker is written once the whole pass finished, after the purge.
