@@ -111,7 +111,10 @@ def run_engines(args: argparse.Namespace) -> int:
         for engine in result[role]
     ]
     columns = [("role", "ROLE"), ("name", "ENGINE"), ("distribution", "FROM")]
-    emit(args, rows, columns=[*columns, ("usedBy", "USED BY")], id_key="name")
+    columns += [("usedBy", "USED BY")]
+    if any(row.get("unavailable") for row in rows):
+        columns += [("unavailable", "UNAVAILABLE")]
+    emit(args, rows, columns=columns, id_key="name")
     return 0
 
 
