@@ -1,0 +1,104 @@
+"""A hostile Hub against the real daemon: what the Hub sends is data, never a way to stop the
+link, reach the user's terminal, steer an agent's environment or flood the daemon's log.
+
+The fake Hub runs on the test's event loop; the blocking ``paseo`` CLI runs in a worker thread
+so the Hub keeps serving while the daemon talks to it. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon, stop_daemon
+
+from paseo.testing.fake_hub import FakeHub
+
+WITHIN = 60.0
+HANG = "hang-acp"
+"""A provider whose program never answers ACP's ``initialize``: its start always times out."""
+START_TIMEOUT = "2"
+
+
+@pytest.fixture
+def daemon(paseo_home: Path) -> Iterator[LiveDaemon]:
+    paseo_home.mkdir(parents=True, exist_ok=True)
+    hang = {"extends": "acp", "label": "Hangs", "command": [sys.executable, "-c", _HANGS]}
+    config = {"agents": {"providers": {HANG: hang}}}
+    (paseo_home / "config.json").write_text(json.dumps(config))
+    live = start_daemon(paseo_home, {"PASEO_AGENT_START_TIMEOUT": START_TIMEOUT})
+    try:
+        yield live
+    finally:
+        stop_daemon(live.home)
+        kill_leftover(live.pid)
+
+
+_HANGS = "import sys, time\nsys.stdin.read()\ntime.sleep(600)\n"
+
+
+def paseo(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-m", "paseo", *args],
+        env={**os.environ, "PASEO_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=WITHIN,
+        check=False,
+    )
+
+
+async def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(paseo, home, *args)
+
+
+async def connect(hub: FakeHub, home: Path) -> tuple[str, subprocess.CompletedProcess[str]]:
+    done = await cli(home, "hub", "connect", hub.url, f"--token={hub.issue_token()}")
+    assert done.returncode == 0, done.stderr
+    daemon_id = next(iter(hub.daemons))
+    await hub.wait_connected(daemon_id, within=WITHIN)
+    return daemon_id, done
+
+
+async def status(home: Path) -> dict[str, Any]:
+    done = await cli(home, "hub", "status", "-o", "json")
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def daemon_log(home: Path) -> str:
+    return (home / "daemon.log").read_text(errors="replace")
+
+
+def test_a_frame_nested_too_deep_is_dropped_and_the_link_serves_on(daemon: LiveDaemon) -> None:
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            daemon_id, _ = await connect(hub, daemon.home)
+            depth = 100_000
+            hub.send_raw(daemon_id, "[" * depth + "]" * depth)
+            deep = {"type": "session", "message": {"type": "x", "nested": None}}
+            node: dict[str, Any] = deep["message"]  # type: ignore[assignment]
+            for _ in range(900):  # parses, but no Hub message needs this
+                node["nested"] = {"nested": None}
+                node = node["nested"]
+            hub.send_raw(daemon_id, json.dumps(deep))
+            # The same socket still answers: nothing above ended the link task.
+            answer = await hub.validate(daemon_id, "claude", within=WITHIN)
+            assert "valid" in answer, answer
+            assert hub.daemons[daemon_id].generation == 1
+            assert (await status(daemon.home))["state"] == "connected"
+            assert hub.violations == []
+
+    asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
+    log = daemon_log(daemon.home)
+    assert "ignored a Hub frame nested deeper than" in log
+    assert "Traceback" not in log
