@@ -90,9 +90,7 @@ class Executions(AgentObserver):
             try:
                 snapshot = await self._create(request)
             except HubCreateError as exc:
-                return wire.create_response(
-                    request.requestId, execution_id, None, exc.wire_error()
-                )
+                return wire.create_response(request.requestId, execution_id, None, exc.wire_error())
             except PaseoError as exc:  # e.g. the provider is not ready: the kernel said why
                 error = {"code": "create_failed", "message": exc.message}
                 return wire.create_response(request.requestId, execution_id, None, error)

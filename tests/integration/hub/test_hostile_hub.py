@@ -102,3 +102,34 @@ def test_a_frame_nested_too_deep_is_dropped_and_the_link_serves_on(daemon: LiveD
     log = daemon_log(daemon.home)
     assert "ignored a Hub frame nested deeper than" in log
     assert "Traceback" not in log
+
+
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[H\x9b31m\u202e"
+"""Retitle the terminal, clear it, home the cursor, a C1 CSI, a right-to-left override."""
+
+
+def _terminal_safe(text: str) -> None:
+    assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), repr(text)
+    assert all(len(line) <= 300 for line in text.splitlines()), "an unbounded line"
+
+
+def test_hub_strings_reach_the_terminal_printable_and_bounded(daemon: LiveDaemon) -> None:
+    async def scenario() -> list[subprocess.CompletedProcess[str]]:
+        async with FakeHub() as hub:
+            hub.enroll_answer = {
+                "slug": f"evil{ESCAPES}" + "s" * 10_000,
+                "scopes": ["hub.execution.*", f"x{ESCAPES}" + "y" * 10_000],
+            }
+            _, connected = await connect(hub, daemon.home)
+            shown = [connected]
+            for output in ("table", "yaml", "json"):
+                shown.append(await cli(daemon.home, "hub", "status", "-o", output))
+            return shown
+
+    shown = asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
+    for done in shown:
+        assert done.returncode == 0, done.stderr
+        _terminal_safe(done.stdout)
+        _terminal_safe(done.stderr)
+    table = shown[1].stdout
+    assert "evil" in table and "hub.execution.*" in table
