@@ -21,11 +21,12 @@ from typing import Any
 from paseo_hookspecs.agents import AgentObserver, RecordChange, TimelineEntry
 from paseo_hookspecs.errors import PaseoError
 
-from paseo_hub import wire
+from paseo_hub import env_policy, wire
 from paseo_hub.agents import HubAgents
 from paseo_hub.intents import IntentStore
 from paseo_hub.models import (
     AgentSnapshot,
+    CreateFailed,
     HubAgentCreate,
     HubAgentValidate,
     HubCreateError,
@@ -139,6 +140,9 @@ class Executions(AgentObserver):
         return await self._agents.send_prompt(snapshot.id, intent.prompt, intent.messageId)
 
     def _spec(self, request: wire.CreateRequest, owner: HubOwner) -> HubAgentCreate:
+        refused = env_policy.refusal(request.env or {})
+        if refused is not None:
+            raise CreateFailed(refused)
         servers = dict(request.mcpServers or {})
         grants = request.toolPolicy.preapproved
         unknown = sorted({g.server for g in grants} - set(servers))

@@ -133,3 +133,52 @@ def test_hub_strings_reach_the_terminal_printable_and_bounded(daemon: LiveDaemon
         _terminal_safe(done.stderr)
     table = shown[1].stdout
     assert "evil" in table and "hub.execution.*" in table
+
+
+DENIED_ENV = (
+    "LD_PRELOAD",
+    "PATH",
+    "NODE_OPTIONS",
+    "PASEO_HOME",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+    "HTTPS_PROXY",
+    "NODE_TLS_REJECT_UNAUTHORIZED",
+)
+
+
+def test_a_hub_env_that_would_steer_the_agents_programs_is_refused(
+    daemon: LiveDaemon, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+
+    async def scenario() -> None:
+        async with FakeHub() as hub:
+            daemon_id, _ = await connect(hub, daemon.home)
+            for name in DENIED_ENV:
+                env = {"PASEO_HUB_CONFIG_JSON": "{}", name: "/tmp/evil"}
+                answer = await hub.create(
+                    daemon_id, prompt="p", cwd=str(work), provider=HANG, env=env, within=WITHIN
+                )
+                assert answer["success"] is False, (name, answer)
+                assert answer["agentId"] is None
+                assert answer["error"]["code"] == "create_failed"
+                message = answer["error"]["message"]
+                assert name in message and "env" in message, message
+                assert "PASEO_HUB_CONFIG_JSON" not in message
+            # What the Hub is meant to send is accepted.
+            allowed = {
+                "PASEO_AGENT_PROVIDER": HANG,
+                "PASEO_AGENT_MODE": "default",
+                "PASEO_HUB_CONFIG_JSON": "{}",
+                "GITHUB_TOKEN": "materialised-secret",
+            }
+            answer = await hub.create(
+                daemon_id, prompt="p", cwd=str(work), provider=HANG, env=allowed, within=WITHIN
+            )
+            assert answer["success"] is True, answer
+
+    asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
+    listed = json.loads(paseo(daemon.home, "ls", "-a", "-o", "json").stdout)
+    assert len(listed) == 1, "a refused create made an agent"
