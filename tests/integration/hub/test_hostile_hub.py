@@ -132,7 +132,8 @@ def test_hub_strings_reach_the_terminal_printable_and_bounded(daemon: LiveDaemon
         _terminal_safe(done.stdout)
         _terminal_safe(done.stderr)
     table = shown[1].stdout
-    assert "evil" in table and "hub.execution.*" in table
+    assert "evil" in table
+    assert "hub.execution.*" in table
 
 
 DENIED_ENV = (
@@ -165,7 +166,8 @@ def test_a_hub_env_that_would_steer_the_agents_programs_is_refused(
                 assert answer["agentId"] is None
                 assert answer["error"]["code"] == "create_failed"
                 message = answer["error"]["message"]
-                assert name in message and "env" in message, message
+                assert name in message, message
+                assert "env" in message, message
                 assert "PASEO_HUB_CONFIG_JSON" not in message
             # What the Hub is meant to send is accepted.
             allowed = {

@@ -32,7 +32,9 @@ DOC = Path(__file__).resolve().parents[3] / "docs" / "hub.md"
 def test_denied(name: str) -> None:
     assert env_policy.denied(name)
     refusal = env_policy.refusal({"GITHUB_TOKEN": "x", name: "y"})
-    assert refusal is not None and name in refusal and "GITHUB_TOKEN" not in refusal
+    assert refusal is not None
+    assert name in refusal
+    assert "GITHUB_TOKEN" not in refusal
 
 
 @pytest.mark.parametrize(
@@ -53,7 +55,9 @@ def test_allowed(name: str) -> None:
 
 def test_a_long_refusal_is_bounded() -> None:
     refusal = env_policy.refusal({f"LD_{i}": "x" for i in range(1000)})
-    assert refusal is not None and "and 992 more" in refusal and len(refusal) < 600
+    assert refusal is not None
+    assert "and 992 more" in refusal
+    assert len(refusal) < 600
 
 
 def test_docs_list_every_denied_name() -> None:
