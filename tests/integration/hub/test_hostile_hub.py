@@ -184,3 +184,38 @@ def test_a_hub_env_that_would_steer_the_agents_programs_is_refused(
     asyncio.run(asyncio.wait_for(scenario(), 4 * WITHIN))
     listed = json.loads(paseo(daemon.home, "ls", "-a", "-o", "json").stdout)
     assert len(listed) == 1, "a refused create made an agent"
+
+
+def test_a_replayed_create_whose_agent_cannot_start_logs_one_line(
+    daemon: LiveDaemon, tmp_path: Path
+) -> None:
+    """After a restart the Hub's replayed create resumes the agent's session; when that start
+    times out the Hub gets ``create_failed`` and the log one line, not a traceback at ERROR
+    (a crash loop replays every live execution on each start)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PASEO_AGENT_START_TIMEOUT": START_TIMEOUT}
+
+    async def scenario() -> dict[str, Any]:
+        async with FakeHub() as hub:
+            daemon_id, _ = await connect(hub, daemon.home)
+            answer = await hub.create(
+                daemon_id, prompt="p", cwd=str(work), provider=HANG, within=WITHIN
+            )
+            assert answer["success"] is True, answer
+            execution = hub.executions[answer["executionId"]]
+            await asyncio.to_thread(stop_daemon, daemon.home)
+            await asyncio.to_thread(start_daemon, daemon.home, env)
+            await hub.wait_for(lambda: len(execution.responses) >= 2, 3 * WITHIN)
+            return execution.responses[-1]
+
+    replayed = asyncio.run(asyncio.wait_for(scenario(), 6 * WITHIN))
+    execution_id = replayed["executionId"]
+    assert replayed["success"] is False, replayed
+    assert replayed["error"]["code"] == "create_failed"
+    assert "did not start within" in replayed["error"]["message"]
+    log = daemon_log(daemon.home)
+    assert "Traceback" not in log, log[-4000:]
+    lines = [line for line in log.splitlines() if f"execution {execution_id} failed" in line]
+    assert len(lines) == 1, lines
+    assert "did not start within" in lines[0]
