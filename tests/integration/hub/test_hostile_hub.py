@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon, stop_daemon
+from helpers.waiting import wait_for
 
 from paseo.testing.fake_hub import FakeHub
 
@@ -219,3 +220,25 @@ def test_a_replayed_create_whose_agent_cannot_start_logs_one_line(
     lines = [line for line in log.splitlines() if f"execution {execution_id} failed" in line]
     assert len(lines) == 1, lines
     assert "did not start within" in lines[0]
+
+
+def test_temporary_files_a_killed_write_left_are_swept_at_start(paseo_home: Path) -> None:
+    """A daemon killed mid-write leaves ``.<file>.<random>.tmp`` beside the Hub plugin's files
+    (the relationship's holds the Hub secret); the next start removes them, and only them."""
+    paseo_home.mkdir(parents=True, exist_ok=True)
+    left = [
+        paseo_home / ".hub-resume-intents.json.0a1b2c3d4e5f.tmp",
+        paseo_home / ".hub-relationship.json.5f4e3d2c1b0a.tmp",
+    ]
+    for path in left:
+        path.write_text('{"credential": {"secret": "leaked"}}')
+    others = paseo_home / ".someone-elses.json.0a1b2c3d4e5f.tmp"
+    others.write_text("{}")
+    live = start_daemon(paseo_home)
+    try:
+        # The plugin starts in the background of the daemon's start: wait, bounded.
+        wait_for(lambda: not any(path.exists() for path in left), what="the sweep")
+        assert others.exists(), "the sweep removed a file that is not the Hub plugin's"
+    finally:
+        stop_daemon(live.home)
+        kill_leftover(live.pid)
