@@ -195,6 +195,27 @@ CLI_LOG_LIMIT = 1 << 20
 """The CLI log is started afresh past this size."""
 
 
+def _loggable(argv: list[str]) -> list[str]:
+    """``argv`` with the value after a secret-named word (``config set ….apiKey VALUE``,
+    ``--password VALUE``) masked: the CLI log is no place for a key."""
+    from paseo.config.secrets import REDACTED, is_secret_name
+
+    shown: list[str] = []
+    hide_next = False
+    for word in argv:
+        option, equals, _value = word.partition("=")
+        name = option.lstrip("-").rsplit(".", 1)[-1].strip('[]"')
+        secret = is_secret_name(name)
+        if hide_next:
+            shown.append(REDACTED)
+        elif equals and word.startswith("-") and secret:
+            shown.append(f"{option}={REDACTED}")
+        else:
+            shown.append(word)
+        hide_next = not hide_next and secret and not equals
+    return shown
+
+
 def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     """Append the traceback to ``$PASEO_HOME/cli.log`` when the home exists (an error never
     creates one); the path written, or ``None``."""
@@ -212,7 +233,7 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
         mode = "w" if path.exists() and path.stat().st_size > CLI_LOG_LIMIT else "a"
         with open(path, mode, encoding="utf-8") as log:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            log.write(f"{stamp} paseo {' '.join(argv)}\n")
+            log.write(f"{stamp} paseo {' '.join(_loggable(argv))}\n")
             log.write("".join(traceback.format_exception(error)))
     except OSError:
         return None
