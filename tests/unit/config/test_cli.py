@@ -319,3 +319,21 @@ def test_the_cli_log_masks_a_secret_value_on_the_command_line() -> None:
         "json",
     ]
     assert _loggable(["x", "--password=hunter2", "y"]) == ["x", "--password=********", "y"]
+
+
+def test_set_works_in_a_file_with_unknown_keys_and_keeps_them(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    paseo_home.mkdir()
+    config_file = paseo_home / "config.json"
+    config_file.write_text(json.dumps({"fromTypeScriptPaseo": {"x": 1}}))
+    result = run_paseo("config", "validate")
+    assert result.returncode == 0, result.stdout
+    assert "fromTypeScriptPaseo" in result.stdout
+    result = run_paseo("config", "set", "app.baseUrl", "https://x")
+    assert result.returncode == 0, result.stderr
+    assert "fromTypeScriptPaseo: unknown key ignored" in result.stderr
+    assert json.loads(config_file.read_text()) == {
+        "fromTypeScriptPaseo": {"x": 1},
+        "app": {"baseUrl": "https://x"},
+    }
