@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from paseo.cli.errors import CliError
+from paseo.cli.files import read_named_file
 from paseo.cli.output import emit
 
 PCM_DEFAULT = "audio/pcm;rate=16000;channels=1"
@@ -42,8 +43,7 @@ def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         metavar="MIME",
-        help="audio type (default: from the file's header; headerless audio is "
-        f"{PCM_DEFAULT})",
+        help=f"audio type (default: from the file's header; headerless audio is {PCM_DEFAULT})",
     )
 
 
@@ -82,14 +82,18 @@ def _call(args: argparse.Namespace, method: str, params: dict[str, Any] | None =
     return call_daemon(args, method, params)
 
 
+MAX_AUDIO_FILE_BYTES = 64 * 1024 * 1024
+"""As the daemon's ``paseo.speech.dictation.MAX_AUDIO_BYTES``: more is refused there anyway."""
+
+
 def read_input(name: str) -> bytes:
     """The bytes of file ``name`` (``-``: stdin)."""
     if name == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(name).read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {name}: {exc.strerror}") from None
+        data = sys.stdin.buffer.read(MAX_AUDIO_FILE_BYTES + 1)
+        if len(data) > MAX_AUDIO_FILE_BYTES:
+            raise CliError(f"the audio on stdin is larger than {MAX_AUDIO_FILE_BYTES} bytes")
+        return data
+    return read_named_file(name, what="audio file", limit=MAX_AUDIO_FILE_BYTES)
 
 
 def run_engines(args: argparse.Namespace) -> int:
