@@ -115,6 +115,8 @@ def compose(daemon: Daemon) -> Composition:
     from paseo.trash.service import TrashService
 
     trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
+    # A schedule paused because its target agent was deleted resumes when the agent is back.
+    trash.restore_listeners.append(lambda record: schedules.agent_restored(record.id))
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 
     from paseo.skills.service import SkillsService

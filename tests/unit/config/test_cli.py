@@ -287,7 +287,8 @@ def test_secrets_are_never_printed_without_show_secrets(
         )
     ]
     for output in outputs:
-        assert "XyZzY" not in output and hashed not in output, output
+        assert "XyZzY" not in output, output
+        assert hashed not in output, output
     assert json.loads(outputs[1])["agents"]["providers"]["claude"]["env"] == {
         "ANTHROPIC_API_KEY": "********",
         "GH_TOKEN": "********",

@@ -258,7 +258,7 @@ def test_set_keeps_the_unknown_keys_of_the_file_and_patches_around_them(
     before = config_file.read_bytes()
     with pytest.raises(ConfigError, match="futureSection: unknown key"):
         set_path(config_file, "futureSection.a", "2")
-    with pytest.raises(ConfigError, match="daemon.otherKey: unknown key"):
+    with pytest.raises(ConfigError, match=r"daemon\.otherKey: unknown key"):
         set_path(config_file, "daemon.otherKey", "2")
     assert config_file.read_bytes() == before
     # Removing one is a change the user may make.
