@@ -158,6 +158,11 @@ def run(argv: list[str]) -> int:
         return error.exit_code
     except PaseoError as error:
         sys.stderr.write(f"paseo: error: {error.message} ({error.code})\n")
+        from paseo.cli.hints import program_not_found
+
+        hint = program_not_found(error.message)
+        if hint:
+            sys.stderr.write(f"paseo: hint: {hint}\n")
         return 1
     except KeyboardInterrupt:
         return 130

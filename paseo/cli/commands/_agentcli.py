@@ -147,6 +147,11 @@ def report_outcome(args: argparse.Namespace, result: dict[str, Any], *, reply: b
             )
     elif outcome == "error":
         sys.stderr.write(f"paseo: agent {agent} failed: {result.get('error') or 'unknown error'}\n")
+        from paseo.cli.hints import program_not_found
+
+        hint = program_not_found(result.get("error"))
+        if hint:
+            sys.stderr.write(f"paseo: hint: {hint}\n")
     elif outcome == "timeout":
         sys.stderr.write(
             f"paseo: agent {agent} is still {result.get('status')} (wait timed out); "

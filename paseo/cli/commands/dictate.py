@@ -14,7 +14,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import IO, Any
 
-from paseo.cli.commands.speech import add_format, sniff
+from paseo.cli.commands.speech import SNIFF_BYTES, add_format, sniff
 from paseo.cli.files import open_named_file
 from paseo.cli.output import emit
 
@@ -45,7 +45,7 @@ async def _dictate(args: argparse.Namespace, source: IO[bytes]) -> dict[str, Any
 
     # The header decides the format; it travels in the first chunk.
     first = await asyncio.to_thread(source.read, CHUNK_BYTES)
-    mime_type = sniff(first[:8], args.format)
+    mime_type = sniff(first[:SNIFF_BYTES], args.format)
     show = not (args.no_partials or getattr(args, "quiet", False))
 
     def partial(text: str) -> None:

@@ -49,6 +49,8 @@ def test_run_prints_the_reply_and_ls_inspect_show_the_agent(paseo: Run, workdir:
     assert detached.stderr == ""
     waited = paseo("wait", agent_id[:8], "--timeout", "20s")
     assert waited.returncode == 0, waited.stderr
+    # `wait` prints the reply, as `run` and `send` do (issue 27, item 7).
+    assert waited.stdout == "echo: bye\n"
     listed = json.loads(paseo("ls", "-o", "json", check=True).stdout)
     assert {a["title"] for a in listed} == {"t1", None}
     labelled = paseo("ls", "--label", "team=x", check=True).stdout
