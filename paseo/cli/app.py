@@ -141,6 +141,7 @@ def run(argv: list[str]) -> int:
         elif extras:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+        _handle_ctrl_c()
         if handler is None:
             target = parser
             if command is not None:
@@ -172,6 +173,18 @@ def run(argv: list[str]) -> int:
         return EXIT_BROKEN_PIPE
     except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback on a terminal
         return _unexpected(error, argv)
+
+
+def _handle_ctrl_c() -> None:
+    """From here on Ctrl-C is a KeyboardInterrupt the command may handle (``paseo run`` says
+    its agent goes on); :func:`paseo.cli.entry` ignored it as a traceback-free SIGINT while the
+    command was being imported. Only the main thread may set a handler (tests call ``run``
+    from others)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _unexpected(error: Exception, argv: list[str]) -> int:

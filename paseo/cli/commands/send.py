@@ -11,6 +11,7 @@ from paseo.cli.commands._agentcli import (
     EXIT_CODES_HELP,
     add_host,
     connect,
+    interrupted,
     parse_duration,
     report_outcome,
     wait_agent,
@@ -72,5 +73,8 @@ def run(args: argparse.Namespace) -> int:
             elif not sent["accepted"]:
                 sys.stderr.write(f"paseo: message {sent['messageId']} was already sent\n")
             return 0
-        result = wait_agent(client, sent["agentId"], args.wait_timeout)
+        try:
+            result = wait_agent(client, sent["agentId"], args.wait_timeout)
+        except KeyboardInterrupt:
+            raise interrupted(str(sent["agentId"])) from None
     return report_outcome(args, result, reply=True)
