@@ -338,3 +338,25 @@ def test_set_works_in_a_file_with_unknown_keys_and_keeps_them(
         "fromTypeScriptPaseo": {"x": 1},
         "app": {"baseUrl": "https://x"},
     }
+
+
+def test_a_listen_address_start_up_cannot_use_is_refused_and_reported(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    """Issue 27, item 7: `config set daemon.listen garbage` was accepted, `config validate`
+    called it valid, and `daemon start` failed."""
+    result = run_paseo("config", "set", "daemon.listen", "garbage")
+    assert result.returncode == 1
+    assert "daemon.listen: expected host:port, a port" in result.stderr
+    assert not (paseo_home / "config.json").exists()
+    for good in ("127.0.0.1:7001", "0.0.0.0:7002", "unix:///tmp/paseo-test.sock"):
+        run_paseo("config", "set", "daemon.listen", good, check=True)
+    (paseo_home / "config.json").write_text(json.dumps({"daemon": {"listen": "127.0.0.1:99999"}}))
+    result = run_paseo("config", "validate")
+    assert result.returncode == 1
+    assert "daemon.listen" in result.stdout
+    assert "port out of range" in result.stdout
+    # Start-up refuses it with the same words, before it binds anything.
+    started = run_paseo("daemon", "start", env={"PASEO_LISTEN": ""})
+    assert started.returncode != 0
+    assert "daemon.listen: port out of range" in started.stderr
