@@ -115,7 +115,9 @@ def compose(daemon: Daemon) -> Composition:
     from paseo.trash.service import TrashService
 
     trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
-    # A schedule paused because its target agent was deleted resumes when the agent is back.
+    # A restored agent gets back its workspace and project if they were archived meanwhile,
+    # and the schedules that paused because it was deleted resume.
+    trash.restore_listeners.append(lambda record: workspaces.restore_for_agent(record.workspaceId))
     trash.restore_listeners.append(lambda record: schedules.agent_restored(record.id))
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 

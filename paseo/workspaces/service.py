@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.errors import NotFound
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import WorkspaceRecord
 
@@ -130,6 +131,24 @@ class WorkspacesService:
         """The workspace an agent running in ``cwd`` belongs to (created, with its project,
         when missing): the agent manager's placement port."""
         return await self.placement.workspaces.ensure_workspace_for_cwd(cwd)
+
+    async def restore_for_agent(self, workspace_id: str | None) -> WorkspaceRecord | None:
+        """Bring back the workspace of an agent restored from the trash, and its project, when
+        either was archived meanwhile: the agent's history points at them, and an agent in an
+        archived workspace is hidden from the places that list it. Returns the workspace
+        (``None``: the agent had none, or it is gone for good)."""
+        if not workspace_id:
+            return None
+        try:
+            workspace = await self.placement.workspaces.get(workspace_id)
+        except NotFound:
+            return None
+        await self.placement.projects.restore(workspace.projectId)
+        if workspace.archivedAt is None:
+            return workspace
+        # A Paseo-owned checkout removed with the archive is recreated; its setup is not run
+        # again (the agent's own history is what comes back, not a fresh workspace).
+        return await self.placement.worktrees.restore(workspace_id, run_setup=False)
 
     async def start(self) -> None:
         await self.placement.reconciler.start(watch=False)
