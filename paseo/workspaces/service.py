@@ -27,6 +27,7 @@ from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
 from paseo.workspaces.common import OWNER, STREAM, Publish, no_publish
 from paseo.workspaces.labels import LabelService
+from paseo.workspaces.legacy_agents import assign_workspaces_once
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
 from paseo.workspaces.status import StatusWatch
@@ -115,6 +116,8 @@ class WorkspacesService:
         # Declared up front: a client may subscribe before the first change is published.
         publisher.register_stream(STREAM, OWNER)
 
+        self._store = store
+        self._home = home
         self.placement = Placement.build(
             store,
             home=home,
@@ -151,6 +154,8 @@ class WorkspacesService:
         return await self.placement.worktrees.restore(workspace_id, run_setup=False)
 
     async def start(self) -> None:
+        # Before the agent service (started after this one) loads any agent record.
+        await assign_workspaces_once(self._store, self._home, self.ensure_workspace_for_cwd)
         await self.placement.reconciler.start(watch=False)
 
     async def serving(self) -> None:
