@@ -281,9 +281,9 @@ def test_ctrl_c_during_run_says_the_agent_goes_on_and_how_to_stop_it(
     """Issue 27, item 7: Ctrl-C during `paseo run` once exited silently while the agent went on."""
     import signal
 
+    argv = ["run", "--provider", "scripted", "--cwd", str(workdir), "[[slow:60]]"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "paseo", "run", "--provider", "scripted", "--cwd", str(workdir)]
-        + ["[[slow:60]]"],
+        [sys.executable, "-m", "paseo", *argv],
         env={**os.environ, "PASEO_HOME": str(agent_daemon.home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

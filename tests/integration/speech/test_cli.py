@@ -145,7 +145,7 @@ def test_non_audio_input_is_an_error_not_an_empty_transcript(
     """Issue 27, item 7: a text file was "transcribed" to an empty line with exit status 0."""
     daemon_factory()
     inputs = {
-        "notes.txt": "Meeting notes: ship it on Friday.\n".encode() * 50,
+        "notes.txt": b"Meeting notes: ship it on Friday.\n" * 50,
         "picture.png": b"\x89PNG\r\n\x1a\n" + bytes(100),
         "empty.wav": b"",
     }
