@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -125,6 +125,9 @@ class TrashService:
         self._lock = asyncio.Lock()
         """One purge or cleanup pass at a time (the loop's and a client's)."""
         self._task: asyncio.Task[None] | None = None
+        self.restore_listeners: list[Callable[[AgentRecord], Awaitable[object]]] = []
+        """Called with each restored record, after it is an agent again (the composition root
+        adds what else comes back with it: the schedules that were paused for its deletion)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -204,6 +207,11 @@ class TrashService:
                     data={"agentId": record.id},
                 ) from None
         self._agents.readmit(restored)
+        for listener in self.restore_listeners:
+            try:
+                await listener(restored)
+            except Exception:  # the agent is back either way; say what did not follow it
+                log.exception("agent %s restored, but a restore listener failed", restored.id)
         return restored
 
     # ------------------------------------------------------------------ removal
