@@ -427,6 +427,11 @@ class AgentService:
     ) -> LiveAgent:
         """Set the mode, model, thinking level or a feature, live when a session runs."""
         agent = await self.get(reference)
+        if agent.internal and option in ("modeId", "feature"):
+            # Its session runs without tools; a mode or a feature could give it some back.
+            raise InvalidParams(
+                f"agent {agent.id[:8]} is internal: its mode and features are fixed"
+            )
         async with agent.lock:
             session = agent.session
             if session is not None:
