@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.atomic import atomic_write_json, read_json
+from paseo_hookspecs.atomic import atomic_write_json, read_json, sweep_temp_files
 from paseo_hookspecs.mcp_host import NOTIFY_LABEL, PARENT_LABEL
 from paseo_hookspecs.records import AgentRecord
 from paseo_hookspecs.store import AgentFilter
@@ -82,6 +82,8 @@ class FinishNotices:
         await self.deliver()
 
     async def _read_queue(self) -> None:
+        # Before the queue is first rewritten: a write killed half-way left its copy behind.
+        await asyncio.to_thread(sweep_temp_files, self._path.parent, {self._path.name})
         try:
             stored: Any = await asyncio.to_thread(read_json, self._path)
         except FileNotFoundError:

@@ -122,6 +122,8 @@ class Daemon:
         from paseo.config import ConfigError, load_config
         from paseo.logs import configure_logging
 
+        # Before config.json is read: an interrupted `config set` may have left its copy.
+        meta.sweep_leftovers(layout)
         try:
             config = load_config(layout.config, env=options.env, home=layout.root)
         except ConfigError as exc:
