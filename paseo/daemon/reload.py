@@ -38,6 +38,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.appendSystemPrompt",
     "daemon.terminalProfiles",
     "daemon.terminalScrollback",
+    "daemon.maxTerminals",
     "daemon.agentProfiles",
     "app.baseUrl",
     "agents.defaultProvider",
