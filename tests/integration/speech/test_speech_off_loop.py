@@ -19,7 +19,8 @@ from typing import Any
 
 import psutil
 import pytest
-from helpers.daemon_rpc import LiveDaemon, answer, hello, open_ws
+from helpers.daemon_rpc import LiveDaemon, answer, hello, open_ws, rpc
+from paseo_speech_local.audio import to_pcm16k
 from websockets.asyncio.client import ClientConnection
 
 from .conftest import ESPEAK_VOICE
@@ -118,3 +119,66 @@ def test_a_long_transcribe_runs_in_another_process_and_pings_are_answered_meanwh
         "the daemon process itself loaded pocketsphinx"
     )
     assert answered >= PINGS_DURING, f"only {answered} pings were answered during the decode"
+
+
+def test_a_dictation_of_large_chunks_with_partials_leaves_the_daemon_answering(
+    daemon_factory: Callable[..., LiveDaemon],
+    local_config: dict[str, Any],
+    spoken: bytes,
+) -> None:
+    """Four chunks of 40 s of speech each (2.5 MB of PCM in all), partials on: every chunk is
+    acknowledged, partials arrive, the final is the phrase, and another client's pings are
+    answered throughout."""
+    live = daemon_factory(local_config)
+    phrase = to_pcm16k(spoken, "audio/wav")
+    pause = b"\x00\x00" * 8000  # 0.5 s between phrases
+    chunk = (phrase + pause) * max(1, int(40 * 32000 / len(phrase + pause)))
+    chunks = [chunk] * 4
+
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
+        speaker, pinger = await _connect(live), await _connect(live)
+        try:
+            started = await rpc(speaker, 1, "dictation.start", {"partials": True})
+            dictation_id = started["result"]["dictationId"]
+
+            async def dictate() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                partials: list[dict[str, Any]] = []
+                for seq, data in enumerate(chunks, 1):
+                    params = {
+                        "dictationId": dictation_id,
+                        "seq": seq,
+                        "audio": base64.b64encode(data).decode("ascii"),
+                    }
+                    request = {"jsonrpc": "2.0", "id": 10 + seq, "method": "dictation.chunk"}
+                    await speaker.send(json.dumps({**request, "params": params}))
+                    async with asyncio.timeout(HANG_GUARD):
+                        while True:
+                            frame = json.loads(await speaker.recv())
+                            if frame.get("method") == "dictation.partial":
+                                partials.append(frame["params"])
+                            elif frame.get("id") == 10 + seq:
+                                assert frame["result"]["ackedSeq"] == seq, frame
+                                break
+                finish = {"dictationId": dictation_id, "lastSeq": len(chunks)}
+                await speaker.send(
+                    json.dumps(
+                        {"jsonrpc": "2.0", "id": 99, "method": "dictation.finish", "params": finish}
+                    )
+                )
+                final = await answer(speaker, 99, HANG_GUARD)
+                return partials, final
+
+            done: asyncio.Future[Any] = asyncio.ensure_future(dictate())
+            answered = await _ping_until(pinger, done)
+            partials, final = await done
+            return partials, final, answered
+        finally:
+            await speaker.close()
+            await pinger.close()
+
+    partials, final, answered = asyncio.run(asyncio.wait_for(scenario(), HANG_GUARD))
+    assert "result" in final, final
+    # The grammar takes one command per utterance: the final names it.
+    assert "window" in final["result"]["text"].split(), final
+    assert partials, "no partial arrived"
+    assert answered >= 1
