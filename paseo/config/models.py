@@ -151,6 +151,8 @@ class DaemonConfig(_Model):
     terminalProfiles: list[TerminalProfile] | None = None
     """The contract's model: providers offer theirs in the same shape when this is absent."""
     terminalScrollback: TerminalScrollbackConfig | None = None
+    maxTerminals: Annotated[int, Field(gt=0, le=4096)] | None = None
+    """Terminals running at once; creating one more is refused."""
     agentProfiles: list[AgentProfile] | None = None
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None

@@ -42,6 +42,7 @@ from paseo.config.resolved import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_ROTATE_FILES,
     DEFAULT_LOG_ROTATE_SIZE,
+    DEFAULT_MAX_TERMINALS,
     DEFAULT_PORT,
     DEFAULT_RELAY_ENDPOINT,
     DEFAULT_SCROLLBACK_BYTES,
@@ -221,6 +222,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
             lines=(scrollback.lines if scrollback else None) or DEFAULT_SCROLLBACK_LINES,
             bytes=(scrollback.bytes if scrollback else None) or DEFAULT_SCROLLBACK_BYTES,
         ),
+        maxTerminals=(daemon.maxTerminals if daemon else None) or DEFAULT_MAX_TERMINALS,
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
         cors=ResolvedCors.model_construct(allowedOrigins=origins),
         relay=ResolvedRelay.model_construct(
