@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -115,6 +115,7 @@ class TrashService:
         home: Path,
         clock: Clock = utc_now,
         batch_size: int = BATCH_SIZE,
+        purge_listeners: Sequence[Callable[[str], Awaitable[None]]] = (),
     ) -> None:
         self.store = store
         self._config = config
@@ -122,6 +123,9 @@ class TrashService:
         self._home = home
         self._clock = clock
         self._batch = batch_size
+        self._purge_listeners = tuple(purge_listeners)
+        """Told each purged agent's id once its cleanup is done (e.g. the checkpoints drop
+        its refs); they must not raise."""
         self._lock = asyncio.Lock()
         """One purge or cleanup pass at a time (the loop's and a client's)."""
         self._task: asyncio.Task[None] | None = None
@@ -289,6 +293,8 @@ class TrashService:
         try:
             await asyncio.to_thread(remove_roots, self._home, item)
             await self._agents.purged(item.agentId)
+            for listener in self._purge_listeners:
+                await listener(item.agentId)
         except (OSError, CleanupRefused) as exc:
             report.failed += 1
             log.warning("cleanup of agent %s failed (kept queued): %s", item.agentId, exc)
