@@ -46,6 +46,10 @@ log = logging.getLogger("paseo.checkpoints")
 STATE_DIR = "checkpoints"
 """``$PASEO_HOME/checkpoints/<agentId>/``: the service's own state per agent."""
 
+SETTLE_TIMEOUT = 10.0
+"""Seconds a read waits for the after-checkpoint of a turn that has ended but whose end event is
+still on its way to this service (an agent reported idle a moment before it arrives)."""
+
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
 
 
@@ -189,6 +193,8 @@ class CheckpointService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._open: dict[str, int] = {}
         """Agent id → the turn whose before-checkpoint was taken and whose end is awaited."""
+        self._ended = asyncio.Condition()
+        """Notified whenever a turn leaves :attr:`_open`."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._subscription: Subscription | None = None
 
@@ -271,6 +277,8 @@ class CheckpointService:
     async def end(self, agent_id: str, timestamp: str, outcome: str) -> None:
         """The after-checkpoint of the open turn, then pruning by count."""
         number = self._open.pop(agent_id, None)
+        async with self._ended:
+            self._ended.notify_all()
         if number is None:
             return  # the turn began before this daemon, or while checkpoints were off
         record = await self._agents.get(agent_id)
@@ -306,9 +314,26 @@ class CheckpointService:
 
     # ------------------------------------------------------------------ reads
 
-    async def history(self, reference: str) -> History:
+    async def _settle(self, record: AgentRecord) -> None:
+        """Let an ended turn's checkpoint land before reading: an agent not at work whose turn
+        is still open here has its end event in flight (bounded by :data:`SETTLE_TIMEOUT`)."""
+        if record.lastStatus in ("running", "initializing"):
+            return
+        if record.id in self._open:
+            async with self._ended:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        self._ended.wait_for(lambda: record.id not in self._open), SETTLE_TIMEOUT
+                    )
+        if record.id in self._locks:
+            async with self._lock(record.id):
+                pass  # the work scheduled before now has finished
+
+    async def history(self, reference: str, *, settle: bool = True) -> History:
         """The agent named ``reference`` (id, id prefix or title) and its checkpoints."""
         record = await self._agents.get(reference)
+        if settle:
+            await self._settle(record)
         repo = await self._repo_of(record)
         if repo is None:
             return History(
@@ -344,20 +369,23 @@ class CheckpointService:
     # ------------------------------------------------------------------ undo and redo
 
     def _refuse_running(self, record: AgentRecord) -> None:
-        if record.lastStatus in ("running", "initializing"):
+        status = "running" if record.id in self._open else record.lastStatus
+        if status in ("running", "initializing"):
             raise Conflict(
-                f"agent {record.id} is {record.lastStatus}: undo would race its edits; wait "
+                f"agent {record.id} is {status}: undo would race its edits; wait "
                 f"until it is idle (`paseo wait {record.id[:8]}`) or stop it first",
-                data={"agentId": record.id, "status": record.lastStatus},
+                data={"agentId": record.id, "status": status},
             )
 
     async def undo(self, reference: str, turn: int | None) -> Restoration:
         """Restore the files turn ``turn`` (default: the last) touched to their state before it,
         each one only if it is still as the turn left it; the rest are conflicts."""
         record = await self._agents.get(reference)
-        self._refuse_running(record)
+        if record.lastStatus in ("running", "initializing"):
+            self._refuse_running(record)
+        await self._settle(record)
         async with self._lock(record.id):
-            history = await self.history(record.id)
+            history = await self.history(record.id, settle=False)
             self._refuse_running(history.agent)
             repo = history.repo
             if repo is None:
@@ -402,9 +430,11 @@ class CheckpointService:
         """Take the newest undo back: each path it restored gets what the undo overwrote, if
         it is still as the undo left it."""
         record = await self._agents.get(reference)
-        self._refuse_running(record)
+        if record.lastStatus in ("running", "initializing"):
+            self._refuse_running(record)
+        await self._settle(record)
         async with self._lock(record.id):
-            history = await self.history(record.id)
+            history = await self.history(record.id, settle=False)
             self._refuse_running(history.agent)
             repo = history.repo
             if repo is None:
