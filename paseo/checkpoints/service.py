@@ -192,6 +192,7 @@ class CheckpointService:
         self._root = home / STATE_DIR
         self._locks: dict[str, asyncio.Lock] = {}
         self._open: dict[str, int] = {}
+        self._repos: dict[tuple[str, str], Repo] = {}
         """Agent id → the turn whose before-checkpoint was taken and whose end is awaited."""
         self._ended = asyncio.Condition()
         """Notified whenever a turn leaves :attr:`_open`."""
@@ -246,7 +247,16 @@ class CheckpointService:
         return f"{REF_ROOT}/{agent_id}"
 
     async def _repo_of(self, record: AgentRecord) -> Repo | None:
-        return await Repo.find(self._runner, Path(record.cwd))
+        """The working tree of the agent's cwd (remembered once found: a cwd does not move)."""
+        key = (record.id, record.cwd)
+        repo = self._repos.get(key)
+        if repo is None or not await asyncio.to_thread(repo.toplevel.is_dir):
+            repo = await Repo.find(self._runner, Path(record.cwd))
+            if repo is None:
+                self._repos.pop(key, None)
+                return None
+            self._repos[key] = repo
+        return repo
 
     def _remember(self, agent_id: str, repo: Repo) -> None:
         state = self._dir(agent_id) / "state.json"
@@ -489,3 +499,5 @@ class CheckpointService:
             await asyncio.to_thread(shutil.rmtree, directory, True)
         self._open.pop(agent_id, None)
         self._locks.pop(agent_id, None)
+        for key in [key for key in self._repos if key[0] == agent_id]:
+            del self._repos[key]
