@@ -76,12 +76,12 @@ def test_purging_an_agent_drops_its_checkpoints(tmp_path: Path) -> None:
             checkpoints = CheckpointService(
                 runner=runner,
                 agents=agents,  # type: ignore[arg-type]
-                config=config,  # type: ignore[arg-type]
+                config=config,
                 home=home,
             )
             trash = TrashService(
                 store=store,
-                config=config,  # type: ignore[arg-type]
+                config=config,
                 agents=agents,
                 home=home,
                 purge_listeners=[checkpoints.purge],
