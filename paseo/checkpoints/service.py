@@ -185,8 +185,17 @@ class CheckpointService:
 
     name = "checkpoints"
 
-    def __init__(self, *, runner: GitRunner, agents: Agents, config: ConfigView, home: Path):
+    def __init__(
+        self,
+        *,
+        runner: GitRunner,
+        agents: Agents,
+        config: ConfigView,
+        home: Path,
+        settle_timeout: float = SETTLE_TIMEOUT,
+    ) -> None:
         self._runner = runner
+        self._settle_timeout = settle_timeout
         self._agents = agents
         self._config = config
         self._root = home / STATE_DIR
@@ -333,11 +342,19 @@ class CheckpointService:
             async with self._ended:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
-                        self._ended.wait_for(lambda: record.id not in self._open), SETTLE_TIMEOUT
+                        self._ended.wait_for(lambda: record.id not in self._open),
+                        self._settle_timeout,
                     )
         if record.id in self._locks:
             async with self._lock(record.id):
                 pass  # the work scheduled before now has finished
+        if record.id in self._open:
+            fresh = await self._agents.get(record.id)
+            if fresh.lastStatus not in ("running", "initializing"):
+                # The end never came (dropped when this subscriber fell behind): the turn
+                # keeps only its before-checkpoint rather than blocking undo for good.
+                self._open.pop(record.id, None)
+                log.warning("agent %s is idle but its turn never ended here", record.id)
 
     async def history(self, reference: str, *, settle: bool = True) -> History:
         """The agent named ``reference`` (id, id prefix or title) and its checkpoints."""
@@ -379,7 +396,7 @@ class CheckpointService:
     # ------------------------------------------------------------------ undo and redo
 
     def _refuse_running(self, record: AgentRecord) -> None:
-        status = "running" if record.id in self._open else record.lastStatus
+        status = record.lastStatus
         if status in ("running", "initializing"):
             raise Conflict(
                 f"agent {record.id} is {status}: undo would race its edits; wait "
@@ -391,8 +408,7 @@ class CheckpointService:
         """Restore the files turn ``turn`` (default: the last) touched to their state before it,
         each one only if it is still as the turn left it; the rest are conflicts."""
         record = await self._agents.get(reference)
-        if record.lastStatus in ("running", "initializing"):
-            self._refuse_running(record)
+        self._refuse_running(record)
         await self._settle(record)
         async with self._lock(record.id):
             history = await self.history(record.id, settle=False)
@@ -440,8 +456,7 @@ class CheckpointService:
         """Take the newest undo back: each path it restored gets what the undo overwrote, if
         it is still as the undo left it."""
         record = await self._agents.get(reference)
-        if record.lastStatus in ("running", "initializing"):
-            self._refuse_running(record)
+        self._refuse_running(record)
         await self._settle(record)
         async with self._lock(record.id):
             history = await self.history(record.id, settle=False)

@@ -115,7 +115,13 @@ class Config:
 def service(repo: Path, home: Path, keep: int = 100) -> tuple[CheckpointService, Agents]:
     agents = Agents(repo)
     runner = GitRunner(GitProcessLimiter())
-    made = CheckpointService(runner=runner, agents=agents, config=Config(keep), home=home)  # type: ignore[arg-type]
+    made = CheckpointService(
+        runner=runner,
+        agents=agents,  # type: ignore[arg-type]
+        config=Config(keep),
+        home=home,
+        settle_timeout=0.2,
+    )
     return made, agents
 
 
@@ -279,3 +285,22 @@ def test_the_index_cache_makes_the_next_snapshot_hash_only_changes(
     assert first == second != third
     assert cache.exists()
     assert [p.name for p in cache.parent.iterdir()] == ["index"]  # no temporary left
+
+
+def test_a_turn_whose_end_never_came_does_not_block_undo_for_good(
+    repo: Path, tmp_path: Path
+) -> None:
+    """An end event lost (the subscriber fell behind) leaves the turn without an after
+    checkpoint; once the agent is idle, undo says so instead of calling it running forever."""
+    svc, _ = service(repo, tmp_path / "home")
+
+    async def body() -> None:
+        await turn(svc, {"a.txt": "one\n"}, 1)
+        await svc.begin(AGENT, "2026-01-01T00:05:00Z")  # turn 2's end is never delivered
+        with pytest.raises(Conflict, match=r"turn 2 .* has not ended"):
+            await svc.undo(AGENT, None)
+        history = await svc.history(AGENT)
+        assert [(t.number, t.after is not None) for t in history.turns] == [(1, True), (2, False)]
+        assert (await svc.undo(AGENT, 1)).restored == ["a.txt"]
+
+    run(body())
