@@ -92,6 +92,10 @@ def run_diff(args: argparse.Namespace) -> int:
             # `git apply` and `patch` skip such lines between file sections.
             sys.stdout.write(f"# turn {patch['turn']}\n")
         sys.stdout.write(patch["diff"])
+        if not patch["diff"]:
+            sys.stderr.write(f"turn {patch['turn']} changed no file\n")
+    if not result["turns"]:
+        sys.stderr.write("no turn has ended yet: nothing to diff\n")
     return 0
 
 
