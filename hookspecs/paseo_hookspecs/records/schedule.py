@@ -96,7 +96,7 @@ class NewAgentConfig(RecordModel):
     """Labels every agent a run creates carries, beside the schedule's own (a Paseo for Python
     addition: an agent's schedule gives its runs' agents ``paseo.parent-agent-id``).
 
-    .. versionadded:: 2.1
+    .. versionadded:: 2.0
     """
 
 

@@ -256,3 +256,65 @@ def test_a_childs_permission_needs_a_person_unless_the_user_lets_parents_answer(
     else:
         assert _data(result)["behavior"] == "allow"
         wait_for((workdir / "note.txt").exists, timeout=30, what="the child's write")
+
+
+def test_an_agent_a_hub_created_sees_only_its_own_schedules(
+    agent_daemon: LiveDaemon, client: Any, workdir: Path
+) -> None:
+    import os
+    import sys
+
+    from paseo.testing.fake_hub import FakeHub
+
+    secret = "the user's local schedule prompt 5150"
+    client.call(
+        "schedule.create",
+        {
+            "prompt": secret,
+            "cadence": WEEKLY,
+            "target": {
+                "type": "new-agent",
+                "config": {"provider": "scripted", "cwd": str(workdir)},
+            },
+        },
+    )
+
+    def paseo(*args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "paseo", *args],
+            env={**os.environ, "PASEO_HOME": str(agent_daemon.home)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return result.stdout
+
+    def events_text(events: list[dict[str, Any]]) -> str:
+        return json.dumps(events)
+
+    async def scenario() -> str:
+        async with FakeHub() as hub:
+            await asyncio.to_thread(
+                paseo, "hub", "connect", hub.url, f"--token={hub.issue_token()}"
+            )
+            state = json.loads(await asyncio.to_thread(paseo, "hub", "status", "-o", "json"))
+            await hub.wait_connected(state["daemonId"], within=60)
+            answer = await hub.create(
+                state["daemonId"],
+                prompt="[[mcp:list_schedules {}]]",
+                cwd=str(workdir),
+                provider="scripted",
+                within=60,
+            )
+            assert answer["success"] is True, answer
+            execution = hub.executions[answer["executionId"]]
+            await hub.wait_for(lambda: "mcp: " in events_text(execution.events), 60)
+            text = events_text(execution.events)
+            await asyncio.to_thread(paseo, "hub", "disconnect")
+            return text
+
+    streamed = asyncio.run(asyncio.wait_for(scenario(), 300))
+    # The tool answered (through the Hub's stream) with no schedule of the user's.
+    assert '{\\"schedules\\": []}' in streamed or '\\"schedules\\":[]' in streamed, streamed[-2000:]
+    assert "5150" not in streamed
