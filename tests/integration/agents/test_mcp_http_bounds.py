@@ -8,7 +8,9 @@ arrive in time and answers 503 to more than ``MAX_RECEIVING`` requests still arr
 
 from __future__ import annotations
 
+import selectors
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,18 +34,30 @@ def _connect(live: LiveDaemon, head: bytes) -> socket.socket:
 STILL_OPEN = b"<still open>"
 
 
-def _read_until_closed(conn: socket.socket, timeout: float) -> bytes:
-    """What the daemon sent before closing; ends with :data:`STILL_OPEN` if it did not."""
-    conn.settimeout(timeout)
-    received = b""
-    try:
-        while chunk := conn.recv(4096):
-            received += chunk
-    except ConnectionResetError:
-        pass
-    except TimeoutError:
-        return received + STILL_OPEN
-    return received
+def _read_until_closed(conns: list[socket.socket], timeout: float) -> list[bytes]:
+    """What the daemon sent on each connection before closing it, all read at once within one
+    deadline; an answer ends with :data:`STILL_OPEN` when its connection was not closed."""
+    deadline = time.monotonic() + timeout
+    received = dict.fromkeys(conns, b"")
+    open_ = set(conns)
+    with selectors.DefaultSelector() as selector:
+        for conn in conns:
+            conn.setblocking(False)
+            selector.register(conn, selectors.EVENT_READ)
+        while open_ and (left := deadline - time.monotonic()) > 0:
+            for key, _ in selector.select(left):
+                conn = key.fileobj
+                assert isinstance(conn, socket.socket)
+                try:
+                    chunk = conn.recv(4096)
+                except ConnectionResetError:
+                    chunk = b""
+                if chunk:
+                    received[conn] += chunk
+                else:
+                    open_.discard(conn)
+                    selector.unregister(conn)
+    return [received[conn] + (STILL_OPEN if conn in open_ else b"") for conn in conns]
 
 
 def test_half_open_requests_are_closed_and_capped(
@@ -65,13 +79,12 @@ def test_half_open_requests_are_closed_and_capped(
     try:
         # Past the cap, a request still arriving is answered at once.
         extra = [_connect(agent_daemon, half_open) for _ in range(MAX_RECEIVING)]
-        answers = [_read_until_closed(conn, 30) for conn in extra]
+        answers = _read_until_closed(extra, 30)
         for conn in extra:
             conn.close()
         assert any(answer.startswith(b"HTTP/1.1 503") for answer in answers), answers[:3]
         # Every held request is closed by the daemon without an answer from the app.
-        for conn in held:
-            answer = _read_until_closed(conn, CLOSE_WITHIN)
+        for answer in _read_until_closed(held, CLOSE_WITHIN):
             assert not answer.endswith(STILL_OPEN)
             assert b"HTTP/1.1 200" not in answer
     finally:
@@ -80,6 +93,7 @@ def test_half_open_requests_are_closed_and_capped(
     # The route serves again once they are gone.
     fresh = _connect(agent_daemon, b"POST /mcp/agents HTTP/1.1\r\nHost: " + host + b"\r\n\r\n")
     try:
-        assert _read_until_closed(fresh, 30).startswith(b"HTTP/1.1 401")
+        (answer,) = _read_until_closed([fresh], 30)
+        assert answer.startswith(b"HTTP/1.1 401")
     finally:
         fresh.close()
