@@ -17,6 +17,7 @@ import http
 import logging
 import os
 import weakref
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
@@ -46,6 +47,10 @@ MAX_SOCKET_PATH = 107
 """Bytes of a unix socket path (``sun_path`` holds 108 with the terminating NUL)."""
 CLOSE_SLOW = 4008
 """The client did not read its pushes (as ``/ws``'s slow-consumer close)."""
+CLOSE_IN_USE = 1013
+"""A ``hello`` named the ``clientId`` of a session a live connection holds: "try again later"
+(once that connection is gone, the session is free to reattach). Taking it over would hand
+the newcomer the first client's answers and pushes while the first heard nothing."""
 
 
 def _settings(host: TransportHost) -> TsWireSettings:
@@ -80,6 +85,8 @@ class TsWireTransport(Transport):
         )
         self._unix: weakref.WeakSet[Server] = weakref.WeakSet()
         self._sessions: dict[str, ClientSession] = {}
+        self._waiting: OrderedDict[str, ClientSession] = OrderedDict()
+        """The detached sessions, oldest first (a subset of ``_sessions``)."""
         self._active = 0
 
     @property
@@ -142,6 +149,7 @@ class TsWireTransport(Transport):
         for server, _ in servers:
             server.close(close_connections=False)
         sessions, self._sessions = list(self._sessions.values()), {}
+        self._waiting.clear()
         for session in sessions:
             await session.aclose()
         for server, path in servers:
@@ -218,6 +226,10 @@ class TsWireTransport(Transport):
         except handshake.HelloRefused as exc:
             await connection.close(exc.code, exc.reason[:120])
             return
+        held = self._sessions.get(hello.clientId)
+        if held is not None and held.attached:
+            await connection.close(CLOSE_IN_USE, "clientId is in use by a live connection")
+            return
         session = await self._session_for(hello, kind, observed)
         if session is None:
             await connection.close(1011, "the daemon refused the session")
@@ -251,7 +263,8 @@ class TsWireTransport(Transport):
                     tasks.add(task)
                     task.add_done_callback(functools.partial(_finished, tasks, in_flight))
         finally:
-            session.detach(send)
+            if session.detach(send):
+                self._detached(session)
             for task in list(tasks):
                 task.cancel()
 
@@ -259,6 +272,8 @@ class TsWireTransport(Transport):
         self, hello: handshake.Hello, kind: str, observed: Observed
     ) -> ClientSession | None:
         existing = self._sessions.get(hello.clientId)
+        if existing is not None and self._waiting.get(hello.clientId) is existing:
+            del self._waiting[hello.clientId]
         if existing is not None and existing.kind == kind and not existing.bridge.closed:
             existing.extra["capabilities"] = hello.capabilities
             return existing
@@ -287,7 +302,20 @@ class TsWireTransport(Transport):
         self._sessions[hello.clientId] = session
         return session
 
+    def _detached(self, session: ClientSession) -> None:
+        """Bound the sessions kept for a reattach (``maxDetachedSessions``): beyond it the
+        oldest detached ones are closed, so clients that say hello and go away cannot pile
+        up sessions for the whole reattach window."""
+        self._waiting.pop(session.client_id, None)
+        self._waiting[session.client_id] = session
+        while len(self._waiting) > self._settings.maxDetachedSessions:
+            _client_id, oldest = self._waiting.popitem(last=False)
+            log.debug("tswire: dropped the detached session of %s (cap)", oldest.client_id)
+            self._expire(oldest)
+
     def _expire(self, session: ClientSession) -> None:
+        if self._waiting.get(session.client_id) is session:
+            del self._waiting[session.client_id]
         if self._sessions.get(session.client_id) is session:
             del self._sessions[session.client_id]
         task = asyncio.get_running_loop().create_task(session.aclose())
