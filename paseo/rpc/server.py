@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.http import AsgiApp, HttpMountHost
@@ -30,6 +31,8 @@ from paseo_hookspecs.transport import (
 from pydantic import BaseModel
 
 from paseo import __version__
+from paseo.home.app_tokens import AppTokens
+from paseo.home.paths import HomeLayout
 from paseo.rpc.dispatch import MethodTable, encode_notification
 from paseo.rpc.guard import PasswordGuard, Throttled
 from paseo.rpc.models import HealthResult, ShuttingDownEvent, StatusResult, StreamEvent
@@ -94,7 +97,10 @@ class RpcServer:
         resolved = config.resolved
         self.policy = policy_from(resolved)
         self.guard = PasswordGuard()
-        self.auth = Authenticator(local_credential, resolved.daemon.auth.password, self.guard)
+        self.tokens = AppTokens(HomeLayout(Path(self.home)).app_tokens)
+        self.auth = Authenticator(
+            local_credential, resolved.daemon.auth.password, self.guard, self.tokens
+        )
         self.register_stream("server", frozenset({"local", "remote"}))
 
     # ------------------------------------------------------------------ trust
@@ -104,13 +110,15 @@ class RpcServer:
         plain = self._config.resolved.daemon.auth.envPassword
         if plain:
             self._env_password_hash = await asyncio.to_thread(hash_password, plain)
-            self.auth = Authenticator(self._local_credential, self._env_password_hash, self.guard)
+            self.auth = Authenticator(
+                self._local_credential, self._env_password_hash, self.guard, self.tokens
+            )
 
     def apply_config(self, resolved: ResolvedConfig) -> None:
         """Apply the live-reloadable trust settings (hostnames, origins, proxies, password)."""
         self.policy = policy_from(resolved)
         password = self._env_password_hash or resolved.daemon.auth.password
-        self.auth = Authenticator(self._local_credential, password, self.guard)
+        self.auth = Authenticator(self._local_credential, password, self.guard, self.tokens)
 
     # --------------------------------------------------------- transport host
 

@@ -63,11 +63,15 @@ def _settings(host: TransportHost) -> TsWireSettings:
 
 
 class _Admitted:
-    __slots__ = ("kind", "observed")
+    __slots__ = ("kind", "observed", "refusal")
 
-    def __init__(self, kind: str | None, observed: Observed | None) -> None:
+    def __init__(
+        self, kind: str | None, observed: Observed | None, refusal: str = "Password required"
+    ) -> None:
         self.kind = kind
         self.observed = observed
+        self.refusal = refusal
+        """The 4401 reason when refused: the TypeScript daemon's, which its clients show."""
 
 
 class TsWireTransport(Transport):
@@ -181,7 +185,8 @@ class TsWireTransport(Transport):
         admission = await self.host.admit(facts, "session", at_capacity=at_capacity)
         if admission.status == http.HTTPStatus.UNAUTHORIZED:
             # Accepted, then closed with 4401 by the handler: what the TypeScript clients expect.
-            self._admitted[connection] = _Admitted(None, admission.observed)
+            refusal = "Incorrect password" if facts.credential else "Password required"
+            self._admitted[connection] = _Admitted(None, admission.observed, refusal)
             return None
         if not admission.admitted or admission.kind is None or admission.observed is None:
             status = http.HTTPStatus(admission.status if not admission.admitted else 401)
@@ -201,7 +206,8 @@ class TsWireTransport(Transport):
 
         admitted = self._admitted.pop(connection, None)
         if admitted is None or admitted.kind is None or admitted.observed is None:
-            await connection.close(handshake.CLOSE_UNAUTHORIZED, "Password required")
+            refusal = admitted.refusal if admitted is not None else "Password required"
+            await connection.close(handshake.CLOSE_UNAUTHORIZED, refusal)
             return
         self._active += 1
         try:
