@@ -16,7 +16,6 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.http import AsgiApp, HttpMountHost
@@ -31,8 +30,6 @@ from paseo_hookspecs.transport import (
 from pydantic import BaseModel
 
 from paseo import __version__
-from paseo.home.app_tokens import AppTokens
-from paseo.home.paths import HomeLayout
 from paseo.rpc.dispatch import MethodTable, encode_notification
 from paseo.rpc.guard import PasswordGuard, Throttled
 from paseo.rpc.models import HealthResult, ShuttingDownEvent, StatusResult, StreamEvent
@@ -44,6 +41,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.transport import Transport
 
     from paseo.config import ResolvedConfig
+    from paseo.home.app_tokens import AppTokens
     from paseo.services import ConfigView
 
 log = logging.getLogger("paseo.rpc")
@@ -77,6 +75,7 @@ class RpcServer:
         config: ConfigView,
         local_credential: str,
         status: Callable[[], Awaitable[StatusResult]],
+        app_tokens: AppTokens | None = None,
     ) -> None:
         self.context = context
         self.methods = MethodTable()
@@ -97,7 +96,8 @@ class RpcServer:
         resolved = config.resolved
         self.policy = policy_from(resolved)
         self.guard = PasswordGuard()
-        self.tokens = AppTokens(HomeLayout(Path(self.home)).app_tokens)
+        self.tokens = app_tokens
+        """App tokens (:mod:`paseo.home.app_tokens`), accepted as a password is."""
         self.auth = Authenticator(
             local_credential, resolved.daemon.auth.password, self.guard, self.tokens
         )
