@@ -91,7 +91,10 @@ class AppTokens:
                 for t in tokens
             ],
         }
-        atomic_write_json(self.path, data, mode=0o600)
+        try:
+            atomic_write_json(self.path, data, mode=0o600)
+        except OSError as exc:
+            raise AppTokenError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def create(self, name: str) -> tuple[AppToken, str]:
         """A new token and its secret (the only time the secret exists outside the client)."""

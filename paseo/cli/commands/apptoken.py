@@ -36,7 +36,10 @@ def _store(args: argparse.Namespace) -> Any:
     from paseo.home.app_tokens import AppTokens
 
     layout = home_layout(args)
-    layout.create_root()
+    try:
+        layout.create_root()
+    except OSError as exc:
+        raise CliError(f"cannot use the home {layout.root}: {exc.strerror or exc}") from None
     return AppTokens(layout.app_tokens)
 
 
