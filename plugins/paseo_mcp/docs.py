@@ -135,6 +135,19 @@ policy decides what an agent is offered, not what it can do.
 `agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
 and ACP agents have no equivalent a client can set, so it does not apply to them.
 
+### Connecting in time
+
+An agent program that gets no answer from an MCP server within its connect timeout runs its
+turn without that server's tools. Building the server (importing the SDK) takes seconds on a
+loaded machine, so it is not left to the first request: it starts, in a thread, when the first
+session is given the server, while the agent program itself starts (and not at daemon start,
+which it would slow). The programs are also given longer to connect:
+
+| program | its default | what Paseo sets |
+|---|---|---|
+| Claude Code | ~25-30 s (`MCP_TIMEOUT`), waited before the first turn | `MCP_TIMEOUT=60000` in its environment when it gets MCP servers, unless `MCP_TIMEOUT` is already set (Claude Code ignores more than 60 s) |
+| Codex | 10 s (`startup_timeout_sec`); it does not wait before its first turn, which runs without a server that has not answered yet | `startup_timeout_sec = 60` on every server it is given |
+
 ## Voice mode: `speak`
 
 `speak` is offered to an agent only while voice mode is attached to it (`voice.start`,
