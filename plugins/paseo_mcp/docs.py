@@ -143,10 +143,13 @@ loaded machine, so it is not left to the first request: it starts, in a thread, 
 session is given the server, while the agent program itself starts (and not at daemon start,
 which it would slow). The programs are also given longer to connect:
 
-| program | its default | what Paseo sets |
-|---|---|---|
-| Claude Code | ~25-30 s (`MCP_TIMEOUT`), waited before the first turn | `MCP_TIMEOUT=60000` in its environment when it gets MCP servers, unless `MCP_TIMEOUT` is already set (Claude Code ignores more than 60 s) |
-| Codex | 10 s (`startup_timeout_sec`); it does not wait before its first turn, which runs without a server that has not answered yet | `startup_timeout_sec = 60` on every server it is given |
+* Claude Code waits for its servers before the first turn, ~25-30 s by default
+  (`MCP_TIMEOUT`); it gets `MCP_TIMEOUT=60000` in its environment when it is given MCP servers
+  and no `MCP_TIMEOUT` is set (it ignores more than 60 s).
+* Codex gives a server 10 s by default (`startup_timeout_sec`) and does not wait for a slow
+  one before its first turn, which then runs without that server's tools; every server it is
+  given gets `startup_timeout_sec = 60`, and the warm-up above is what keeps its first turn
+  supplied.
 
 ## Voice mode: `speak`
 
