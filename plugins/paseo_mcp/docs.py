@@ -174,6 +174,22 @@ policy decides what an agent is offered, not what it can do.
 `agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
 and ACP agents have no equivalent a client can set, so it does not apply to them.
 
+### Connecting in time
+
+An agent program that gets no answer from an MCP server within its connect timeout runs its
+turn without that server's tools. Building the server (importing the SDK) takes seconds on a
+loaded machine, so it is not left to the first request: it starts, in a thread, when the first
+session is given the server, while the agent program itself starts (and not at daemon start,
+which it would slow). The programs are also given longer to connect:
+
+* Claude Code waits for its servers before the first turn, ~25-30 s by default
+  (`MCP_TIMEOUT`); it gets `MCP_TIMEOUT=60000` in its environment when it is given MCP servers
+  and no `MCP_TIMEOUT` is set (it ignores more than 60 s).
+* Codex gives a server 10 s by default (`startup_timeout_sec`) and does not wait for a slow
+  one before its first turn, which then runs without that server's tools; every server it is
+  given gets `startup_timeout_sec = 60`, and the warm-up above is what keeps its first turn
+  supplied.
+
 ## Voice mode: `speak`
 
 `speak` is offered to an agent only while voice mode is attached to it (`voice.start`,
