@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Conflict, NotFound, Unavailable
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
@@ -400,6 +400,11 @@ class AgentService:
     ) -> LiveAgent:
         """Set the mode, model, thinking level or a feature, live when a session runs."""
         agent = await self.get(reference)
+        if agent.internal and option in ("modeId", "feature"):
+            # Its session runs without tools; a mode or a feature could give it some back.
+            raise InvalidParams(
+                f"agent {agent.id[:8]} is internal: its mode and features are fixed"
+            )
         async with agent.lock:
             changes = await option_changes(
                 agent, option, value, feature, registry=self.registry, launcher=self.launcher

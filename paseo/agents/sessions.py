@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paseo_hookspecs.errors import NotFound, PaseoError
-from paseo_hookspecs.events import AgentEvent, TurnCanceled
+from paseo_hookspecs.events import AgentEvent, DenyResolution, PermissionRequested, TurnCanceled
 from paseo_hookspecs.interfaces.agent import AgentSession, SessionConfig
 from paseo_hookspecs.interfaces.agent import PersistenceHandle as SessionHandle
 from paseo_hookspecs.records import AgentRecord, SerializableConfig, dump_record
@@ -51,6 +51,7 @@ class SessionKeeper:
         contributions: SessionContributions,
     ) -> None:
         self._contributions = contributions
+        self._refusals: set[asyncio.Task[None]] = set()
         self._environments = environments
         self._roster = roster
         self._registry = registry
@@ -69,6 +70,13 @@ class SessionKeeper:
                 return agent.state.session
             record = agent.record
             provider = self._registry.usable(record.provider)
+            if record.internal and not provider.supports_no_tools():
+                # An internal agent's prompt holds text a user or a repository wrote: it runs
+                # only where the program guarantees that no tool runs (issue 27).
+                raise AgentStartError(
+                    f"the {record.provider} provider cannot guarantee an agent without tools, "
+                    "so it runs no internal agent (titles, branch names, commit text)"
+                )
             if not await asyncio.to_thread(os.path.isdir, record.cwd):
                 raise AgentStartError(
                     f"the agent's directory {record.cwd} does not exist; recreate it or start "
@@ -141,6 +149,18 @@ class SessionKeeper:
         config = record.config or SerializableConfig()
         appended = self._config.resolved.daemon.appendSystemPrompt
         system = "\n\n".join(part for part in (config.systemPrompt, appended) if part) or None
+        if record.internal:
+            # No tools, so no MCP server either (not even the daemon's own).
+            return SessionConfig(
+                agentId=record.id,
+                cwd=record.cwd,
+                model=config.model,
+                thinkingOptionId=config.thinkingOptionId,
+                systemPrompt=system,
+                env={**env, "PASEO_AGENT_ID": record.id},
+                extra=dict(config.providerOptions or {}),
+                noTools=True,
+            )
         servers, contributed_env = self._contributions.extras(record)
         return SessionConfig(
             agentId=record.id,
@@ -161,9 +181,35 @@ class SessionKeeper:
         async def sink(event: AgentEvent) -> None:
             if not agent.state.current(generation):
                 return
+            if agent.internal and isinstance(event, PermissionRequested):
+                # A tool-less session should ask nothing; if its program asks all the same,
+                # the answer is no, at once (nobody would ever see the request).
+                self._refuse(agent, event.request.id)
+                return
             await self._roster.ingest(agent, event, from_provider=True)
 
         return sink
+
+    def _refuse(self, agent: LiveAgent, request_id: str) -> None:
+        session = agent.session
+
+        async def refuse() -> None:
+            # After the sink returned: the session registers a request before announcing it.
+            target = session or agent.session
+            if target is None:
+                return
+            try:
+                await target.respond_permission(
+                    request_id, DenyResolution(message="internal agents run no tools")
+                )
+            except (PaseoError, OSError, RuntimeError) as exc:
+                log.warning(
+                    "agent %s: refusing permission %s failed: %s", agent.id, request_id, exc
+                )
+
+        task = asyncio.get_running_loop().create_task(refuse(), name="refuse-permission")
+        self._refusals.add(task)
+        task.add_done_callback(self._refusals.discard)
 
     async def drop(self, agent: LiveAgent) -> None:
         """Close the live session (keeping the persistence handle) and reap its processes."""

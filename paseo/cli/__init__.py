@@ -8,6 +8,7 @@ imports only the module of the command group it names (see :mod:`paseo.cli.app`)
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import NoReturn
 
@@ -41,9 +42,15 @@ def exit_without_teardown() -> None:
 
 def entry() -> NoReturn:
     """The ``paseo`` program: run :func:`main` on ``sys.argv`` and exit with its code."""
+    # Until a command is ready to handle Ctrl-C (paseo.cli.app restores Python's handler just
+    # before running it), Ctrl-C ends the process as SIGINT does any program: no
+    # KeyboardInterrupt traceback from the middle of an import.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
         code = main()
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        code = 130
     except BrokenPipeError:
         # The reader went away (`paseo ls | head`): end quietly, as other Unix tools do.
         from paseo.cli.errors import EXIT_BROKEN_PIPE, silence_stdout

@@ -141,6 +141,7 @@ def run(argv: list[str]) -> int:
         elif extras:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+        _handle_ctrl_c()
         if handler is None:
             target = parser
             if command is not None:
@@ -158,6 +159,11 @@ def run(argv: list[str]) -> int:
         return error.exit_code
     except PaseoError as error:
         sys.stderr.write(f"paseo: error: {error.message} ({error.code})\n")
+        from paseo.cli.hints import program_not_found
+
+        hint = program_not_found(error.message)
+        if hint:
+            sys.stderr.write(f"paseo: hint: {hint}\n")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -167,6 +173,18 @@ def run(argv: list[str]) -> int:
         return EXIT_BROKEN_PIPE
     except Exception as error:  # noqa: BLE001 - the last line of defence: no traceback on a terminal
         return _unexpected(error, argv)
+
+
+def _handle_ctrl_c() -> None:
+    """From here on Ctrl-C is a KeyboardInterrupt the command may handle (``paseo run`` says
+    its agent goes on); :func:`paseo.cli.entry` ignored it as a traceback-free SIGINT while the
+    command was being imported. Only the main thread may set a handler (tests call ``run``
+    from others)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _unexpected(error: Exception, argv: list[str]) -> int:
@@ -195,6 +213,27 @@ CLI_LOG_LIMIT = 1 << 20
 """The CLI log is started afresh past this size."""
 
 
+def _loggable(argv: list[str]) -> list[str]:
+    """``argv`` with the value after a secret-named word (``config set ….apiKey VALUE``,
+    ``--password VALUE``) masked: the CLI log is no place for a key."""
+    from paseo.config.secrets import REDACTED, is_secret_name
+
+    shown: list[str] = []
+    hide_next = False
+    for word in argv:
+        option, equals, _value = word.partition("=")
+        name = option.lstrip("-").rsplit(".", 1)[-1].strip('[]"')
+        secret = is_secret_name(name)
+        if hide_next:
+            shown.append(REDACTED)
+        elif equals and word.startswith("-") and secret:
+            shown.append(f"{option}={REDACTED}")
+        else:
+            shown.append(word)
+        hide_next = not hide_next and secret and not equals
+    return shown
+
+
 def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     """Append the traceback to ``$PASEO_HOME/cli.log`` when the home exists (an error never
     creates one); the path written, or ``None``."""
@@ -212,7 +251,7 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
         mode = "w" if path.exists() and path.stat().st_size > CLI_LOG_LIMIT else "a"
         with open(path, mode, encoding="utf-8") as log:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            log.write(f"{stamp} paseo {' '.join(argv)}\n")
+            log.write(f"{stamp} paseo {' '.join(_loggable(argv))}\n")
             log.write("".join(traceback.format_exception(error)))
     except OSError:
         return None

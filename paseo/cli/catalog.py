@@ -21,7 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "logs": ("Show an agent's timeline", "logs"),
     "send": ("Prompt an agent and print its reply", "send"),
     "wait": ("Wait until an agent is idle, needs permission or fails", "wait"),
-    "stop": ("Interrupt agents and stop their processes; with no ID the daemon", "stop"),
+    "stop": ("Interrupt agents and stop their processes (the daemon: `daemon stop`)", "stop"),
     "archive": ("Stop an agent and hide it from ls", "archive"),
     "delete": ("Move agents to the trash (restorable for 30 days)", "delete"),
     "trash": ("Deleted agents: list, restore, empty for good", "trash"),

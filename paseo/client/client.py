@@ -125,6 +125,7 @@ class PaseoClient:
     async def _open(self) -> HelloResult:
         target = discover(self._host, home=self._home, env=self._env, token=self._token)
         self.target = target
+        target.refuse_elsewhere()
         headers = {"Authorization": f"Bearer {target.token}"} if target.token else {}
         options: dict[str, Any] = {
             "additional_headers": headers,

@@ -5,6 +5,11 @@ daemon recorded in ``$PASEO_HOME/paseo.pid``; else ``daemon.listen`` from config
 ``127.0.0.1:6767``. The token: the local credential (``$PASEO_HOME/local-credential``) for a
 daemon on this machine, otherwise ``PASEO_PASSWORD``.
 
+An address that came from the home (or the default) is used only while that home's daemon
+runs (:meth:`DaemonTarget.refuse_elsewhere`): otherwise ``127.0.0.1:6767`` may be another
+home's daemon, which refuses this home's credential, and the user is told about credentials
+when the truth is that their daemon is not running (or their ``--home`` is not a directory).
+
 Standard library only (the fast ``paseo daemon status`` path imports this).
 """
 
@@ -13,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -55,6 +61,41 @@ class DaemonTarget(NamedTuple):
             )
         return DaemonNotRunning(f"the Paseo daemon is not running (home {self.home}); {START_HINT}")
 
+    def refuse_elsewhere(self) -> None:
+        """Raise before connecting when the address was not given (``--host``/``PASEO_HOST``)
+        and this home has no running daemon, or cannot be a home at all: whatever answers at
+        the address then belongs to someone else."""
+        from paseo.rpc.errors import DaemonNotRunning
+
+        if self.source in ("--host", "PASEO_HOST"):
+            return
+        problem = unusable_home(self.home)
+        if problem is None:
+            try:
+                running = daemon_running(self.home)
+            except OSError as exc:
+                problem = f"cannot read it: {exc.strerror or exc}"
+        if problem is not None:
+            raise DaemonNotRunning(
+                f"{self.home} cannot be a Paseo home: {problem} (check --home / PASEO_HOME)"
+            )
+        if not running:
+            raise self.not_running()
+
+
+def unusable_home(home: Path) -> str | None:
+    """Why ``home`` cannot be a Paseo home (it exists and is not a directory, or cannot be
+    looked at); ``None`` when it can (a home that does not exist yet can)."""
+    try:
+        info = home.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISDIR(info.st_mode):
+        return "not a directory"
+    return None
+
 
 def home_path(home: Path | str | None = None, env: Mapping[str, str] | None = None) -> Path:
     """``home``, else ``$PASEO_HOME``, else ``~/.paseo`` (as :func:`paseo.home.resolve_home`,
@@ -68,7 +109,7 @@ def daemon_running(home: Path) -> bool:
     """Whether a live daemon holds the home lock (a read-only probe that creates nothing)."""
     try:
         fd = os.open(home / "paseo.pid.lock", os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

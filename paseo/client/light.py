@@ -61,6 +61,7 @@ class LightClient:
         self._ids = itertools.count(1)
         target = discover(host, home=home, env=env)
         self.target = target
+        target.refuse_elsewhere()
         options: dict[str, Any] = {
             "additional_headers": {"Authorization": f"Bearer {target.token}"}
             if target.token

@@ -9,9 +9,9 @@ and the problem. Loading never writes the file, so a failed parse cannot damage 
 Writing is strict. :func:`set_path` and :func:`patch_file` read the raw document, migrate it,
 apply only the requested change, validate the whole result and replace the file atomically
 (mode 0600: it may hold credentials). They write the raw document, not a model dump, so
-defaults and environment overrides never leak into the file. They refuse to write a document
-with unknown keys, because dropping another version's settings behind the user's back loses
-data and keeping them would store something this version cannot describe.
+defaults and environment overrides never leak into the file. Unknown keys already in the file
+(another version's settings) are kept untouched and the change is made around them; a change
+that adds or alters an unknown key is refused, since this version cannot describe it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from paseo.config.jsonpath import (
     Segment,
     delete_path_in,
     format_path,
+    get_path,
     parse_path,
     set_path_in,
 )
@@ -342,13 +343,36 @@ def update_file(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) 
     # A site written without a provider is a local one, and provider names are canonical;
     # keys the chosen provider ignores are an error here, not silently dropped.
     normalize_speech_sites(document, [], discard_foreign=False)
-    config, document, _ = _validate(path, document, refuse_unknown=True)
+    config, _, kept = _validate(path, document, refuse_unknown=False)
+    _refuse_new_unknown_keys(path, migrated, document, kept)
     problems = startup_problems(config, resolve(config, home=path.parent), os.environ)
     if any(problem.severity == "error" for problem in problems):
         raise ConfigError(path, problems)
-    warnings = (*warnings, *problems)
+    warnings = (*warnings, *kept, *problems)
     atomic_write_json(path, document, mode=CONFIG_FILE_MODE)
     return WriteResult(path=path, document=document, config=config, warnings=warnings)
+
+
+def _refuse_new_unknown_keys(
+    file: Path, before: dict[str, Any], after: dict[str, Any], unknown: list[ConfigProblem]
+) -> None:
+    """Refuse a change that adds or alters a key this version does not know.
+
+    Unknown keys already in the file (written by a newer or the TypeScript Paseo) are kept as
+    they are and the change is made around them: refusing every change because of them would
+    leave such a home un-patchable, and dropping them would lose another version's settings.
+    """
+    added = []
+    for problem in unknown:
+        segments = parse_path(problem.path)
+        try:
+            unchanged = get_path(before, segments) == get_path(after, segments)
+        except KeyError:
+            unchanged = False
+        if not unchanged:
+            added.append(ConfigProblem(problem.path, "unknown key"))
+    if added:
+        raise ConfigError(file, added)
 
 
 def set_path(path: Path, key: str, value: Any, *, literal: bool = False) -> WriteResult:

@@ -161,6 +161,20 @@ class DaemonConfig(_Model):
     def _true_or_strings(cls, value: Any) -> Any:
         return _true_or_strings(value)
 
+    @field_validator("listen")
+    @classmethod
+    def _listen(cls, value: str | None) -> str | None:
+        # The transport parses it at start-up: a value it cannot use is refused when written
+        # and reported by `config validate`, not found out by `daemon start`.
+        from paseo_hookspecs.address import AddressError, parse_address
+
+        if value is not None:
+            try:
+                parse_address(value)
+            except AddressError as error:
+                raise ValueError(str(error)) from None
+        return value
+
     @field_validator("agentProfiles")
     @classmethod
     def _agent_profiles(cls, value: list[AgentProfile] | None) -> list[AgentProfile] | None:

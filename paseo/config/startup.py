@@ -65,11 +65,12 @@ def startup_problems(
                 manager.load_all()
         except PluginLoadError as error:
             return [*problems, ConfigProblem("plugins", str(error))]
-        # Start-up logs these and carries on without the plugin: a warning here.
+        # Start-up logs these and carries on without the plugin: a warning here. One whose
+        # extra is not installed is not a problem of this document (the listing says so).
         problems.extend(
             ConfigProblem(f"plugins.{record.name}", f"cannot load: {record.error}", "warning")
             for record in manager.records
-            if record.error is not None
+            if record.error is not None and record.unavailable is None
         )
     problems.extend(section_problems(manager, entries))
     providers = (config.agents.providers if config.agents is not None else None) or {}

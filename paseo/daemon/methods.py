@@ -20,8 +20,9 @@ from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from paseo import __version__
 from paseo.config import get_path, patch_file
 from paseo.config.legacy import MOVED_SECTIONS
-from paseo.config.speech_settings import clean_patch, read_view
-from paseo.daemon.reload import REDACTED, ReloadOutcome, redact, reload_config
+from paseo.config.secrets import REDACTED, public_view
+from paseo.config.speech_settings import clean_patch
+from paseo.daemon.reload import ReloadOutcome, reload_config
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -165,8 +166,8 @@ async def unsubscribe(ctx: RpcContext, params: SubscribeParams) -> UnsubscribeRe
 async def config_get(ref: DaemonRef, ctx: RpcContext, params: ConfigGetParams) -> ConfigGetResult:
     loaded = ref.get().config
     # Speech sites say hasApiKey; every other secret is masked.
-    document: Any = redact(read_view(loaded.document))
-    resolved: Any = redact(read_view(loaded.resolved.to_json()))
+    document: Any = public_view(loaded.document)
+    resolved: Any = public_view(loaded.resolved.to_json())
     if params.path:
         try:
             document = _get(document, params.path)
@@ -305,7 +306,7 @@ async def config_patch(
         written = await asyncio.to_thread(patch_file, daemon.layout.config, changes)
         outcome = await reload_config(daemon)
     _announce(_server(daemon), outcome)
-    return ConfigPatchResult(config=redact(read_view(written.document)), **_outcome(outcome))
+    return ConfigPatchResult(config=public_view(written.document), **_outcome(outcome))
 
 
 def kernel_groups(

@@ -13,12 +13,12 @@ import asyncio
 import dataclasses
 import logging
 import logging.handlers
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paseo.config import ResolvedConfig, load_for_startup
+from paseo.config.secrets import REDACTED, redact
 
 if TYPE_CHECKING:
     from paseo.daemon.runtime import Daemon
@@ -45,8 +45,19 @@ RUNTIME_SAFE: tuple[str, ...] = (
 their :class:`paseo.services.ConfigView` each time they need them; the RPC server's trust
 settings are rebuilt. Plugins add theirs (``ConfigSection.live``: :func:`runtime_safe_paths`)."""
 
-_SECRET_KEY = re.compile(r"(password|apikey|secret|token)$", re.IGNORECASE)
-REDACTED = "********"
+# REDACTED and redact come from paseo.config.secrets: one definition of a secret for the
+# daemon's answers and the CLI's output.
+__all__ = [
+    "REDACTED",
+    "RUNTIME_SAFE",
+    "ReloadOutcome",
+    "apply_log_levels",
+    "changed_paths",
+    "is_runtime_safe",
+    "redact",
+    "reload_config",
+    "reported_paths",
+]
 
 
 @dataclass(frozen=True)
@@ -143,20 +154,6 @@ def runtime_safe_paths(daemon: Daemon) -> tuple[str, ...]:
 
 def is_runtime_safe(path: str, safe_paths: tuple[str, ...] = RUNTIME_SAFE) -> bool:
     return any(path == safe or path.startswith(safe + ".") for safe in safe_paths)
-
-
-def redact(value: Any) -> Any:
-    """A copy of JSON data with secret-looking fields (passwords, API keys) masked."""
-    if isinstance(value, Mapping):
-        return {
-            key: REDACTED
-            if _SECRET_KEY.search(str(key)) and isinstance(item, str) and item
-            else redact(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(item) for item in value]
-    return value
 
 
 def apply_log_levels(resolved: ResolvedConfig) -> None:

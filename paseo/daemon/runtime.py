@@ -211,6 +211,10 @@ class Daemon:
         except PluginLoadError as exc:
             raise StartupError(str(exc)) from exc
         self.plugins = manager
+        for record in manager.records:
+            if record.unavailable is not None:
+                what = "plugin" if record.kind == "hooks" else f"{record.kind} driver"
+                log.warning("%s %s is %s", what, record.name, record.unavailable.message)
         self._check_config(manager)
         await self._open_store()
         composition = compose(self)

@@ -129,7 +129,18 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.trash.service import TrashService
 
-    trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
+    trash = TrashService(
+        store=store,
+        config=config,
+        agents=agents,
+        home=daemon.home,
+        # A restored agent gets back its workspace and project if they were archived
+        # meanwhile, and the schedules that paused because it was deleted resume.
+        on_restore=[
+            lambda record: workspaces.restore_for_agent(record.workspaceId),
+            lambda record: schedules.agent_restored(record.id),
+        ],
+    )
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 
     from paseo.skills.service import SkillsService

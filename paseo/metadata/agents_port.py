@@ -11,7 +11,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from paseo_hookspecs.errors import NotFound, PaseoError
+from paseo_hookspecs.errors import NotFound, PaseoError, Unavailable
 from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 
 from paseo.metadata.service import Candidate
@@ -35,7 +35,8 @@ class AgentServicePort:
     def usable(self, provider: str) -> bool:
         registry = self._service.registry
         try:
-            registry.usable(provider)
+            if not registry.usable(provider).supports_no_tools():
+                return False
         except PaseoError:
             return False
         # Automatic tries only what is known to work: right after boot nothing is yet.
@@ -45,6 +46,12 @@ class AgentServicePort:
         from paseo.agents.models import AgentCreateParams
 
         service = self._service
+        if not service.registry.usable(candidate.provider).supports_no_tools():
+            # Chosen by hand (Manual), but the task's text must never reach a program that
+            # might act on it: the next candidate, as after any failure.
+            raise Unavailable(
+                f"provider {candidate.provider!r} cannot guarantee an agent without tools"
+            )
         record = await service.create(
             AgentCreateParams(
                 provider=candidate.provider,

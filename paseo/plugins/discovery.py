@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from paseo.plugins.extras import split_target
 from paseo.plugins.records import BUILTIN_DISTRIBUTION
 
 
@@ -33,6 +34,9 @@ class Candidate:
     builtin: bool
     source: str
     path: Path | None = None
+    extras: tuple[str, ...] = ()
+    """The extras of its distribution the entry point needs (``module:attribute [extra]``),
+    see :mod:`paseo.plugins.extras`."""
 
 
 class EntryPointScan:
@@ -51,15 +55,17 @@ class EntryPointScan:
         found: list[Candidate] = []
         for ep in self._points.select(group=group):
             dist_name, version = self._describe(ep.dist)
+            target, extras = split_target(ep.value)
             found.append(
                 Candidate(
                     name=ep.name,
-                    target=ep.value,
+                    target=target,
                     group=group,
                     distribution=dist_name,
                     version=version,
                     builtin=dist_name is not None and _normalize(dist_name) == BUILTIN_DISTRIBUTION,
                     source="entrypoint",
+                    extras=extras,
                 )
             )
         found.sort(key=lambda c: (not c.builtin, c.name))
@@ -102,16 +108,18 @@ def directory_candidates(plugin_id: str, path: Path, group: str) -> list[Candida
     candidates = []
     for ep_name, target in sorted(points.items()):
         name = plugin_id if len(points) == 1 else f"{plugin_id}:{ep_name}"
+        module, extras = split_target(str(target))
         candidates.append(
             Candidate(
                 name=name,
-                target=str(target),
+                target=module,
                 group=group,
                 distribution=project.get("name"),
                 version=str(version) if version is not None else None,
                 builtin=False,
                 source="directory",
                 path=path,
+                extras=extras,
             )
         )
     return candidates

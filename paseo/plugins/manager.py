@@ -38,6 +38,7 @@ from paseo.plugins.discovery import (
     directory_candidates,
     import_root,
 )
+from paseo.plugins.extras import MissingExtra, missing_extra
 from paseo.plugins.manifests import DeclaredProvider, ManifestError, declared_providers
 from paseo.plugins.policy import LoadPolicy
 from paseo.plugins.records import PluginLoadError, PluginRecord
@@ -102,7 +103,10 @@ class PaseoPluginManager:
             self._refuse_taken_provider_ids()
         from paseo.plugins.drivers import driver_records
 
-        self.records.extend(driver_records(scan))
+        for record in driver_records(scan):
+            self.records.append(record)
+            if record.unavailable is not None:
+                self._unavailable(record, record.unavailable)
 
     def _load_directory(self, plugin_id: str, path: Path) -> None:
         if not self.policy.allows(plugin_id, builtin=False):
@@ -212,6 +216,10 @@ class PaseoPluginManager:
         self.records.append(record)
         if not record.enabled:
             return
+        unavailable = missing_extra(candidate.distribution, candidate.extras)
+        if unavailable is not None:
+            self._unavailable(record, unavailable)
+            return
         if any(r.loaded and r.name == record.name for r in self.records):
             self._fail(record, PluginLoadError(f"a plugin named {record.name!r} is already loaded"))
             return
@@ -280,6 +288,14 @@ class PaseoPluginManager:
         self._record_by_plugin[id(plugin)] = record
         if self._started is not None and "paseo_startup" in record.hooks:
             self._call_one(plugin, "paseo_startup", {"context": self._started})
+
+    def _unavailable(self, record: PluginRecord, unavailable: MissingExtra) -> None:
+        """An entry point whose extra is not installed: never imported, listed with the
+        install command; not a failure (strict mode accepts it: nothing is broken). Not
+        logged here: the daemon's start warns once, and a CLI command's listing shows it (a
+        warning would be printed by every command that loads plugins)."""
+        record.unavailable = unavailable
+        record.error = unavailable.message
 
     def _fail(self, record: PluginRecord, exc: BaseException) -> None:
         record.error = _describe(exc)

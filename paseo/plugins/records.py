@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paseo.plugins.extras import MissingExtra
 
 BUILTIN_DISTRIBUTION = "paseo"
 """Built-ins are the entry points declared by the ``paseo`` distribution itself."""
@@ -26,6 +29,9 @@ class PluginRecord:
     error: str | None = None
     path: str | None = None
     loaded: bool = False
+    unavailable: MissingExtra | None = None
+    """Set when the extra it needs is not installed: it is not imported, and ``error`` says
+    what to install (not a failure: strict mode does not refuse it)."""
 
     def to_json(self) -> dict[str, Any]:
         """The documented ``paseo plugins list -o json`` object."""

@@ -122,6 +122,22 @@ class ProjectRegistry:
             return project
         return await self._update(project_id, {"archivedAt": utc_now()})
 
+    async def restore(self, project_id: str) -> ProjectRecord:
+        """Undo :meth:`archive` (idempotent); refused while another active project holds the
+        same root (it took the root over meanwhile)."""
+        project = await self.get(project_id)
+        if project.archivedAt is None:
+            return project
+        root = normalize_path(project.rootPath)
+        for other in await self.list():
+            if normalize_path(other.rootPath) == root:
+                raise Conflict(
+                    f"project {other.projectId} now holds {root}; project {project_id} stays "
+                    "archived",
+                    data={"projectId": project_id, "heldBy": other.projectId},
+                )
+        return await self._update(project_id, {"archivedAt": None})
+
     # ------------------------------------------------------------------ icons
 
     async def set_icon(self, project_id: str, data: bytes) -> ProjectRecord:

@@ -347,8 +347,11 @@ def _prepare(table: MethodTable, allowed: frozenset[str], call: Call) -> tuple[R
         # The validator itself: model_validate's keyword handling costs a third as much again.
         return method, method.params.__pydantic_validator__.validate_python(call.params)
     except ValidationError as exc:
+        details = _validation_details(exc)
+        # The message names the first bad field, so a client showing only it says which.
+        first = f": {details[0]['path']}: {details[0]['message']}" if details else ""
         raise InvalidParams(
-            f"invalid params for {call.method}", data={"errors": _validation_details(exc)}
+            f"invalid params for {call.method}{first}", data={"errors": details}
         ) from None
 
 

@@ -12,11 +12,17 @@ are evaluated by `cronsim <https://pypi.org/project/cronsim/>`_ in the cadence's
   both are distinct instants they match.
 
 So a daily job never runs twice on a transition day and is never skipped. The legacy ``every``
-cadence is a rolling interval of ``everyMs`` milliseconds counted from the previous slot.
+cadence is a rolling interval of ``everyMs`` milliseconds counted from the previous slot, at
+least :func:`min_every_ms` (a minute, the granularity of cron: a schedule every millisecond once
+started agents faster than they could finish) and at most :data:`MAX_EVERY_MS`.
+
+Every refusal is ``InvalidParams`` whose message starts with the field it is about
+(``cadence.everyMs``, ``cadence.expression``, ``cadence.timezone``) and whose data says it too.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -28,6 +34,33 @@ Cadence = CronCadence | EveryCadence
 
 CRON_FIELDS = 5
 
+MIN_EVERY_MS = 60_000
+"""The shortest ``every`` interval by default (``PASEO_SCHEDULE_MIN_INTERVAL``, in seconds,
+lowers it for tests)."""
+MAX_EVERY_MS = 366 * 86_400_000
+"""The longest ``every`` interval (a year): past that a cron expression says it better, and
+date arithmetic stays far from its limits."""
+
+
+def min_every_ms() -> int:
+    raw = os.environ.get("PASEO_SCHEDULE_MIN_INTERVAL")
+    try:
+        seconds = float(raw) if raw else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not 0 < seconds < MAX_EVERY_MS / 1000:
+        return MIN_EVERY_MS
+    return max(1, round(seconds * 1000))
+
+
+def _refuse(field: str, message: str, **data: object) -> InvalidParams:
+    return InvalidParams(f"{field}: {message}", data={"field": field, **data})
+
+
+def _seconds_text(milliseconds: int) -> str:
+    seconds = milliseconds / 1000
+    return f"{seconds:g} s"
+
 
 def zone(name: str | None) -> tzinfo:
     """The IANA zone ``name`` (``None``: UTC); ``InvalidParams`` naming it when unknown."""
@@ -35,30 +68,60 @@ def zone(name: str | None) -> tzinfo:
         return UTC
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidParams(
-            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris or "
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        raise _refuse(
+            "cadence.timezone",
+            f"unknown time zone {name[:100]!r}: use an IANA name such as Europe/Paris or "
             "America/New_York",
-            data={"timezone": name},
+            timezone=name[:100],
         ) from exc
 
 
 def check_cron(expression: str) -> None:
     """Refuse anything but a valid five-field cron expression, saying what is wrong."""
+    shown = expression[:200]
     fields = expression.split()
     if len(fields) != CRON_FIELDS:
-        raise InvalidParams(
-            f"invalid cron expression {expression!r}: it needs exactly five fields "
+        raise _refuse(
+            "cadence.expression",
+            f"invalid cron expression {shown!r}: it needs exactly five fields "
             f"(minute hour day-of-month month day-of-week), got {len(fields)}",
-            data={"expression": expression},
+            expression=shown,
         )
     try:
-        CronSim(expression, datetime(2000, 1, 1, tzinfo=UTC))
-    except CronSimError as exc:
-        raise InvalidParams(
-            f"invalid cron expression {expression!r}: {str(exc).lower()}",
-            data={"expression": expression},
+        # Built and stepped once: some expressions parse but cannot produce a time.
+        next(CronSim(expression, datetime(2000, 1, 1, tzinfo=UTC)))
+    except (CronSimError, ValueError, OverflowError, StopIteration) as exc:
+        reason = str(exc).lower() or "it never matches a time"
+        raise _refuse(
+            "cadence.expression", f"invalid cron expression {shown!r}: {reason}", expression=shown
         ) from exc
+
+
+def check_every(every_ms: int) -> None:
+    """Refuse an interval that is not positive, shorter than :func:`min_every_ms` or longer
+    than :data:`MAX_EVERY_MS`."""
+    if every_ms <= 0:
+        raise _refuse(
+            "cadence.everyMs", f"the interval must be positive, got {every_ms} ms", everyMs=every_ms
+        )
+    minimum = min_every_ms()
+    if every_ms < minimum:
+        raise _refuse(
+            "cadence.everyMs",
+            f"the interval must be at least {_seconds_text(minimum)}, got {every_ms} ms "
+            "(each run may start an agent)",
+            everyMs=every_ms,
+            minimum=minimum,
+        )
+    if every_ms > MAX_EVERY_MS:
+        raise _refuse(
+            "cadence.everyMs",
+            f"the interval must be at most {MAX_EVERY_MS // 86_400_000} days, got {every_ms} ms; "
+            "use a cron expression for rarer runs",
+            everyMs=every_ms,
+            maximum=MAX_EVERY_MS,
+        )
 
 
 def check(cadence: Cadence) -> None:
@@ -66,8 +129,8 @@ def check(cadence: Cadence) -> None:
     if isinstance(cadence, CronCadence):
         check_cron(cadence.expression)
         zone(cadence.timezone)
-    elif cadence.everyMs <= 0:
-        raise InvalidParams(f"the interval must be positive, got {cadence.everyMs} ms")
+    else:
+        check_every(cadence.everyMs)
 
 
 def next_slot(cadence: Cadence, *, after: datetime, previous: datetime | None = None) -> datetime:

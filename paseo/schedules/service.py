@@ -8,8 +8,11 @@ wall-clock jump) and reads a schedule's file only when it is due.
 
 Rules (see also :mod:`paseo.schedules.runs`): ``nextRunAt`` is written whenever it changes
 (``null`` while paused or completed); a slot that comes while the previous run of the same
-schedule still works is skipped, never run alongside it; a run's agent, output and error land
-in the run entry; ``maxRuns`` and ``expiresAt`` complete the schedule with its last run.
+schedule still works is skipped, never run alongside it; so is a slot that comes while
+:func:`max_concurrent_runs` runs of any schedules are in flight (each may have started an
+agent); a run's agent, output and error land in the run entry; ``maxRuns`` and ``expiresAt``
+complete the schedule with its last run. A schedule whose target agent is gone (deleted) is
+paused with ``pausedReason`` saying so, and resumed when that agent is restored.
 """
 
 from __future__ import annotations
@@ -57,6 +60,25 @@ UPDATED = "schedule.updated"
 
 BOOT_PAGE = 100
 """Records read at a time at boot (small pages keep the start-up peak low)."""
+
+MAX_CONCURRENT_RUNS = 4
+"""Runs of all schedules in flight at once, by default (``PASEO_SCHEDULE_MAX_CONCURRENT``
+overrides it): each run may start an agent and its provider's processes."""
+
+PAUSED_REASON = "pausedReason"
+"""The record field (an extra, like ``runCount``) saying why the daemon paused a schedule."""
+TARGET_DELETED = "the target agent was deleted; restoring it (`paseo trash restore`) resumes this"
+
+
+def _cleared_reason(record: ScheduleRecord) -> dict[str, Any]:
+    """The change that drops a daemon-set pause reason, when the record has one (a record
+    without one is not given a ``null`` field it never had)."""
+    return {PAUSED_REASON: None} if PAUSED_REASON in (record.model_extra or {}) else {}
+
+
+def max_concurrent_runs() -> int:
+    raw = os.environ.get("PASEO_SCHEDULE_MAX_CONCURRENT", "")
+    return int(raw) if raw.isdigit() and int(raw) >= 1 else MAX_CONCURRENT_RUNS
 
 
 class ScheduleService:
@@ -187,8 +209,13 @@ class ScheduleService:
                 return
             scheduled = parse_iso(record.nextRunAt)
             following = cadence.next_slot(record.cadence, after=now, previous=scheduled)
+            busy = None
             if schedule_id in self._running:
-                log.info("schedule %s: previous run still working; slot skipped", schedule_id)
+                busy = "previous run still working"
+            elif len(self._running) >= max_concurrent_runs():
+                busy = f"{len(self._running)} schedule runs already in flight (the cap)"
+            if busy is not None:
+                log.info("schedule %s: %s; slot skipped", schedule_id, busy)
                 record = await self._write(
                     schedule_id, {"nextRunAt": iso(following), "updatedAt": iso(now)}
                 )
@@ -224,8 +251,13 @@ class ScheduleService:
     async def _execute(self, record: ScheduleRecord, run: dict[str, Any], last: bool) -> None:
         schedule_id = record.id
         finished = dict(run)
+        target_gone = False
         try:
-            agent_id = await self._dispatch(record, run)
+            try:
+                agent_id = await self._dispatch(record, run)
+            except NotFound:
+                target_gone = isinstance(record.target, AgentScheduleTarget)
+                raise
             finished["agentId"] = agent_id
             entry = self._running.get(schedule_id)
             if entry is not None:
@@ -248,6 +280,15 @@ class ScheduleService:
             changes: dict[str, Any] = {"updatedAt": finished["endedAt"]}
             if last:
                 changes.update(status="completed", nextRunAt=None)
+            elif target_gone:
+                # Every later run would fail the same way: wait for the agent to come back.
+                log.info("schedule %s: its target agent is gone; paused", schedule_id)
+                changes.update(
+                    status="paused",
+                    nextRunAt=None,
+                    pausedAt=finished["endedAt"],
+                    **{PAUSED_REASON: TARGET_DELETED},
+                )
             try:
                 updated = await self._repo.upsert_run(schedule_id, finished, changes)
             except NotFound:
@@ -312,8 +353,7 @@ class ScheduleService:
     def _cadence(self, params: ScheduleCreateParams) -> CronCadence | EveryCadence:
         given = params.cadence
         if given.type == "every":
-            if given.everyMs <= 0:
-                raise InvalidParams(f"the interval must be positive, got {given.everyMs} ms")
+            cadence.check_every(given.everyMs)
             return EveryCadence(type="every", everyMs=given.everyMs)
         cadence.check_cron(given.expression)
         if given.timezone is None:
@@ -392,7 +432,13 @@ class ScheduleService:
             now = iso(self._clock.now())
             record = await self._write(
                 record.id,
-                {"status": "paused", "pausedAt": now, "nextRunAt": None, "updatedAt": now},
+                {
+                    "status": "paused",
+                    "pausedAt": now,
+                    "nextRunAt": None,
+                    "updatedAt": now,
+                    **_cleared_reason(record),
+                },
             )
             self._arm(record)
             return record
@@ -404,14 +450,38 @@ class ScheduleService:
                 raise Conflict(f"schedule {record.id} is completed; create a new one")
             if record.status == "active":
                 return record
-            now = self._clock.now()
-            changes: dict[str, Any] = {"status": "active", "pausedAt": None}
-            probe = record.model_copy(update={"status": "active", "nextRunAt": None})
-            changes.update(runs.rearm_changes(probe, now))
-            changes["updatedAt"] = iso(now)
-            record = await self._write(record.id, changes)
-            self._arm(record)
-            return record
+            return await self._resume(record)
+
+    async def _resume(self, record: ScheduleRecord) -> ScheduleRecord:
+        """``record`` (paused) active again from its first slot after now (under the lock)."""
+        now = self._clock.now()
+        changes: dict[str, Any] = {"status": "active", "pausedAt": None, **_cleared_reason(record)}
+        probe = record.model_copy(update={"status": "active", "nextRunAt": None})
+        changes.update(runs.rearm_changes(probe, now))
+        changes["updatedAt"] = iso(now)
+        record = await self._write(record.id, changes)
+        self._arm(record)
+        return record
+
+    async def agent_restored(self, agent_id: str) -> list[str]:
+        """Resume the schedules paused because their target agent ``agent_id`` was deleted
+        (it is back from the trash); returns their ids."""
+        resumed: list[str] = []
+        async with self._lock:
+            for record in await self._all():
+                if (
+                    record.status == "paused"
+                    and (record.model_extra or {}).get(PAUSED_REASON) == TARGET_DELETED
+                    and isinstance(record.target, AgentScheduleTarget)
+                    and record.target.agentId == agent_id
+                ):
+                    await self._resume(record)
+                    resumed.append(record.id)
+        for schedule_id in resumed:
+            log.info(
+                "schedule %s: its target agent %s was restored; resumed", schedule_id, agent_id
+            )
+        return resumed
 
     async def delete(self, reference: str) -> str:
         async with self._lock:
@@ -432,6 +502,11 @@ class ScheduleService:
                 raise Conflict(f"schedule {record.id} is completed")
             if record.id in self._running:
                 raise Conflict(f"schedule {record.id} has a run in progress")
+            if len(self._running) >= max_concurrent_runs():
+                raise Conflict(
+                    f"{len(self._running)} schedule runs are in progress, the most allowed at "
+                    "once (PASEO_SCHEDULE_MAX_CONCURRENT); try again when one has ended"
+                )
             now = self._clock.now()
             following = parse_iso(record.nextRunAt) if record.nextRunAt else None
             return await self._begin(record, now, now, following)

@@ -21,6 +21,11 @@ class EngineInfo(WireModel):
     name: str
     distribution: str | None = None
     builtin: bool
+    unavailable: str | None = Field(
+        None,
+        description="set when the extra the engine needs is not installed: why, and the "
+        "command that installs it (pip install 'paseo[speech]')",
+    )
 
 
 class SpeechEnginesResult(WireModel):

@@ -52,14 +52,25 @@ class SpeechService:
     # --- one-shot --------------------------------------------------------------------------
 
     def installed(self) -> dict[str, list[dict[str, Any]]]:
-        """Installed STT and TTS drivers (entry-point metadata; nothing imported)."""
+        """Installed STT and TTS drivers (entry-point metadata; nothing imported), each with
+        the install command when the extra it needs is missing."""
         from paseo_hookspecs import STT_GROUP, TTS_GROUP
 
         from paseo.plugins.discovery import entry_point_candidates
+        from paseo.plugins.extras import missing_extra
+
+        def unavailable(distribution: str | None, extras: tuple[str, ...]) -> str | None:
+            missing = missing_extra(distribution, extras)
+            return missing.message if missing is not None else None
 
         return {
             role: [
-                {"name": c.name, "distribution": c.distribution, "builtin": c.builtin}
+                {
+                    "name": c.name,
+                    "distribution": c.distribution,
+                    "builtin": c.builtin,
+                    "unavailable": unavailable(c.distribution, c.extras),
+                }
                 for c in entry_point_candidates(group)
             ]
             for role, group in (("stt", STT_GROUP), ("tts", TTS_GROUP))

@@ -13,6 +13,10 @@ An utterance starts when most of the last :data:`START_FRAMES` frames are speech
 before that are kept, so the first syllable is not clipped) and ends after ``silence_ms`` of
 frames without speech. Utterances with less than :data:`MIN_SPEECH_MS` of speech (a click, a
 cough) are dropped.
+
+``webrtcvad`` comes with the ``speech`` extra (``pip install 'paseo[speech]'``): it is imported
+when a detector is built, so a lean install starts and serves everything but voice mode, whose
+``voice.start`` is refused with the install command.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from __future__ import annotations
 import array
 import collections
 import sys
+from typing import Any
 
-import webrtcvad
+from paseo_hookspecs.errors import Unavailable
+
+from paseo.plugins.extras import install_command
 
 RATE = 16000
 FRAME_MS = 30
@@ -91,7 +98,7 @@ class TurnDetector:
     def __init__(
         self, *, silence_ms: int = DEFAULT_SILENCE_MS, aggressiveness: int = AGGRESSIVENESS
     ) -> None:
-        self._vad = webrtcvad.Vad(aggressiveness)
+        self._vad = _vad(aggressiveness)
         self._end_frames = max(1, silence_ms // FRAME_MS)
         self._min_voiced = max(1, MIN_SPEECH_MS // FRAME_MS)
         self._pending = b""
@@ -157,3 +164,15 @@ class TurnDetector:
         self._pending = b""
         self._ring.clear()
         self._utterance, self._voiced, self._silent = None, 0, 0
+
+
+def _vad(aggressiveness: int) -> Any:
+    """WebRTC's detector; :class:`Unavailable` with the install command without the extra."""
+    try:
+        import webrtcvad
+    except ImportError:
+        raise Unavailable(
+            "voice mode's turn detection is unavailable: webrtcvad-wheels is not installed "
+            f"(the 'speech' extra of paseo): {install_command('paseo', ('speech',))}"
+        ) from None
+    return webrtcvad.Vad(aggressiveness)

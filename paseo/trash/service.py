@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -101,6 +101,10 @@ class Report:
     """Every batch it set out to do ran (``False``: work started and it stopped early)."""
 
 
+RestoreListener = Callable[[AgentRecord], Awaitable[object]]
+"""Told of a restored agent's record (what else comes back with it)."""
+
+
 class TrashService:
     """See the module docstring."""
 
@@ -115,6 +119,7 @@ class TrashService:
         home: Path,
         clock: Clock = utc_now,
         batch_size: int = BATCH_SIZE,
+        on_restore: Sequence[RestoreListener] = (),
     ) -> None:
         self.store = store
         self._config = config
@@ -125,6 +130,10 @@ class TrashService:
         self._lock = asyncio.Lock()
         """One purge or cleanup pass at a time (the loop's and a client's)."""
         self._task: asyncio.Task[None] | None = None
+        self._on_restore = tuple(on_restore)
+        """Called with each restored record, after it is an agent again (the composition root
+        gives what else comes back with it: its archived workspace and project, the schedules
+        that were paused for its deletion)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -204,6 +213,11 @@ class TrashService:
                     data={"agentId": record.id},
                 ) from None
         self._agents.readmit(restored)
+        for listener in self._on_restore:
+            try:
+                await listener(restored)
+            except Exception:  # the agent is back either way; say what did not follow it
+                log.exception("agent %s restored, but a restore listener failed", restored.id)
         return restored
 
     # ------------------------------------------------------------------ removal

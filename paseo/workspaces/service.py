@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.errors import NotFound
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import WorkspaceRecord
 
@@ -27,6 +28,7 @@ from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
 from paseo.workspaces.common import OWNER, STREAM
 from paseo.workspaces.labels import LabelService
+from paseo.workspaces.legacy_agents import assign_workspaces_once
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
 from paseo.workspaces.status import RunningWork, StatusWatch, WorkspaceActivity
@@ -110,6 +112,8 @@ class WorkspacesService:
         # Declared up front: a client may subscribe before the first change is published.
         publisher.register_stream(STREAM, OWNER)
 
+        self._store = store
+        self._home = home
         self.placement = Placement.build(
             store,
             home=home,
@@ -130,7 +134,27 @@ class WorkspacesService:
         when missing): the agent manager's placement port."""
         return await self.placement.workspaces.ensure_workspace_for_cwd(cwd)
 
+    async def restore_for_agent(self, workspace_id: str | None) -> WorkspaceRecord | None:
+        """Bring back the workspace of an agent restored from the trash, and its project, when
+        either was archived meanwhile: the agent's history points at them, and an agent in an
+        archived workspace is hidden from the places that list it. Returns the workspace
+        (``None``: the agent had none, or it is gone for good)."""
+        if not workspace_id:
+            return None
+        try:
+            workspace = await self.placement.workspaces.get(workspace_id)
+        except NotFound:
+            return None
+        await self.placement.projects.restore(workspace.projectId)
+        if workspace.archivedAt is None:
+            return workspace
+        # A Paseo-owned checkout removed with the archive is recreated; its setup is not run
+        # again (the agent's own history is what comes back, not a fresh workspace).
+        return await self.placement.worktrees.restore(workspace_id, run_setup=False)
+
     async def start(self) -> None:
+        # Before the agent service (started after this one) loads any agent record.
+        await assign_workspaces_once(self._store, self._home, self.ensure_workspace_for_cwd)
         await self.placement.reconciler.start(watch=False)
 
     async def serving(self) -> None:

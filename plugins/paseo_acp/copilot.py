@@ -61,6 +61,18 @@ TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 
 INSTRUCTIONS_VARIABLE = "COPILOT_CUSTOM_INSTRUCTIONS_DIRS"
 
+NO_TOOLS_ARGS = (
+    # Only a tool that does not exist is available: the model is offered none (an empty list
+    # would read as "no restriction").
+    "--available-tools=paseo-no-tools",
+    "--deny-tool=shell",
+    "--deny-tool=write",
+    "--deny-tool=url",
+    "--disable-builtin-mcps",
+)
+"""``SessionConfig.noTools``: no tool offered, and the shell, file writes and fetches denied
+without a prompt should one be offered all the same."""
+
 
 def _copilot_home(env: dict[str, str]) -> Path:
     home = Path(env.get("COPILOT_HOME") or Path(env.get("HOME") or "~") / ".copilot")
@@ -127,6 +139,12 @@ class CopilotProvider(AcpProvider):
             extra = env.get(INSTRUCTIONS_VARIABLE)
             env[INSTRUCTIONS_VARIABLE] = f"{extra},{folder}" if extra else str(folder)
         return env
+
+    def supports_no_tools(self) -> bool:
+        return True
+
+    def launch_argv(self, argv: list[str], config: SessionConfig) -> list[str]:
+        return [*argv, *NO_TOOLS_ARGS] if config.noTools else argv
 
     def session_config(self, config: SessionConfig) -> SessionConfig:
         # The system prompt went into the instructions directory above.

@@ -109,9 +109,15 @@ class OmpProvider(AcpProvider):
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
         return list(MODES)
 
+    def supports_no_tools(self) -> bool:
+        return True
+
     def launch_argv(self, argv: list[str], config: SessionConfig) -> list[str]:
         argv = list(argv)
-        if config.modeId == FULL_ACCESS:
+        if config.noTools:
+            # omp's own switches (as pi's): no built-in tool, no extension, no LSP tools.
+            argv += ["--no-tools", "--no-extensions", "--no-lsp"]
+        elif config.modeId == FULL_ACCESS:
             argv += ["--approval-mode", "yolo"]
         if config.systemPrompt:
             # omp advertises no ACP system prompt; `omp acp` takes pi's start-up flag instead.

@@ -44,6 +44,19 @@ BASE_ARGS = (
 )
 """The daemon-grade mode: JSON lines both ways, permission prompts over stdio, token deltas."""
 
+NO_TOOLS_ARGS = (
+    "--tools",
+    "",
+    "--strict-mcp-config",
+    "--setting-sources",
+    "",
+    "--permission-mode",
+    "dontAsk",
+)
+"""``SessionConfig.noTools``: no built-in tool, no MCP server but ``--mcp-config``'s (none),
+no settings file of the user or the project (their hooks and permission rules), and a mode
+that refuses whatever was not allowed beforehand instead of asking."""
+
 DEFAULT_MODELS: tuple[ModelInfo, ...] = (
     ModelInfo(
         id="claude-opus-5-5", label="Opus 5.5", default=True, thinkingOptions=THINKING_OPTIONS
@@ -167,6 +180,9 @@ class ClaudeProvider(AgentProvider):
 
     # ------------------------------------------------------------------ sessions
 
+    def supports_no_tools(self) -> bool:
+        return True
+
     def launch_spec(
         self, config: SessionConfig, *, session_id: str | None = None, resume: str | None = None
     ) -> LaunchSpec:
@@ -195,9 +211,12 @@ class ClaudeProvider(AgentProvider):
                 f"holds IS_SANDBOX=1 (agents.providers.{self.id}.env); pick another mode or set it"
             )
         argv = [*command, *BASE_ARGS]
-        if bypass_allowed:
+        if config.noTools:
+            argv += NO_TOOLS_ARGS
+            bypass_allowed = False
+        elif bypass_allowed:
             argv.append("--allow-dangerously-skip-permissions")
-        if mode != "default":
+        if mode != "default" and not config.noTools:
             argv += ["--permission-mode", mode]
         if config.model:
             argv += ["--model", config.model]

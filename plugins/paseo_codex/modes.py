@@ -69,3 +69,25 @@ MODES: dict[str, ModePreset] = {
 }
 
 DEFAULT_MODE = "auto"
+
+NO_TOOLS = ModePreset(
+    ModeInfo(id="no-tools", label="No tools", access="read-only"),
+    # `never` asks for nothing: in the read-only sandbox whatever would need an approval
+    # (any write) is refused and the failure goes back to the model, never approved.
+    "never",
+    "read-only",
+    {"type": "readOnly"},
+)
+"""``SessionConfig.noTools`` (never listed): the read-only sandbox, approvals refused. The
+tools themselves are switched off at start-up (:data:`NO_TOOLS_CONFIG`)."""
+
+NO_TOOLS_CONFIG = (
+    "features.shell_tool=false",
+    "features.unified_exec=false",
+    'web_search="disabled"',
+    "features.goals=false",
+    "mcp_servers={}",
+)
+"""``codex app-server -c`` overrides of a no-tools session: no shell tool, no web search, no
+MCP server of the user's config. ``apply_patch`` stays offered (it cannot be switched off) and
+the read-only sandbox rejects it."""

@@ -40,7 +40,7 @@ from paseo_hookspecs.program_provider import ProgramProvider
 from paseo_hookspecs.stdio_rpc import ConnectionLost, RpcError, StdioJsonRpc
 from paseo_hookspecs.terminals import PROMPT_SENTINEL, TerminalProfile
 
-from .modes import DEFAULT_MODE, MODES, ModePreset
+from .modes import DEFAULT_MODE, MODES, NO_TOOLS, NO_TOOLS_CONFIG, ModePreset
 from .session import INSTALL_HINT, CodexSession
 
 START_TIMEOUT = 60.0
@@ -105,13 +105,20 @@ class CodexProvider(ProgramProvider):
 
     # ------------------------------------------------------------------ the program
 
-    def _argv(self) -> list[str]:
+    def _argv(self, config: SessionConfig | None = None) -> list[str]:
         program = self._program()
         if program is None:
             raise Unavailable(
                 f"the Codex program {self._command[0]!r} was not found. {INSTALL_HINT}"
             )
-        return [program, *self._command[1:], "app-server"]
+        argv = [program, *self._command[1:], "app-server"]
+        if config is not None and config.noTools:
+            for override in NO_TOOLS_CONFIG:
+                argv += ["-c", override]
+        return argv
+
+    def supports_no_tools(self) -> bool:
+        return True
 
     def _session_env(self, config: SessionConfig | None) -> dict[str, str]:
         return {**self._env, **(config.env if config else {})}
@@ -183,7 +190,9 @@ class CodexProvider(ProgramProvider):
 
     # ------------------------------------------------------------------ sessions
 
-    def _mode(self, mode_id: str | None) -> ModePreset:
+    def _mode(self, mode_id: str | None, *, no_tools: bool = False) -> ModePreset:
+        if no_tools:
+            return NO_TOOLS
         preset = MODES.get(mode_id or DEFAULT_MODE)
         if preset is None:
             raise InvalidParams(f"Codex has no mode {mode_id!r} (modes: {', '.join(MODES)})")
@@ -192,10 +201,10 @@ class CodexProvider(ProgramProvider):
     async def create_session(
         self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
     ) -> AgentSession:
-        mode = self._mode(config.modeId)
+        mode = self._mode(config.modeId, no_tools=config.noTools)
         return await CodexSession.start(
             self.id,
-            self._argv(),
+            self._argv(config),
             self._session_env(config),
             config,
             sink,
@@ -216,10 +225,10 @@ class CodexProvider(ProgramProvider):
         )
         if not thread_id:
             raise InvalidParams("the persistence handle names no Codex thread")
-        mode = self._mode(config.modeId)
+        mode = self._mode(config.modeId, no_tools=config.noTools)
         return await CodexSession.start(
             self.id,
-            self._argv(),
+            self._argv(config),
             self._session_env(config),
             config,
             sink,

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from paseo_hub.daemon_client import DaemonCaller
+from paseo_hub.text import printable, printable_list
 
 EXIT_FAILED = 1
 
@@ -71,28 +72,41 @@ def _run(args: argparse.Namespace, method: str, params: dict[str, Any]) -> int:
     try:
         status = asyncio.run(_caller(args).call(method, params))
     except PaseoError as exc:
-        print(f"paseo hub: {exc.message} ({exc.code})", file=sys.stderr)
+        # The message may quote the Hub (a refusal's reason).
+        print(f"paseo hub: {printable(exc.message, 400)} ({exc.code})", file=sys.stderr)
         return EXIT_FAILED
     return render(status, getattr(args, "output", "table"), method)
 
 
+def _displayed(value: Any) -> Any:
+    if isinstance(value, str):
+        return printable(value, 400)
+    if isinstance(value, list):
+        return printable_list(str(item) for item in value)
+    return value
+
+
 def render(status: dict[str, Any], output: str, method: str) -> int:
     """Print ``status``; the exit code says whether the command achieved its aim."""
+    # The daemon keeps what the Hub sent printable and bounded; this holds for any daemon
+    # (an older one, a status file it wrote before): strings from a Hub never reach the
+    # terminal raw. JSON escapes every control character by itself (ensure_ascii).
+    shown = {key: _displayed(value) for key, value in status.items()}
     if output == "json":
-        print(json.dumps(status, indent=2))
+        print(json.dumps(shown, indent=2))
     elif output == "yaml":
-        for key, value in status.items():
-            print(f"{key}: {json.dumps(value)}")
+        for key, value in shown.items():
+            print(f"{printable(str(key))}: {json.dumps(value)}")
     else:
         width = max(len(label) for _, label in FIELDS)
         for key, label in FIELDS:
-            value = status.get(key)
+            value = shown.get(key)
             if value in (None, []):
                 continue
             text = ", ".join(value) if isinstance(value, list) else str(value)
             print(f"{label:<{width}}  {text}")
-    if status.get("warning"):
-        print(f"warning: {status['warning']}", file=sys.stderr)
+    if shown.get("warning"):
+        print(f"warning: {shown['warning']}", file=sys.stderr)
     state = status.get("state")
     if method.endswith(".connect") and state in ("not_connected", "revoked"):
         return EXIT_FAILED

@@ -130,7 +130,6 @@ class WebSocketCaller:
             raise Unavailable(f"the daemon answered {method} with no result object")
         return result
 
-
     async def _request(self, ws: Any, request_id: int, method: str, params: dict[str, Any]) -> Any:
         frame = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         await ws.send(json.dumps(frame))

@@ -21,11 +21,12 @@ from typing import Any
 from paseo_hookspecs.agents import AgentObserver, RecordChange, TimelineEntry
 from paseo_hookspecs.errors import PaseoError
 
-from paseo_hub import wire
+from paseo_hub import env_policy, wire
 from paseo_hub.agents import HubAgents
 from paseo_hub.intents import IntentStore
 from paseo_hub.models import (
     AgentSnapshot,
+    CreateFailed,
     HubAgentCreate,
     HubAgentValidate,
     HubCreateError,
@@ -34,11 +35,20 @@ from paseo_hub.models import (
     ToolPolicyUnsupported,
     snapshot_of,
 )
+from paseo_hub.text import printable
 
 log = logging.getLogger("paseo.hub")
 
 TERMINAL_TURN_EVENTS = frozenset({"turn_completed", "turn_failed", "turn_canceled"})
 Send = Callable[[dict[str, Any]], None]
+
+
+def _failed(what: str, exc: BaseException) -> None:
+    """One line for a request that failed, its traceback at debug: the Hub re-sends every live
+    execution's create on each connect, so a daemon in a crash loop (or an agent that cannot
+    start) would otherwise log a traceback per execution per start."""
+    log.error("%s failed: %s: %s", what, type(exc).__name__, printable(str(exc), 500))
+    log.debug("%s failed", what, exc_info=exc)
 
 
 def message_id(execution_id: str) -> str:
@@ -90,14 +100,22 @@ class Executions(AgentObserver):
             try:
                 snapshot = await self._create(request)
             except HubCreateError as exc:
-                return wire.create_response(
-                    request.requestId, execution_id, None, exc.wire_error()
+                log.warning(
+                    "Hub create for execution %s failed: %s",
+                    execution_id,
+                    printable(exc.message, 500),
                 )
+                return wire.create_response(request.requestId, execution_id, None, exc.wire_error())
             except PaseoError as exc:  # e.g. the provider is not ready: the kernel said why
+                log.warning(
+                    "Hub create for execution %s failed: %s",
+                    execution_id,
+                    printable(exc.message, 500),
+                )
                 error = {"code": "create_failed", "message": exc.message}
                 return wire.create_response(request.requestId, execution_id, None, error)
-            except Exception as exc:
-                log.exception("Hub create for execution %s failed", execution_id)
+            except Exception as exc:  # noqa: BLE001 (answered; logged by _failed)
+                _failed(f"Hub create for execution {execution_id}", exc)
                 error = {"code": "create_failed", "message": f"the daemon failed: {exc}"}
                 return wire.create_response(request.requestId, execution_id, None, error)
             finally:
@@ -141,6 +159,9 @@ class Executions(AgentObserver):
         return await self._agents.send_prompt(snapshot.id, intent.prompt, intent.messageId)
 
     def _spec(self, request: wire.CreateRequest, owner: HubOwner) -> HubAgentCreate:
+        refused = env_policy.refusal(request.env or {})
+        if refused is not None:
+            raise CreateFailed(refused)
         servers = dict(request.mcpServers or {})
         grants = request.toolPolicy.preapproved
         unknown = sorted({g.server for g in grants} - set(servers))
@@ -178,8 +199,8 @@ class Executions(AgentObserver):
                     await self._agents.interrupt(snapshot.id)
                 else:
                     await self._agents.archive(snapshot.id)
-        except Exception as exc:
-            log.exception("Hub %s of execution %s failed", request.action, execution_id)
+        except Exception as exc:  # noqa: BLE001 (answered; logged by _failed)
+            _failed(f"Hub {request.action} of execution {execution_id}", exc)
             error = {"code": f"{request.action}_failed", "message": str(exc)}
             return wire.control_response(request.requestId, execution_id, request.action, error)
         return wire.control_response(request.requestId, execution_id, request.action, None)
@@ -194,8 +215,8 @@ class Executions(AgentObserver):
         )
         try:
             issues = await self._agents.validate(query)
-        except Exception as exc:
-            log.exception("Hub validate of provider %s failed", request.provider)
+        except Exception as exc:  # noqa: BLE001 (answered; logged by _failed)
+            _failed(f"Hub validate of provider {request.provider[:100]!r}", exc)
             error = {"code": "validate_failed", "message": str(exc)}
             return wire.validate_response(request.requestId, [], error)
         return wire.validate_response(request.requestId, [i.model_dump() for i in issues], None)

@@ -1,17 +1,25 @@
 """Owner-only atomic files: the relationship holds a secret, so it is 0600 from creation.
 
 The plugin cannot use the kernel's writer (plugins import only the contract), and needs only
-this: a whole-file replace that leaves either the old or the new version after a crash.
+this: a whole-file replace that leaves either the old or the new version after a crash, and
+the sweep of the temporary files a killed writer left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("paseo.hub")
+
+TEMP_SUFFIX = ".tmp"
+"""Temporary files are ``.{name}.{random}.tmp`` beside their target (the kernel's naming)."""
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -28,7 +36,7 @@ def write_json(path: Path, document: Any) -> None:
     fsync the directory. Blocking: call it through ``asyncio.to_thread`` on the loop."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     data = (json.dumps(document, indent=2, sort_keys=True) + "\n").encode()
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -58,3 +66,32 @@ def remove(path: Path) -> None:
     except FileNotFoundError:
         return
     _fsync_dir(path.parent)
+
+
+def sweep_temp_files(directory: Path, targets: Iterable[str]) -> int:
+    """Delete the temporary files interrupted writes of ``targets`` (file names in
+    ``directory``) left behind; how many. A daemon killed between creating a temporary file and
+    renaming it leaves the file for good, and the relationship's holds the Hub secret. Only the
+    temporary files of ``targets`` go: the home directory is shared with the kernel's writers.
+
+    The behaviour of ``paseo_hookspecs.atomic.sweep_temp_files`` (contract 1.4) with
+    ``targets``; kept here until the contract the plugin requires has it. Blocking."""
+    prefixes = tuple(f".{name}." for name in targets)
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefixes) and name.endswith(TEMP_SUFFIX)):
+            continue
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed += 1
+            log.info("removed leftover temporary file %s", entry.path)
+    if removed:
+        _fsync_dir(directory)
+    return removed

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paseo_hub.relationship import HUB_SCOPE, Relationship, check_socket_url, credential_verifier
+from paseo_hub.text import printable, printable_list
 
 MAX_BODY = 64 * 1024
 RETRYABLE = frozenset({408, 429})
@@ -41,7 +42,7 @@ class Answer:
         except ValueError:
             return ""
         error = document.get("error") if isinstance(document, dict) else None
-        return error if isinstance(error, str) else ""
+        return printable(error) if isinstance(error, str) else ""
 
 
 class NetworkError(Exception):
@@ -165,7 +166,9 @@ def _enrolled(body: bytes, relationship: Relationship) -> Enrolled:
         raise ValueError(f"scopes do not grant {HUB_SCOPE}")
     url = check_socket_url(document.get("webSocketUrl"), info.hubOrigin)
     slug = document.get("slug")
-    return Enrolled(slug if isinstance(slug, str) else None, list(scopes), url)
+    # Kept and shown to the user: printable and bounded (the check above saw the real list).
+    safe_slug = (printable(slug) or None) if isinstance(slug, str) else None
+    return Enrolled(safe_slug, printable_list(scopes), url)
 
 
 # ---------------------------------------------------------------------------- revocation

@@ -113,7 +113,13 @@ class HubLink:
     async def _run(self) -> None:
         failures = 0
         while self._reconnect and not self._stopped.is_set():
-            served, error = await self._attempt()
+            try:
+                served, error = await self._attempt()
+            except Exception as exc:
+                # A link task that died silently would leave the status saying "connected".
+                log.warning("the Hub link failed; reconnecting: %s", _brief(exc))
+                log.debug("the Hub link's failure", exc_info=True)
+                served, error = False, f"the Hub link failed ({_brief(exc)})"
             if error is None or not self._reconnect or self._stopped.is_set():
                 return
             if served:
@@ -173,7 +179,14 @@ class HubLink:
         writer = asyncio.get_running_loop().create_task(_write(ws, outbox))
         try:
             async for frame in ws:
-                session.receive(frame)
+                try:
+                    session.receive(frame)
+                except Exception as exc:
+                    # The session drops what it cannot take; this is the net under it, so a
+                    # frame it did not foresee cannot end the task and leave the link looking
+                    # connected while no frame is read any more.
+                    log.warning("dropped a Hub frame the daemon failed on: %s", _brief(exc))
+                    log.debug("the Hub frame's failure", exc_info=True)
         except ConnectionClosed:
             pass
         finally:
@@ -183,6 +196,10 @@ class HubLink:
             # gather, not a suppressed await: a cancellation of this task must not be lost.
             await asyncio.gather(writer, return_exceptions=True)
         return ws.close_code or 1006, ws.close_reason or ""
+
+
+def _brief(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def _put(outbox: asyncio.Queue[str], message: dict[str, Any]) -> None:

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 from paseo_hookspecs.errors import Unavailable
 from pydantic import BaseModel, ConfigDict
 
+from paseo_hub.text import printable
+
 FILE_NAME = "hub-relationship.json"
 KEYPAIR_FILE = "daemon-keypair.json"
 """The daemon's Curve25519 keypair, written by the daemon before any plugin starts."""
@@ -192,5 +194,4 @@ def check_socket_url(url: Any, origin: str) -> str:
 
 def sanitize_reason(text: str, limit: int = 160) -> str:
     """A Hub-supplied reason safe to store and print: printable, one line, bounded."""
-    cleaned = "".join(ch if ch.isprintable() else " " for ch in text).strip()
-    return cleaned[:limit] or "no reason given"
+    return printable(text, limit) or "no reason given"

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from paseo_hub import files, hub_http
 from paseo_hub.agents import HubAgents
 from paseo_hub.executions import Executions
+from paseo_hub.intents import FILE_NAME as INTENTS_FILE
 from paseo_hub.intents import IntentStore
 from paseo_hub.link import HubLink, backoff_delay
 from paseo_hub.relationship import (
@@ -39,6 +40,9 @@ from paseo_hub.relationship import (
 from paseo_hub.settings import HubSettings
 
 log = logging.getLogger("paseo.hub")
+
+DURABLE_FILES = (FILE_NAME, INTENTS_FILE)
+"""The files this plugin keeps in ``$PASEO_HOME`` (their leftover temporary files are swept)."""
 
 State = Literal[
     "not_connected", "connecting", "connected", "reconnecting", "disconnecting", "revoked"
@@ -98,6 +102,8 @@ class HubService:
     async def start(self) -> None:
         """Load the relationship and resume what it was doing: enrolling, dialling or
         retrying a revocation (never a socket while disconnecting)."""
+        # Before anything of ours is written: what a killed write left (a secret among it).
+        await asyncio.to_thread(files.sweep_temp_files, self._home, DURABLE_FILES)
         try:
             document = await asyncio.to_thread(files.read_json, self._path)
             relationship = Relationship.model_validate(document) if document else None

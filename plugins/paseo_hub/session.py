@@ -24,6 +24,30 @@ log = logging.getLogger("paseo.hub")
 
 MAX_IN_FLIGHT = 256
 """Requests handled at once; beyond it a request is refused (the Hub retries creates later)."""
+MAX_DEPTH = 64
+"""Deepest nesting of a frame's objects and arrays. A Hub message needs fewer than ten levels;
+the bound keeps every recursive walk after the parser (validation, the record's JSON) far from
+Python's recursion limit, which the parser itself turns into a ``RecursionError``."""
+
+
+_DEEP = object()
+
+
+def too_deep(document: Any) -> bool:
+    """Whether ``document`` nests objects and arrays deeper than :data:`MAX_DEPTH` (an
+    iterative walk: it must not recurse on what it guards against)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 class HubSession:
@@ -42,6 +66,11 @@ class HubSession:
             document = json.loads(frame)
         except ValueError:
             log.warning("ignored a Hub frame that is not JSON")
+            return
+        except RecursionError:
+            document = _DEEP
+        if document is _DEEP or too_deep(document):
+            log.warning("ignored a Hub frame nested deeper than %d levels", MAX_DEPTH)
             return
         message = document.get("message") if isinstance(document, dict) else None
         if not isinstance(document, dict) or document.get("type") != "session":

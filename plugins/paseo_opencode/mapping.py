@@ -62,6 +62,14 @@ BUILT_IN_MODES = {
 }  # fmt: skip
 DEFAULT_MODE = "build"
 
+NO_TOOLS = Mode(
+    "no-tools", "build", "No tools", "Every tool denied (internal agents)",
+    [{"permission": "*", "pattern": "*", "action": "deny"}], "read-only",
+)  # fmt: skip
+"""``SessionConfig.noTools`` (never listed): the session's rules deny every permission, and
+OpenCode offers the model no tool a rule denies outright. Session rules are applied after the
+agent's, so they win."""
+
 
 def mode_by_id(mode_id: str | None, agents: list[dict[str, Any]] | None = None) -> Mode | None:
     """The built-in mode ``mode_id``, or a custom OpenCode agent of that name (asking)."""

@@ -37,7 +37,15 @@ from paseo_hookspecs.process import ProcessLauncher
 from paseo_hookspecs.program_provider import ProgramProvider
 
 from .http import HttpError
-from .mapping import BUILT_IN_MODES, Mode, custom_mode, mode_by_id, models_of, selectable_agents
+from .mapping import (
+    BUILT_IN_MODES,
+    NO_TOOLS,
+    Mode,
+    custom_mode,
+    mode_by_id,
+    models_of,
+    selectable_agents,
+)
 from .server import AGENT_ID, SharedServer
 from .session import OpenCodeSession
 from .version import package_version
@@ -152,6 +160,9 @@ class OpenCodeProvider(ProgramProvider):
 
     # ------------------------------------------------------------------ sessions
 
+    def supports_no_tools(self) -> bool:
+        return True
+
     async def create_session(
         self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
     ) -> AgentSession:
@@ -164,7 +175,7 @@ class OpenCodeProvider(ProgramProvider):
             env=self._env_for(config),
             config=config,
             sink=sink,
-            mode=self._mode(config.modeId),
+            mode=NO_TOOLS if config.noTools else self._mode(config.modeId),
         )
 
     async def resume_session(
@@ -185,6 +196,6 @@ class OpenCodeProvider(ProgramProvider):
             env=self._env_for(config),
             config=config,
             sink=sink,
-            mode=self._mode(config.modeId),
+            mode=NO_TOOLS if config.noTools else self._mode(config.modeId),
             resume_id=session_id,
         )

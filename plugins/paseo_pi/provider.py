@@ -58,6 +58,9 @@ KEY_VARIABLES = (
 )
 """Variables Pi 0.73 reads a built-in provider's key from (a subset: the common ones)."""
 
+NO_TOOLS_ARGS = ("--no-tools", "--no-extensions")
+"""``SessionConfig.noTools``: Pi offers the model no tool and loads no extension."""
+
 
 def override_model(entry: Any) -> ModelInfo | None:
     """A ``models``/``additionalModels`` entry (an id, or a ModelInfo-shaped dict)."""
@@ -194,6 +197,14 @@ class PiProvider(ProgramProvider):
 
     # ------------------------------------------------------------------ sessions
 
+    def supports_no_tools(self) -> bool:
+        return True
+
+    def _session_argv(self, config: SessionConfig) -> list[str]:
+        # Pi has no approvals: without tools means its own switches, no tool and no extension
+        # (a project's extensions are code it would load and run).
+        return [*self._argv(), *NO_TOOLS_ARGS] if config.noTools else self._argv()
+
     async def create_session(
         self, config: SessionConfig, sink: EventSink, launcher: ProcessLauncher
     ) -> AgentSession:
@@ -201,7 +212,7 @@ class PiProvider(ProgramProvider):
             raise InvalidParams(f"Pi has no modes (asked for {config.modeId!r})")
         return await PiSession.start(
             self.id,
-            self._argv(),
+            self._session_argv(config),
             self._session_env(config),
             config,
             sink,
@@ -223,7 +234,7 @@ class PiProvider(ProgramProvider):
             raise NotFound(f"the Pi session file {session_file} is gone")
         return await PiSession.start(
             self.id,
-            self._argv(),
+            self._session_argv(config),
             self._session_env(config),
             config.model_copy(update={"modeId": None}),
             sink,

@@ -21,6 +21,9 @@ from paseo_tswire.models.workspace import WORKSPACE_OUTBOUND, Remove, Upsert
 _ALL_OUTBOUND = {**OUTBOUND, **TERMINAL_OUTBOUND, **SCHEDULE_OUTBOUND, **WORKSPACE_OUTBOUND}
 
 WS_PONG = json.dumps({"type": "pong"})
+MAX_DEPTH = 64
+"""Deepest nesting of an inbound frame's objects and arrays. No message needs ten levels; the
+bound keeps validation and every later walk of a frame far from Python's recursion limit."""
 
 
 class FrameError(ValueError):
@@ -48,6 +51,11 @@ def parse_frame(text: str) -> Frame:
         data = json.loads(text)
     except ValueError as exc:
         raise FrameError("the frame is not JSON") from exc
+    except RecursionError:
+        # The parser recurses once per level: a deep enough frame exhausts the stack.
+        raise FrameError(f"the frame nests deeper than {MAX_DEPTH} levels") from None
+    if _too_deep(data):
+        raise FrameError(f"the frame nests deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise FrameError("the frame is not a message object with a type")
     kind = data["type"]
@@ -63,6 +71,23 @@ def parse_frame(text: str) -> Frame:
     if kind in ("ping", "hello", "recording_state"):
         return Frame(kind, data)
     raise FrameError(f"unknown frame type {kind!r}")
+
+
+def _too_deep(document: Any) -> bool:
+    """Whether ``document`` nests deeper than :data:`MAX_DEPTH` (iterative: it must not
+    recurse on what it guards against)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 def session_frame(type_: str, payload: Wire) -> str:

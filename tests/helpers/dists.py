@@ -18,14 +18,17 @@ def make_distribution(
     version: str = "1.0.0",
     modules: dict[str, str],
     entry_points: dict[str, dict[str, str]],
+    requires: tuple[str, ...] = (),
 ) -> None:
     site.mkdir(parents=True, exist_ok=True)
     for module, source in modules.items():
         (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
+    requirements = "".join(f"Requires-Dist: {r}\n" for r in requires)
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n{requirements}",
+        encoding="utf-8",
     )
     lines = []
     for group, points in entry_points.items():

@@ -49,6 +49,14 @@ class SessionConfig(BaseModel):
     """Extra environment for the agent process (always holds ``PASEO_AGENT_ID``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific options."""
+    noTools: bool = False
+    """Run with no tools at all (the kernel's internal agents: titles, branch names, commit and
+    change-request text, whose prompt holds text a user or a repository wrote). The program
+    must offer the model nothing that runs a command, changes a file or reaches the network,
+    by its own strictest mechanism (an empty tool list, a read-only sandbox whose approvals are
+    refused), never a mode that approves by itself; ``mcpServers`` is then empty. The kernel
+    gives it only to a provider whose :meth:`AgentProvider.supports_no_tools` is true, and
+    refuses every permission request such a session still makes (contract 2.0)."""
 
 
 class PromptImage(BaseModel):
@@ -359,6 +367,12 @@ class AgentProvider(ABC):
         """Reattach to the conversation named by ``handle`` (Claude ``--resume``, Codex
         ``thread/resume``, ACP ``session/load``), its program started with ``launcher``;
         ``NotFound`` when the conversation is gone (the kernel then starts a new one)."""
+
+    def supports_no_tools(self) -> bool:
+        """Whether this provider's sessions honour ``SessionConfig.noTools`` (guarantee that
+        the program runs no tool). ``False`` by default: the kernel then runs no internal agent
+        with this provider (contract 2.0)."""
+        return False
 
     def terminal_profile(self) -> TerminalProfile | None:
         """The terminal profile that runs this provider's program interactively (listed among

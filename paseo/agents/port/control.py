@@ -27,7 +27,7 @@ from paseo_hookspecs.agents import (
     WaitResult,
     WorktreeTarget,
 )
-from paseo_hookspecs.errors import Conflict, InvalidParams
+from paseo_hookspecs.errors import Conflict, InvalidParams, Unavailable
 from paseo_hookspecs.events import AgentEvent, PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.records import AgentRecord
@@ -35,7 +35,7 @@ from paseo_hookspecs.records import TimelineEntry as StoredEntry
 from pydantic import TypeAdapter, ValidationError
 
 from paseo.agents.listing import ListFilter
-from paseo.agents.live import LiveAgent
+from paseo.agents.live import AgentStartError, LiveAgent
 from paseo.agents.port.subscribers import AgentSubscribers
 
 if TYPE_CHECKING:
@@ -265,7 +265,11 @@ class KernelAgents:
     async def ensure_session(self, agent_id: str) -> AgentRecord:
         agent = await self._agent(agent_id)
         if agent.session is None and agent.record.archivedAt is None:
-            await self._service.ensure_session(agent.id)
+            try:
+                await self._service.ensure_session(agent.id)
+            except AgentStartError as exc:
+                # The port's error for a provider that cannot start; the message says why.
+                raise Unavailable(str(exc)) from None
         return agent.record
 
     async def timeline(

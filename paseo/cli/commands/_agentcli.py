@@ -117,6 +117,21 @@ def wait_agent(client: SyncClient, agent_id: str, timeout: float | None) -> dict
             return result
 
 
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as a shell reports a process ended by SIGINT."""
+
+
+def interrupted(agent_id: str) -> CliError:
+    """The error for Ctrl-C while waiting on an agent: the agent is the daemon's, it goes on
+    (a silent exit left users believing it had stopped)."""
+    agent = short(agent_id)
+    return CliError(
+        f"interrupted: agent {agent} goes on working in the daemon; follow it with "
+        f"`paseo attach {agent}`, stop it with `paseo stop {agent}`",
+        exit_code=EXIT_INTERRUPTED,
+    )
+
+
 def short(agent_id: str) -> str:
     return agent_id[:8]
 
@@ -147,6 +162,11 @@ def report_outcome(args: argparse.Namespace, result: dict[str, Any], *, reply: b
             )
     elif outcome == "error":
         sys.stderr.write(f"paseo: agent {agent} failed: {result.get('error') or 'unknown error'}\n")
+        from paseo.cli.hints import program_not_found
+
+        hint = program_not_found(result.get("error"))
+        if hint:
+            sys.stderr.write(f"paseo: hint: {hint}\n")
     elif outcome == "timeout":
         sys.stderr.write(
             f"paseo: agent {agent} is still {result.get('status')} (wait timed out); "

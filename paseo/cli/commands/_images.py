@@ -13,10 +13,13 @@ import base64
 from typing import Any
 
 from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.files import read_named_file
 
 MAX_ENCODED = 1_900_000
 """Base64 bytes of all images of one prompt: under the default 2 MiB frame, with room for the
 rest of the request."""
+MAX_IMAGE_BYTES = MAX_ENCODED // 4 * 3
+"""The largest image file: one that alone fills :data:`MAX_ENCODED` once encoded."""
 
 _SIGNATURES = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -47,11 +50,10 @@ def load_images(paths: list[str] | None) -> list[dict[str, Any]]:
     images: list[dict[str, Any]] = []
     total = 0
     for path in paths or []:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise CliError(f"--image {path}: {exc.strerror or exc}", exit_code=EXIT_USAGE) from None
+        # Checked (a regular file, not too big) before it is read: /dev/zero never ends.
+        data = read_named_file(
+            path, what="--image", limit=MAX_IMAGE_BYTES, advice=": too large to send"
+        )
         kind = _media_type(data[:12])
         if kind is None:
             raise CliError(

@@ -13,12 +13,16 @@ import re
 from typing import Any
 
 from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.files import read_named_text
 
 ATTEMPTS = 3
 """Replies asked for in all (the first prompt and two corrections) before giving up."""
 
 EXIT_INVALID = 8
 """``paseo run --output-schema``: no reply validated within :data:`ATTEMPTS`."""
+
+MAX_SCHEMA_BYTES = 1024 * 1024
+"""The largest ``--output-schema`` file (as ``config.json``): a real schema is a few KiB."""
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 
@@ -31,21 +35,14 @@ def load_schema(value: str) -> dict[str, Any]:
     source = "the --output-schema value"
     text = value
     if not value.lstrip().startswith("{"):
-        if not os.path.isfile(value):
+        if not os.path.exists(value):
             raise CliError(
                 f"--output-schema {value!r} is neither a file nor a JSON object",
                 exit_code=EXIT_USAGE,
             )
         source = value
-        try:
-            with open(value, encoding="utf-8") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CliError(f"cannot read {value}: {exc}", exit_code=EXIT_USAGE) from None
-    try:
-        schema = json.loads(text)
-    except ValueError as exc:
-        raise CliError(f"{source} is not JSON: {exc}", exit_code=EXIT_USAGE) from None
+        text = read_named_text(value, what="--output-schema", limit=MAX_SCHEMA_BYTES)
+    schema = _parse_schema(source, text)
     if not isinstance(schema, dict):
         raise CliError(f"{source} must be a JSON object (a schema)", exit_code=EXIT_USAGE)
     try:
@@ -55,6 +52,20 @@ def load_schema(value: str) -> dict[str, Any]:
             f"{source} is not a valid JSON schema: {exc.message}", exit_code=EXIT_USAGE
         ) from None
     return schema
+
+
+def _parse_schema(source: str, text: str) -> Any:
+    # The same size and depth bounds as config.json: the parser and the schema checks recurse
+    # once per level, so a deep document is refused here, never a RecursionError later.
+    from paseo.config.raw import raw_limit_problem
+
+    problem = raw_limit_problem(text.encode("utf-8", "surrogatepass"))
+    if problem is not None:
+        raise CliError(f"{source}: {problem.message}", exit_code=EXIT_USAGE)
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CliError(f"{source} is not JSON: {exc}", exit_code=EXIT_USAGE) from None
 
 
 def first_prompt(prompt: str, schema: dict[str, Any]) -> str:

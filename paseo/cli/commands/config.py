@@ -50,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="resolve defaults and PASEO_* environment overrides",
     )
+    _add_show_secrets(get)
     get.set_defaults(run=_run_get)
 
     set_ = sub.add_parser(
@@ -64,6 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     set_.add_argument(
         "--string", action="store_true", help="store VALUE as a string even if it is valid JSON"
     )
+    _add_show_secrets(set_)
     set_.set_defaults(run=_run_set)
 
     validate = sub.add_parser(
@@ -77,6 +79,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     validate.set_defaults(run=_run_validate)
 
 
+def _add_show_secrets(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--show-secrets",
+        action="store_true",
+        help="print API keys and passwords as stored (hidden by default: a speech site says "
+        "hasApiKey, other secrets ********)",
+    )
+
+
+def _shown(args: argparse.Namespace, data: Any, segments: tuple[str | int, ...]) -> Any:
+    """The value at ``segments`` as this command may print it: secrets hidden (as the daemon's
+    ``config.get`` hides them) unless ``--show-secrets``. Raises ``KeyError`` when not set."""
+    from paseo.config import get_path
+    from paseo.config.secrets import REDACTED, public_view
+
+    value = get_path(data, segments)
+    if getattr(args, "show_secrets", False):
+        return value
+    try:
+        return get_path(public_view(data), segments)
+    except KeyError:
+        # A speech site's apiKey, which the public view turns into hasApiKey.
+        return REDACTED
+
+
 def _layout(args: argparse.Namespace) -> HomeLayout:
     return HomeLayout(resolve_home(getattr(args, "home", None)))
 
@@ -88,7 +115,7 @@ def _warn(file: Path, problems: Iterable[ConfigProblem]) -> None:
 
 def _run_get(args: argparse.Namespace) -> int:
     # Only --effective needs the models (pydantic); showing the file does not.
-    from paseo.config import ConfigError, get_path, parse_path, read_document
+    from paseo.config import ConfigError, parse_path, read_document
     from paseo.config.jsonpath import PathError
 
     layout = _layout(args)
@@ -114,7 +141,7 @@ def _run_get(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise CliError(error.message, exit_code=EXIT_FAILURE) from error
     try:
-        value = get_path(data, segments)
+        value = _shown(args, data, segments)
     except KeyError as error:
         where = "the effective config" if args.effective else str(layout.config)
         raise CliError(f"{args.path}: not set in {where}", exit_code=EXIT_FAILURE) from error
@@ -140,7 +167,7 @@ def _offered_terminal_profiles(args: argparse.Namespace) -> list[dict[str, Any]]
 
 
 def _run_set(args: argparse.Namespace) -> int:
-    from paseo.config import ConfigError, get_path, set_path
+    from paseo.config import ConfigError, parse_path, set_path
 
     layout = _layout(args)
     # The only config command allowed to create the state root (0700).
@@ -151,7 +178,7 @@ def _run_set(args: argparse.Namespace) -> int:
         raise CliError(error.message, exit_code=EXIT_FAILURE) from error
     _warn(layout.config, result.warnings)
     try:
-        value = get_path(result.document, args.path)
+        value = _shown(args, result.document, parse_path(args.path))
     except KeyError:
         value = None  # removed with null
     emit(args, {"path": args.path, "value": value})

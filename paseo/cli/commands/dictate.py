@@ -14,8 +14,8 @@ import sys
 from collections.abc import AsyncIterator
 from typing import IO, Any
 
-from paseo.cli.commands.speech import add_format, sniff
-from paseo.cli.errors import CliError
+from paseo.cli.commands.speech import SNIFF_BYTES, add_format, sniff
+from paseo.cli.files import open_named_file
 from paseo.cli.output import emit
 
 
@@ -45,7 +45,7 @@ async def _dictate(args: argparse.Namespace, source: IO[bytes]) -> dict[str, Any
 
     # The header decides the format; it travels in the first chunk.
     first = await asyncio.to_thread(source.read, CHUNK_BYTES)
-    mime_type = sniff(first[:8], args.format)
+    mime_type = sniff(first[:SNIFF_BYTES], args.format)
     show = not (args.no_partials or getattr(args, "quiet", False))
 
     def partial(text: str) -> None:
@@ -69,10 +69,8 @@ def run(args: argparse.Namespace) -> int:
     if args.file == "-":
         result = asyncio.run(_dictate(args, sys.stdin.buffer))
     else:
-        try:
-            source = open(args.file, "rb")  # noqa: SIM115 - closed below, after the run
-        except OSError as exc:
-            raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
+        # A regular file only: a device (/dev/zero) would stream for ever.
+        source = open_named_file(args.file, what="audio file")
         with source:
             result = asyncio.run(_dictate(args, source))
     if getattr(args, "output", "table") == "table":

@@ -52,7 +52,9 @@ SOURCE_HELP = (
 def configure(parser: argparse.ArgumentParser) -> None:
     subs = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND")
     ls = subs.add_parser("list", aliases=["ls"], help="list plugins and their load status")
-    ls.add_argument("--all", action="store_true", help="include built-in plugins")
+    ls.add_argument(
+        "--all", action="store_true", help="include built-in plugins (unavailable ones always)"
+    )
     ls.add_argument("--hook", metavar="NAME", help="only plugins implementing hook NAME")
     ls.set_defaults(run=run_list)
 
@@ -112,10 +114,13 @@ def run_list(args: argparse.Namespace) -> int:
     from paseo.cli.context import plugin_manager
 
     manager = plugin_manager(args.home)
+    # A built-in whose extra is not installed is listed without --all: the row says what to
+    # install to use it.
     rows = [
         r.to_json()
         for r in manager.records
-        if (args.all or not r.builtin) and (args.hook is None or args.hook in r.hooks)
+        if (args.all or not r.builtin or r.unavailable is not None)
+        and (args.hook is None or args.hook in r.hooks)
     ]
     emit(args, rows, columns=COLUMNS, id_key="name")
     return 0

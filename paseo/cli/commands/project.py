@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from paseo.cli.errors import CliError
+from paseo.cli.files import read_named_file
 from paseo.cli.output import emit
 
 PROJECT_COLUMNS = [
@@ -116,15 +117,16 @@ def run_rename(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_ICON_FILE_BYTES = 1024 * 1024
+"""As ``paseo.projects.icons.MAX_ICON_BYTES`` (not imported: the CLI stays light)."""
+
+
 def run_icon(args: argparse.Namespace) -> int:
     if args.clear and args.file:
         raise CliError("give an image file or --clear (not both)", exit_code=2)
     if args.file:
-        try:
-            with open(args.file, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        # The daemon's own icon limit; a bigger file would only be refused after the upload.
+        data = read_named_file(args.file, what="icon", limit=MAX_ICON_FILE_BYTES)
         result = call_daemon(
             args,
             "project.setIcon",

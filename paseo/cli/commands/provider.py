@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from paseo.cli.commands._agentcli import LISTING_WAIT, add_host, connect
 from paseo.cli.output import Columns, emit
@@ -47,6 +48,11 @@ def run_ls(args: argparse.Namespace) -> int:
         for provider in providers
     ]
     emit(args, rows, columns=PROVIDER_COLUMNS)
+    from paseo.cli.hints import program_not_found
+
+    hints = {program_not_found(row["reason"]) for row in rows} - {None}
+    for hint in sorted(hint for hint in hints if hint):
+        sys.stderr.write(f"paseo: hint: {hint}\n")
     return 0
 
 

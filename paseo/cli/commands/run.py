@@ -18,6 +18,7 @@ from paseo.cli.commands._agentcli import (
     EXIT_CODES_HELP,
     add_host,
     connect,
+    interrupted,
     parse_duration,
     parse_labels,
     report_outcome,
@@ -117,12 +118,15 @@ def run(args: argparse.Namespace) -> int:
                     f"{agent['cwd']}); follow it with `paseo attach {agent['id'][:8]}`\n"
                 )
             return 0
-        if args.output == "table" and not args.quiet:
-            _report_errors_live(client, agent["id"])
-        result = wait_agent(client, agent["id"], args.wait_timeout)
-        if schema is None:
-            return report_outcome(args, result, reply=True)
-        return _until_valid(args, client, result, schema)
+        try:
+            if args.output == "table" and not args.quiet:
+                _report_errors_live(client, agent["id"])
+            result = wait_agent(client, agent["id"], args.wait_timeout)
+            if schema is None:
+                return report_outcome(args, result, reply=True)
+            return _until_valid(args, client, result, schema)
+        except KeyboardInterrupt:
+            raise interrupted(str(agent["id"])) from None
 
 
 def _worktree_workspace(client: SyncClient, args: argparse.Namespace, cwd: str) -> str:

@@ -109,6 +109,13 @@ def _duration(option: str, text: str) -> float:
         ) from exc
     if seconds <= 0:
         raise CliError(f"{option} must be a positive duration, got {text!r}", exit_code=EXIT_USAGE)
+    number = text.strip()
+    if number.replace(".", "", 1).isdigit():
+        # `--every 5` once meant 5 seconds, and each run started an agent: say the unit.
+        raise CliError(
+            f"{option} {number} has no unit: say {number}s, {number}m, {number}h or {number}d",
+            exit_code=EXIT_USAGE,
+        )
     return seconds
 
 
@@ -267,6 +274,8 @@ def _emit_schedule(args: argparse.Namespace, schedule: dict[str, Any]) -> None:
         "prompt": schedule.get("prompt"),
         "lastRun": local_time(schedule.get("lastRunAt")),
         "pausedAt": local_time(schedule.get("pausedAt")),
+        # Why the daemon paused it (its target agent was deleted), when it did.
+        "pausedReason": schedule.get("pausedReason"),
         "expires": local_time(schedule.get("expiresAt")),
         "maxRuns": schedule.get("maxRuns"),
         "runs": len(schedule.get("runs") or []),

@@ -11,12 +11,14 @@ from paseo.cli.commands._agentcli import (
     EXIT_CODES_HELP,
     add_host,
     connect,
+    interrupted,
     parse_duration,
     report_outcome,
     wait_agent,
 )
 from paseo.cli.commands._images import add_image_option, load_images
 from paseo.cli.errors import EXIT_USAGE, CliError
+from paseo.cli.files import MIB, read_named_text
 from paseo.cli.output import emit
 
 
@@ -36,15 +38,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
+MAX_PROMPT_BYTES = MIB
+"""The largest ``--prompt-file``: the prompt travels in one request under the daemon's 2 MiB
+frame limit."""
+
+
 def _prompt(args: argparse.Namespace) -> str:
     args.prompt = " ".join(args.prompt) if args.prompt else None
     if args.prompt_file is not None:
         if args.prompt is not None:
             raise CliError("give PROMPT or --prompt-file, not both", exit_code=EXIT_USAGE)
-        try:
-            return str(args.prompt_file.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise CliError(f"cannot read {args.prompt_file}: {exc.strerror}") from None
+        return read_named_text(str(args.prompt_file), what="--prompt-file", limit=MAX_PROMPT_BYTES)
     if args.prompt == "-" or (args.prompt is None and not sys.stdin.isatty()):
         return sys.stdin.read()
     if not args.prompt:
@@ -69,5 +73,8 @@ def run(args: argparse.Namespace) -> int:
             elif not sent["accepted"]:
                 sys.stderr.write(f"paseo: message {sent['messageId']} was already sent\n")
             return 0
-        result = wait_agent(client, sent["agentId"], args.wait_timeout)
+        try:
+            result = wait_agent(client, sent["agentId"], args.wait_timeout)
+        except KeyboardInterrupt:
+            raise interrupted(str(sent["agentId"])) from None
     return report_outcome(args, result, reply=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from paseo.cli.errors import CliError
+from paseo.cli.files import read_named_file
 from paseo.cli.output import emit
 
 PCM_DEFAULT = "audio/pcm;rate=16000;channels=1"
@@ -27,23 +28,64 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 
+SNIFF_BYTES = 4096
+"""How much of the input :func:`sniff` looks at."""
+
+# Files that are certainly not audio, recognised by their first bytes.
+_NOT_AUDIO: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"\x1f\x8b", "a gzip file"),
+    (b"\x7fELF", "a program"),
+)
+
+
 def sniff(head: bytes, given: str | None) -> str:
-    """The MIME type of audio starting with ``head``: ``given`` when set, else by its magic
-    bytes, else raw 16 kHz mono PCM."""
+    """The MIME type of audio starting with ``head`` (pass at least the first 4 KiB):
+    ``given`` when set, else by its magic bytes, else raw 16 kHz mono PCM — unless ``head`` is
+    empty, text, or a known non-audio file, which is refused (once, it was "transcribed" to an
+    empty text with exit status 0)."""
     if given:
         return given
     for magic, mime in _MAGIC:
         if head.startswith(magic):
             return mime
+    what = _not_audio(head)
+    if what is not None:
+        raise CliError(
+            f"the input is {what}, not audio: give a WAV, OGG, FLAC, MP3 or WebM file, or raw "
+            f"PCM with --format '{PCM_DEFAULT}'",
+            exit_code=2,
+        )
     return PCM_DEFAULT
+
+
+def _not_audio(head: bytes) -> str | None:
+    if not head:
+        return "empty"
+    for magic, kind in _NOT_AUDIO:
+        if head.startswith(magic):
+            return kind
+    # Raw PCM has zero bytes (silence, small samples) and is rarely valid UTF-8; text has
+    # neither property the other way round.
+    if b"\0" not in head:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 4:  # not just a character cut at the end
+                return None
+        return "text"
+    return None
 
 
 def add_format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         metavar="MIME",
-        help="audio type (default: from the file's header; headerless audio is "
-        f"{PCM_DEFAULT})",
+        help=f"audio type (default: from the file's header; headerless audio is {PCM_DEFAULT})",
     )
 
 
@@ -82,14 +124,18 @@ def _call(args: argparse.Namespace, method: str, params: dict[str, Any] | None =
     return call_daemon(args, method, params)
 
 
+MAX_AUDIO_FILE_BYTES = 64 * 1024 * 1024
+"""As the daemon's ``paseo.speech.dictation.MAX_AUDIO_BYTES``: more is refused there anyway."""
+
+
 def read_input(name: str) -> bytes:
     """The bytes of file ``name`` (``-``: stdin)."""
     if name == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(name).read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {name}: {exc.strerror}") from None
+        data = sys.stdin.buffer.read(MAX_AUDIO_FILE_BYTES + 1)
+        if len(data) > MAX_AUDIO_FILE_BYTES:
+            raise CliError(f"the audio on stdin is larger than {MAX_AUDIO_FILE_BYTES} bytes")
+        return data
+    return read_named_file(name, what="audio file", limit=MAX_AUDIO_FILE_BYTES)
 
 
 def run_engines(args: argparse.Namespace) -> int:
@@ -111,7 +157,10 @@ def run_engines(args: argparse.Namespace) -> int:
         for engine in result[role]
     ]
     columns = [("role", "ROLE"), ("name", "ENGINE"), ("distribution", "FROM")]
-    emit(args, rows, columns=[*columns, ("usedBy", "USED BY")], id_key="name")
+    columns += [("usedBy", "USED BY")]
+    if any(row.get("unavailable") for row in rows):
+        columns += [("unavailable", "UNAVAILABLE")]
+    emit(args, rows, columns=columns, id_key="name")
     return 0
 
 
@@ -144,7 +193,7 @@ def _transcribe_in_chunks(args: argparse.Namespace, audio: bytes, mime_type: str
 
 def run_transcribe(args: argparse.Namespace) -> int:
     audio = read_input(args.file)
-    mime_type = sniff(audio[:8], args.format)
+    mime_type = sniff(audio[:SNIFF_BYTES], args.format)
     if len(audio) > INLINE_LIMIT and args.site == "dictation" and not args.engine:
         result = _transcribe_in_chunks(args, audio, mime_type)
     else:

@@ -1,5 +1,9 @@
 """``paseo stop``: interrupt agents and stop their provider processes (a new prompt resumes
-them); ``paseo stop`` naming no agent stops the daemon, as ``paseo daemon stop`` does."""
+them).
+
+As in the TypeScript CLI, ``paseo stop`` is about agents. Naming none is refused as ambiguous
+rather than taken to mean the daemon (it once was: a user of the other CLI expecting "stop my
+agents" stopped everything); ``paseo daemon stop`` stops the daemon."""
 
 from __future__ import annotations
 
@@ -17,33 +21,27 @@ LIVE = ["initializing", "idle", "running", "error"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     add_selection(parser, every="every agent that is not closed")
-    daemon = parser.add_argument_group("with no ID, --all or --cwd: stop the daemon")
-    daemon.add_argument(
-        "--timeout", type=float, help="seconds to wait for a graceful exit (default 15)"
-    )
-    daemon.add_argument(
-        "--force", action="store_true", help="kill the daemon's process group if it hangs"
-    )
-    daemon.add_argument(
-        "--kill-timeout", type=float, help="seconds to wait after the kill (default 3)"
-    )
+    # Accepted only to point a user of the old alias at `paseo daemon stop`.
+    for flag, takes_value in (("--timeout", True), ("--kill-timeout", True), ("--force", False)):
+        if takes_value:
+            parser.add_argument(flag, type=float, help=argparse.SUPPRESS)
+        else:
+            parser.add_argument(flag, action="store_true", help=argparse.SUPPRESS)
     add_host(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    daemon_flags = args.timeout is not None or args.force or args.kill_timeout is not None
-    # Only the top-level `paseo stop` is the daemon's alias; `paseo agent stop` always means agents.
-    if not named(args) and getattr(args, "command", None) == "stop":
-        from paseo.cli.commands import daemon
-
-        args.timeout = 15.0 if args.timeout is None else args.timeout
-        args.kill_timeout = 3.0 if args.kill_timeout is None else args.kill_timeout
-        return daemon.run_stop(args)
-    if daemon_flags:
+    if args.timeout is not None or args.force or args.kill_timeout is not None:
         raise CliError(
-            "--timeout, --force and --kill-timeout are for stopping the daemon: `paseo stop` "
-            "naming no agent",
+            "--timeout, --force and --kill-timeout are for stopping the daemon: "
+            "`paseo daemon stop`",
+            exit_code=EXIT_USAGE,
+        )
+    if not named(args):
+        raise CliError(
+            "stop what? give an agent ID, --all or --cwd DIR to stop agents; "
+            "`paseo daemon stop` stops the daemon",
             exit_code=EXIT_USAGE,
         )
     require_one(args)

@@ -25,6 +25,7 @@ from typing import IO, Any
 from paseo_hookspecs.errors import PaseoError
 
 from paseo.cli.errors import CliError
+from paseo.cli.files import open_named_file
 from paseo.cli.output import emit
 
 CHUNK_SECONDS = 1.0
@@ -303,10 +304,8 @@ def run(args: argparse.Namespace) -> int:
     if args.file == "-":
         result = asyncio.run(_converse(args, sys.stdin.buffer))
     else:
-        try:
-            source = open(args.file, "rb")  # noqa: SIM115 - closed below, after the run
-        except OSError as exc:
-            raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
+        # A regular file only: a device (/dev/zero) would stream for ever.
+        source = open_named_file(args.file, what="audio file")
         with source:
             result = asyncio.run(_converse(args, source))
     replies = result["replies"]

@@ -26,4 +26,5 @@ def run(args: argparse.Namespace) -> int:
     with connect(args) as client:
         agent = client.call("agent.get", {"agentId": args.agent})["agent"]
         result = wait_agent(client, agent["id"], args.timeout)
-    return report_outcome(args, result, reply=False)
+    # As `run` and `send` do: the reply is what the wait was for.
+    return report_outcome(args, result, reply=True)

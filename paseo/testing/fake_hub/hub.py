@@ -74,6 +74,8 @@ class FakeHub:
         self.socket_faults: list[int | str] = []
         """Consumed one per upgrade: a status to refuse it with (e.g. 503), or ``"close"`` to
         drop the connection in the middle of the handshake."""
+        self.enroll_answer: dict[str, Any] = {}
+        """Fields laid over every enroll answer (a hostile Hub's ``slug`` or ``scopes``)."""
         self.enroll_requests = 0
         self.socket_attempts: dict[str, int] = {}
         self.revocations: list[str] = []
@@ -414,6 +416,7 @@ class FakeHub:
             "slug": daemon.slug,
             "scopes": list(HUB_SCOPES),
             "webSocketUrl": f"ws://127.0.0.1:{self.port}{SOCKET_PATH}",
+            **self.enroll_answer,
         }
 
     def authenticate(self, daemon_id: str | None, secret: str | None) -> Daemon | None:

@@ -123,8 +123,18 @@ def poll(probe: Callable[[], Any], *, timeout: float, what: str, interval: float
 class RealDaemon:
     """One daemon process, started and stopped with the real CLI, and the CLI to drive it."""
 
-    def __init__(self, root: Path, proxy: RefusingProxy) -> None:
+    def __init__(
+        self,
+        root: Path,
+        proxy: RefusingProxy,
+        *,
+        paseo: tuple[str, ...] = (sys.executable, "-m", "paseo"),
+    ) -> None:
         self.root = root
+        self.paseo = paseo
+        """The command the daemon and the CLI run as (another venv's ``bin/paseo`` for an
+        install test: its own script, so no ``paseo`` package of the current directory is
+        imported instead)."""
         self.home = root / "paseo-home"
         self.marker = uuid.uuid4().hex
         self.pid: int | None = None
@@ -152,7 +162,7 @@ class RealDaemon:
 
     def start(self, **extra_env: str) -> int:
         result = subprocess.run(
-            [sys.executable, "-m", "paseo", "daemon", "start", "-o", "json"],
+            [*self.paseo, "daemon", "start", "-o", "json"],
             env={**self.env, **extra_env},
             capture_output=True,
             text=True,
@@ -188,7 +198,7 @@ class RealDaemon:
     ) -> subprocess.CompletedProcess[str]:
         """Run the real ``paseo`` command against this daemon."""
         result = subprocess.run(
-            [sys.executable, "-m", "paseo", *args],
+            [*self.paseo, *args],
             env={**os.environ, "PASEO_HOME": str(self.home)},
             capture_output=True,
             text=True,

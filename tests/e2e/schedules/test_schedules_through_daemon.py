@@ -26,6 +26,8 @@ RUNS_TIMEOUT = TURN_TIMEOUT * 3
 
 def start(daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path) -> Path:
     daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    # Runs every few seconds, under the one-minute minimum a user's schedule has.
+    daemon.env["PASEO_SCHEDULE_MIN_INTERVAL"] = "1"
     daemon.start()
     work = tmp_path / "work"
     work.mkdir()

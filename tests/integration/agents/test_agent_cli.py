@@ -49,6 +49,8 @@ def test_run_prints_the_reply_and_ls_inspect_show_the_agent(paseo: Run, workdir:
     assert detached.stderr == ""
     waited = paseo("wait", agent_id[:8], "--timeout", "20s")
     assert waited.returncode == 0, waited.stderr
+    # `wait` prints the reply, as `run` and `send` do (issue 27, item 7).
+    assert waited.stdout == "echo: bye\n"
     listed = json.loads(paseo("ls", "-o", "json", check=True).stdout)
     assert {a["title"] for a in listed} == {"t1", None}
     labelled = paseo("ls", "--label", "team=x", check=True).stdout
@@ -271,3 +273,36 @@ def test_trash_commands_in_table_form(paseo: Run, workdir: Path) -> None:
     missing = paseo("trash", "restore", agent)
     assert missing.returncode == 1
     assert "paseo trash ls" in missing.stderr
+
+
+def test_ctrl_c_during_run_says_the_agent_goes_on_and_how_to_stop_it(
+    agent_daemon: LiveDaemon, client: Any, workdir: Path
+) -> None:
+    """Issue 27, item 7: Ctrl-C during `paseo run` once exited silently while the agent went on."""
+    import signal
+
+    argv = ["run", "--provider", "scripted", "--cwd", str(workdir), "[[slow:60]]"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paseo", *argv],
+        env={**os.environ, "PASEO_HOME": str(agent_daemon.home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # The command follows its agent's events once the agent is created: then it waits.
+        wait_for(lambda: client.status().counts.subscriptions >= 1, what="run waiting")
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    [agent] = client.call("agent.list", {})["agents"]
+    short = agent["id"][:8]
+    assert f"agent {short} goes on working" in err
+    assert f"`paseo stop {short}`" in err
+    assert "Traceback" not in err
+    assert agent["lastStatus"] == "running"
+    client.call("agent.stop", {"agentId": agent["id"]})

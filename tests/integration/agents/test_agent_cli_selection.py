@@ -112,11 +112,16 @@ def test_top_level_daemon_aliases(paseo: Run, workdir: Path) -> None:
     assert "are for stopping the daemon" in mixed.stderr
     # Under the agent group, naming no agent is a usage error, never the daemon's stop.
     assert paseo("agent", "stop").returncode == 2
-    assert paseo("stop", check=True).stdout == "paseo daemon stopped\n"
+    # As in the TypeScript CLI, `paseo stop` is about agents: naming none is ambiguous, refused.
+    ambiguous = paseo("stop")
+    assert ambiguous.returncode == 2
+    assert "`paseo daemon stop` stops the daemon" in ambiguous.stderr
+    assert json.loads(paseo("status", "-o", "json", check=True).stdout)["running"] is True
+    assert paseo("daemon", "stop", check=True).stdout == "paseo daemon stopped\n"
     not_running = paseo("status", "-o", "json")
     assert not_running.returncode == 3
     assert json.loads(not_running.stdout)["running"] is False
-    assert paseo("stop", check=True).stdout == "paseo daemon is not running\n"
+    assert paseo("daemon", "stop", check=True).stdout == "paseo daemon is not running\n"
     started = json.loads(paseo("start", "-o", "json", check=True).stdout)
     restarted = json.loads(paseo("restart", "-o", "json", check=True).stdout)
     assert restarted["pid"] != started["pid"]

@@ -100,3 +100,27 @@ def test_retention_comes_from_the_config(
         assert listing["retentionDays"] == 15
         deleted = _moment(entry["agent"]["deletedAt"])
         assert _moment(entry["purgeAfter"]) - deleted == timedelta(days=15)
+
+
+def test_restoring_an_agent_restores_its_archived_workspace_and_project(
+    client: Any, create_agent: Create
+) -> None:
+    """Issue 27, item 5: the agent came back into a workspace and project still archived."""
+    agent = create_agent(initialPrompt="first", title="returning")
+    _wait(client, agent["id"])
+    workspace_id = client.call("agent.get", {"agentId": agent["id"]})["agent"]["workspaceId"]
+    assert workspace_id
+    workspace = client.call("workspace.get", {"workspaceId": workspace_id})["workspace"]
+    client.call("agent.delete", {"agentId": agent["id"]})
+    client.call("workspace.archive", {"workspaceId": workspace_id})
+    client.call("project.archive", {"projectId": workspace["projectId"]})
+    assert client.call("workspace.get", {"workspaceId": workspace_id})["workspace"]["archivedAt"]
+
+    client.call("trash.restore", {"agentId": agent["id"]})
+    restored = client.call("workspace.get", {"workspaceId": workspace_id})["workspace"]
+    assert restored["archivedAt"] is None
+    project = client.call("project.get", {"projectId": workspace["projectId"]})["project"]
+    assert project["archivedAt"] is None
+    # And the agent works there again.
+    client.call("agent.send", {"agentId": agent["id"], "text": "again"})
+    assert _wait(client, agent["id"])["outcome"] == "idle"

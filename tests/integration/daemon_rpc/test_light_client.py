@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.daemon_rpc import LiveDaemon
@@ -65,3 +66,35 @@ def test_ls_imports_neither_asyncio_nor_pydantic_nor_a_plugin(daemon: LiveDaemon
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert "ID" in report["out"]
     assert report["heavy"] == []
+
+
+def test_a_home_whose_daemon_is_not_running_never_reaches_another_homes_daemon(
+    daemon: LiveDaemon, tmp_path: Path, run_paseo: Any
+) -> None:
+    """Issue 27, item 7: ``--home`` of a stopped daemon reached the daemon of another home on
+    the address it would use (there the default 127.0.0.1:6767; here the other daemon's port,
+    named by this home's config.json) and blamed the credentials."""
+    other = tmp_path / "other-home"
+    other.mkdir()
+    (other / "config.json").write_text(
+        json.dumps({"daemon": {"listen": f"127.0.0.1:{daemon.port}"}})
+    )
+    with pytest.raises(DaemonNotRunning, match=f"not running \\(home {other}\\)"):
+        LightClient(home=other)
+    for command in (("ls",), ("schedule", "ls")):
+        result = run_paseo("--home", str(other), *command)
+        assert result.returncode != 0
+        assert f"the Paseo daemon is not running (home {other})" in result.stderr
+        assert "credentials" not in result.stderr
+
+
+def test_an_unusable_home_is_named(run_paseo: Any, tmp_path: Path) -> None:
+    """Issue 27, 6i: ``paseo --home /dev/null ls`` said "the daemon refused the credentials"."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    for home in ("/dev/null", str(a_file)):
+        result = run_paseo("--home", home, "ls")
+        assert result.returncode != 0
+        assert f"{home} cannot be a Paseo home: not a directory" in result.stderr
+        assert "credentials" not in result.stderr
+        assert "Traceback" not in result.stderr

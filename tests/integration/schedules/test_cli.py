@@ -120,6 +120,10 @@ def test_next_run_is_shown_in_local_time(daemon: LiveDaemon, run_paseo: Any) -> 
         (["--every", "5m"], {"PASEO_AGENT_ID": GHOST}, f"unknown target agent '{GHOST}'"),
         (["--every", "5m", "--max-runs", "0"], {}, "--max-runs must be at least 1"),
         (["--every", "5m", "--target", "nobody", "--provider", "x"], {}, "new-agent target"),
+        # A bare number once meant seconds, and each run started an agent.
+        (["--every", "5"], {}, "--every 5 has no unit: say 5s, 5m, 5h or 5d"),
+        (["--every", "5m", "--expires-in", "7"], {}, "--expires-in 7 has no unit"),
+        (["--every", "30s"], {}, "cadence.everyMs: the interval must be at least 60 s"),
     ],
 )
 def test_bad_input_is_refused_at_create_with_a_specific_message(
@@ -146,3 +150,39 @@ def test_a_schedule_file_that_fails_validation_is_quarantined_and_reported(
     finally:
         stop_daemon(paseo_home)
         kill_leftover(live.pid)
+
+
+@pytest.mark.parametrize(
+    ("cadence", "field"),
+    [
+        ({"type": "every", "everyMs": 1}, "cadence.everyMs"),
+        ({"type": "every", "everyMs": 10**20}, "cadence.everyMs"),
+        ({"type": "every", "everyMs": 10**15}, "cadence.everyMs"),
+        ({"type": "cron", "expression": "0 0 31 2 *"}, "cadence.expression"),
+        ({"type": "cron", "expression": "0 9 * * *", "timezone": "A/\u0000"}, "cadence.timezone"),
+    ],
+)
+def test_bad_cadences_are_invalid_params_naming_the_field_never_internal_errors(
+    daemon: LiveDaemon, paseo_home: Path, tmp_path: Path, cadence: dict[str, Any], field: str
+) -> None:
+    from paseo_hookspecs.errors import PaseoError
+
+    from paseo.client import SyncClient
+
+    params = {
+        "prompt": "p",
+        "cadence": cadence,
+        "target": {"type": "new-agent", "config": {"cwd": str(tmp_path), "provider": "claude"}},
+    }
+    with SyncClient(home=paseo_home, client_type="cli") as client:
+        with pytest.raises(PaseoError) as refused:
+            client.call("schedule.create", params)
+        assert refused.value.code == "invalid_params"
+        if "errors" in refused.value.data:  # refused by the wire model (too big for an int64)
+            assert refused.value.data["errors"][0]["path"].endswith("everyMs")
+            assert "everyMs" in refused.value.message
+        else:
+            assert refused.value.message.startswith(f"{field}: ")
+            assert refused.value.data["field"] == field
+        assert client.call("schedule.list", {})["schedules"] == []
+    assert "Traceback" not in (paseo_home / "daemon.log").read_text()

@@ -137,3 +137,23 @@ def test_transcribe_sends_a_large_file_in_chunks(
     # No partials were asked for: one upload, the whole audio.
     (upload,) = [r.files["file"].data for r in fake_audio.requests]
     assert upload[44:] == pcm
+
+
+def test_non_audio_input_is_an_error_not_an_empty_transcript(
+    daemon_factory: Callable[..., Any], run_paseo: RunPaseo, tmp_path: Path
+) -> None:
+    """Issue 27, item 7: a text file was "transcribed" to an empty line with exit status 0."""
+    daemon_factory()
+    inputs = {
+        "notes.txt": b"Meeting notes: ship it on Friday.\n" * 50,
+        "picture.png": b"\x89PNG\r\n\x1a\n" + bytes(100),
+        "empty.wav": b"",
+    }
+    for name, content in inputs.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        for command in (("speech", "transcribe"), ("dictate",)):
+            result = run_paseo(*command, str(path))
+            assert result.returncode == 2, (name, command, result.stdout, result.stderr)
+            assert "not audio" in result.stderr
+            assert result.stdout == ""

@@ -252,3 +252,111 @@ def test_get_effective_shows_the_providers_terminal_profiles_when_none_are_set(
     run_paseo("config", "set", "daemon.terminalProfiles", "[]", check=True)
     result = run_paseo("config", "get", "--effective", "daemon.terminalProfiles", "-o", "json")
     assert json.loads(result.stdout) == []
+
+
+def test_secrets_are_never_printed_without_show_secrets(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    """Every secret field (a speech site's apiKey, a provider's credential variables, the
+    password hash) is shown as the daemon's config.get shows it, in every output format."""
+    site = json.dumps({"provider": "openai", "apiKey": "sk-stt-XyZzY"})
+    result = run_paseo("config", "set", "features.dictation.stt", site, "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["value"] == {"provider": "openai", "hasApiKey": True}
+    tts = json.dumps({"provider": "openai", "apiKey": "sk-tts-XyZzY"})
+    run_paseo("config", "set", "features.voiceMode.tts", tts, check=True)
+    env = json.dumps({"ANTHROPIC_API_KEY": "sk-ant-XyZzY", "GH_TOKEN": "ghp-XyZzY", "X": "y"})
+    result = run_paseo("config", "set", "agents.providers.claude.env", env)
+    assert result.returncode == 0, result.stderr
+    assert "XyZzY" not in result.stdout
+    hashed = "$2b$12$" + "a" * 53
+    result = run_paseo("config", "set", "daemon.auth.password", hashed)
+    assert result.returncode == 0, result.stderr
+    assert hashed not in result.stdout
+
+    outputs = [
+        run_paseo("config", "get", *options, check=True).stdout
+        for options in (
+            (),
+            ("-o", "json"),
+            ("-o", "yaml"),
+            ("--effective", "-o", "json"),
+            ("--effective",),
+            ("features.dictation.stt.apiKey",),
+            ("agents.providers.claude.env", "-o", "json"),
+        )
+    ]
+    for output in outputs:
+        assert "XyZzY" not in output, output
+        assert hashed not in output, output
+    assert json.loads(outputs[1])["agents"]["providers"]["claude"]["env"] == {
+        "ANTHROPIC_API_KEY": "********",
+        "GH_TOKEN": "********",
+        "X": "y",
+    }
+    assert json.loads(outputs[1])["features"]["voiceMode"]["tts"]["hasApiKey"] is True
+    assert json.loads(outputs[3])["features"]["dictation"]["stt"]["hasApiKey"] is True
+    assert outputs[5] == "********\n"
+
+    # The owner asks explicitly.
+    shown = run_paseo("config", "get", "--show-secrets", "features.dictation.stt.apiKey")
+    assert (shown.returncode, shown.stdout) == (0, "sk-stt-XyZzY\n")
+    shown = run_paseo("config", "get", "--show-secrets", "-o", "json", check=True)
+    assert json.loads(shown.stdout)["daemon"]["auth"]["password"] == hashed
+    # And the file still holds the keys: hiding them is a matter of display only.
+    stored = json.loads((paseo_home / "config.json").read_text())
+    assert stored["features"]["voiceMode"]["tts"]["apiKey"] == "sk-tts-XyZzY"
+
+
+def test_the_cli_log_masks_a_secret_value_on_the_command_line() -> None:
+    from paseo.cli.app import _loggable
+
+    assert _loggable(["config", "set", "features.dictation.stt.apiKey", "sk-1", "-o", "json"]) == [
+        "config",
+        "set",
+        "features.dictation.stt.apiKey",
+        "********",
+        "-o",
+        "json",
+    ]
+    assert _loggable(["x", "--password=hunter2", "y"]) == ["x", "--password=********", "y"]
+
+
+def test_set_works_in_a_file_with_unknown_keys_and_keeps_them(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    paseo_home.mkdir()
+    config_file = paseo_home / "config.json"
+    config_file.write_text(json.dumps({"fromTypeScriptPaseo": {"x": 1}}))
+    result = run_paseo("config", "validate")
+    assert result.returncode == 0, result.stdout
+    assert "fromTypeScriptPaseo" in result.stdout
+    result = run_paseo("config", "set", "app.baseUrl", "https://x")
+    assert result.returncode == 0, result.stderr
+    assert "fromTypeScriptPaseo: unknown key ignored" in result.stderr
+    assert json.loads(config_file.read_text()) == {
+        "fromTypeScriptPaseo": {"x": 1},
+        "app": {"baseUrl": "https://x"},
+    }
+
+
+def test_a_listen_address_start_up_cannot_use_is_refused_and_reported(
+    run_paseo: RunPaseo, paseo_home: Path
+) -> None:
+    """Issue 27, item 7: `config set daemon.listen garbage` was accepted, `config validate`
+    called it valid, and `daemon start` failed."""
+    result = run_paseo("config", "set", "daemon.listen", "garbage")
+    assert result.returncode == 1
+    assert "daemon.listen: expected host:port, a port" in result.stderr
+    assert not (paseo_home / "config.json").exists()
+    for good in ("127.0.0.1:7001", "0.0.0.0:7002", "unix:///tmp/paseo-test.sock"):
+        run_paseo("config", "set", "daemon.listen", good, check=True)
+    (paseo_home / "config.json").write_text(json.dumps({"daemon": {"listen": "127.0.0.1:99999"}}))
+    result = run_paseo("config", "validate")
+    assert result.returncode == 1
+    assert "daemon.listen" in result.stdout
+    assert "port out of range" in result.stdout
+    # Start-up refuses it with the same words, before it binds anything.
+    started = run_paseo("daemon", "start", env={"PASEO_LISTEN": ""})
+    assert started.returncode != 0
+    assert "daemon.listen: port out of range" in started.stderr

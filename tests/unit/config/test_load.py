@@ -243,11 +243,27 @@ def test_set_refuses_unknown_keys_and_writes_nothing(config_file: Path) -> None:
     assert config_file.read_bytes() == before
 
 
-def test_set_refuses_when_the_file_holds_unknown_keys(config_file: Path) -> None:
-    write(config_file, {"futureSection": {"a": 1}})
+def test_set_keeps_the_unknown_keys_of_the_file_and_patches_around_them(
+    config_file: Path,
+) -> None:
+    # A home touched by a newer or the TypeScript Paseo stays patchable (issue 27, item 5).
+    write(config_file, {"futureSection": {"a": 1}, "daemon": {"futureKey": True}})
+    result = set_path(config_file, "daemon.listen", "b:2")
+    assert json.loads(config_file.read_text()) == {
+        "futureSection": {"a": 1},
+        "daemon": {"futureKey": True, "listen": "b:2"},
+    }
+    assert {w.path for w in result.warnings} == {"futureSection", "daemon.futureKey"}
+    # Changing or adding an unknown key is still refused, and writes nothing.
+    before = config_file.read_bytes()
     with pytest.raises(ConfigError, match="futureSection: unknown key"):
-        set_path(config_file, "daemon.listen", "b:2")
-    assert json.loads(config_file.read_text()) == {"futureSection": {"a": 1}}
+        set_path(config_file, "futureSection.a", "2")
+    with pytest.raises(ConfigError, match=r"daemon\.otherKey: unknown key"):
+        set_path(config_file, "daemon.otherKey", "2")
+    assert config_file.read_bytes() == before
+    # Removing one is a change the user may make.
+    set_path(config_file, "futureSection", "null")
+    assert json.loads(config_file.read_text()) == {"daemon": {"futureKey": True, "listen": "b:2"}}
 
 
 def test_set_refuses_invalid_values(config_file: Path) -> None:

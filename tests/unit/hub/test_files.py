@@ -35,3 +35,23 @@ def test_remove_and_read_tolerate_a_missing_file(tmp_path: Path) -> None:
     assert files.read_json(path) is None
     files.remove(path)
     assert not path.exists()
+
+
+def test_the_sweep_removes_only_the_targets_temporary_files(tmp_path: Path) -> None:
+    ours = tmp_path / ".hub-relationship.json.0123456789ab.tmp"
+    ours.write_text("secret")
+    kept = [
+        tmp_path / "hub-relationship.json",
+        tmp_path / ".agents.json.0123456789ab.tmp",  # another writer's, in the shared home
+        tmp_path / ".hub-relationship.json.notes",
+    ]
+    for path in kept:
+        path.write_text("{}")
+    directory = tmp_path / ".hub-resume-intents.json.0123456789ab.tmp"
+    directory.mkdir()  # not a file: never removed
+    targets = ("hub-relationship.json", "hub-resume-intents.json")
+    assert files.sweep_temp_files(tmp_path, targets) == 1
+    assert not ours.exists()
+    assert all(path.exists() for path in kept)
+    assert directory.is_dir()
+    assert files.sweep_temp_files(tmp_path / "missing", targets) == 0

@@ -53,3 +53,17 @@ def test_every_plugin_package_ships_py_typed() -> None:
     packages = [p for p in (REPO / "plugins").iterdir() if (p / "__init__.py").is_file()]
     assert packages
     assert [p.name for p in packages if not (p / "py.typed").is_file()] == []
+
+
+def test_the_local_speech_engines_are_an_extra_of_their_own() -> None:
+    """A lean install (no extras) carries no local speech engine; `all` and the test extra
+    bring them, and the driver that needs them says so on its entry point."""
+    project = _pyproject(REPO / "pyproject.toml")["project"]
+    engines = {"pocketsphinx", "webrtcvad-wheels"}
+    assert not engines & _names(project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert _names(extras["speech"]) == engines
+    assert "paseo[speech]" in extras["all"]
+    assert "paseo[speech]" in extras["test"]
+    stt = project["entry-points"]["paseo.speech.stt"]
+    assert stt["local"].endswith("[speech]")

@@ -383,3 +383,111 @@ def test_a_backward_clock_jump_never_fires_a_slot_early(tmp_path: Path) -> None:
             assert record.runs[0].scheduledFor == iso(START + MINUTE)
 
     run(body)
+
+
+@pytest.mark.parametrize(
+    ("cadence", "field", "message"),
+    [
+        ({"type": "every", "everyMs": 1}, "cadence.everyMs", "at least 60 s"),
+        ({"type": "every", "everyMs": 59_999}, "cadence.everyMs", "at least 60 s"),
+        ({"type": "every", "everyMs": 10**20}, "cadence.everyMs", "at most 366 days"),
+        ({"type": "every", "everyMs": 2**63}, "cadence.everyMs", "at most 366 days"),
+        ({"type": "cron", "expression": "0 0 31 2 *"}, "cadence.expression", "invalid cron"),
+        (
+            {"type": "cron", "expression": "0 9 * * *", "timezone": "Europe/Paris\x00"},
+            "cadence.timezone",
+            "unknown time zone",
+        ),
+    ],
+)
+def test_bad_cadences_are_invalid_params_naming_the_field(
+    tmp_path: Path, cadence: dict[str, object], field: str, message: str
+) -> None:
+    """Issue 27, 6f/6g: a huge interval was an OverflowError (an internal error with a
+    traceback); a 1 ms one started agents faster than they finished."""
+
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            with pytest.raises(InvalidParams, match=message) as refused:
+                await h.create(cadence=cadence)
+            assert refused.value.message.startswith(f"{field}: ")
+            assert refused.value.data["field"] == field
+            assert await h.service.list_schedules() == []
+
+    run(body)
+
+
+def test_runs_of_all_schedules_in_flight_are_capped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PASEO_SCHEDULE_MAX_CONCURRENT", "2")
+
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            h.agents.hold = True
+            schedules = [await h.create(cadence=EVERY_MINUTE) for _ in range(3)]
+            h.clock.advance(MINUTE)
+            await h.until(lambda: len(h.agents.turns) == 2, "two runs")
+            await h.quiet()
+            assert len(h.agents.turns) == 2
+            records = [await h.record(s.id) for s in schedules]
+            (skipped,) = [r for r in records if not r.runs]
+            # Its slot was skipped, not queued: it fires on its next slot.
+            assert skipped.nextRunAt == iso(START + 2 * MINUTE)
+            with pytest.raises(Conflict, match="the most allowed at once"):
+                await h.service.run_now(skipped.id)
+            h.agents.finish(h.agents.turns[0], TurnOutcome("succeeded", "done"))
+            await h.until(lambda: len(h.service._running) == 1, "a run to end")
+            await h.service.run_now(skipped.id)
+            await h.until(lambda: len(h.agents.turns) == 3, "the run now under the cap")
+
+    run(body)
+
+
+def test_a_schedule_whose_target_agent_is_gone_is_paused_and_resumed_by_its_restore(
+    tmp_path: Path,
+) -> None:
+    from paseo.schedules.service import PAUSED_REASON, TARGET_DELETED
+
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            agent_id = h.agents.add_agent()
+            schedule = await h.create(
+                cadence=EVERY_MINUTE, target={"type": "agent", "agentId": agent_id}
+            )
+            state = h.agents.agents.pop(agent_id)  # deleted
+            h.clock.advance(MINUTE)
+            record = await h.runs_settled(schedule.id, 1)
+            assert record.runs[0].status == "failed"
+            assert (record.status, record.nextRunAt) == ("paused", None)
+            assert (record.model_extra or {})[PAUSED_REASON] == TARGET_DELETED
+            for _ in range(3):
+                h.clock.advance(MINUTE)
+                await h.quiet()
+            assert len((await h.record(schedule.id)).runs) == 1  # no more failing runs
+            # Another agent's restore changes nothing; its own resumes the schedule.
+            assert await h.service.agent_restored(h.agents.add_agent()) == []
+            h.agents.agents[agent_id] = state
+            assert await h.service.agent_restored(agent_id) == [schedule.id]
+            record = await h.record(schedule.id)
+            assert record.status == "active"
+            assert (record.model_extra or {}).get(PAUSED_REASON) is None
+            h.clock.advance(MINUTE)
+            record = await h.runs_settled(schedule.id, 2)
+            assert record.runs[1].status == "succeeded"
+
+    run(body)
+
+
+def test_a_paused_schedule_is_not_resumed_by_a_restore(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running(tmp_path) as h:
+            agent_id = h.agents.add_agent()
+            schedule = await h.create(
+                cadence=EVERY_MINUTE, target={"type": "agent", "agentId": agent_id}
+            )
+            await h.service.pause(schedule.id)  # by the user: only the user resumes it
+            assert await h.service.agent_restored(agent_id) == []
+            assert (await h.record(schedule.id)).status == "paused"
+
+    run(body)

@@ -326,6 +326,13 @@ class ScriptedProvider(AgentProvider):
     ) -> AgentSession:
         return await self._start(config, sink, launcher, handle.sessionId)
 
+    def supports_no_tools(self) -> bool:
+        # The program's one tool (a write) always asks first, so a session is without tools
+        # once every request is refused, which the kernel does for an internal agent: that
+        # refusal is what this provider tests. A custom provider runs a program of the user's
+        # choosing, which this plugin cannot vouch for.
+        return self._command is None
+
     def derive(self, provider_id: str, label: str, overrides: dict[str, Any]) -> AgentProvider:
         return ScriptedProvider(provider_id, label, command=overrides.get("command"))
 

@@ -1,0 +1,37 @@
+"""An agent recorded without a ``workspaceId`` (by an older Paseo) gets the workspace of its cwd
+at boot, against the real daemon (issue 27, item 5)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from helpers.daemon_rpc import LiveDaemon, stop_daemon
+
+from paseo.client import SyncClient
+
+
+def test_a_legacy_agent_without_a_workspace_is_given_one_at_boot(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, paseo_home: Path
+) -> None:
+    first = agent_daemon_factory()
+    with SyncClient(home=first.home, client_type="sdk") as client:
+        agent = client.call("agent.create", {"provider": "scripted", "cwd": str(workdir)})["agent"]
+        workspace_id = agent["workspaceId"]
+        client.call("agent.stop", {"agentId": agent["id"]})
+    stop_daemon(first.home)
+    [record_file] = paseo_home.glob(f"agents/*/{agent['id']}.json")
+    record = json.loads(record_file.read_text())
+    del record["workspaceId"]  # as a Paseo from before workspaces wrote it
+    record_file.write_text(json.dumps(record))
+
+    second = agent_daemon_factory()
+    with SyncClient(home=second.home, client_type="sdk") as client:
+        placed = client.call("agent.get", {"agentId": agent["id"]})["agent"]
+        # The workspace of its cwd (the one it had, found again by its directory).
+        assert placed["workspaceId"] == workspace_id
+        listed = client.call("agent.list", {"workspaceId": workspace_id})["agents"]
+        assert [a["id"] for a in listed] == [agent["id"]]
+    assert json.loads(record_file.read_text())["workspaceId"] == workspace_id
+    assert (paseo_home / "legacy-agents-placed").exists()
