@@ -3,7 +3,8 @@
 Each figure is printed next to a baseline measured in the same run:
 
 * transcription — pocketsphinx decoding 16 kHz PCM directly (model loaded, as the engine keeps
-  it) against the ``local`` engine (WAV parsing and resampling included) and against
+  it) against the ``local`` engine (WAV parsing and resampling included, in its worker
+  process, so the hand-over is counted too) and against
   ``speech.transcribe`` through a real daemon (base64, JSON-RPC, WebSocket included). The
   real-time factor is processing time over audio duration (below 1: faster than speech).
 * turn detection — voice mode's streaming conversion to 16 kHz mono and WebRTC VAD over the

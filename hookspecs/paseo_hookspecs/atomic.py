@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger("paseo.fs")
 
 TEMP_SUFFIX = ".tmp"
 """Temporary files are named ``.{name}.{random}.tmp``; loaders skip and clean them."""
@@ -37,6 +41,35 @@ def temp_path_for(target: Path) -> Path:
 def is_temp_file(path: Path) -> bool:
     """Whether ``path`` is a temporary file left by an interrupted atomic write."""
     return path.name.startswith(".") and path.name.endswith(TEMP_SUFFIX)
+
+
+def sweep_temp_files(directory: Path, targets: Iterable[str] | None = None) -> int:
+    """Delete the temporary files interrupted atomic writes left in ``directory``; how many.
+
+    A process killed between creating its temporary file and renaming it leaves the file for
+    good (and it may hold a secret): every owner of durable files calls this when it opens, before
+    it writes anything, for the directories it alone writes. With ``targets`` (file names), only
+    the temporary files of those targets go: in a directory shared with other writers (the home
+    root) an owner must not touch theirs. A missing directory has nothing to sweep.
+    """
+    names = None if targets is None else tuple(f".{name}." for name in targets)
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    for entry in entries:
+        if not is_temp_file(Path(entry.name)) or not entry.is_file(follow_symlinks=False):
+            continue
+        if names is not None and not entry.name.startswith(names):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed += 1
+            log.info("removed leftover temporary file %s", entry.path)
+    if removed:
+        fsync_directory(directory)
+    return removed
 
 
 def atomic_write_bytes(target: Path, data: bytes, *, mode: int = 0o644, sync: bool = True) -> None:

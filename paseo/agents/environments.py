@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from paseo_hookspecs.atomic import atomic_write_json, read_json
+from paseo_hookspecs.atomic import atomic_write_json, read_json, sweep_temp_files
 from paseo_hookspecs.errors import InvalidParams
 
 log = logging.getLogger("paseo.agents")
@@ -57,6 +57,10 @@ class AgentEnvironments:
     def __init__(self, directory: Path) -> None:
         self._directory = directory
         self._cache: dict[str, dict[str, str]] = {}
+        # Made once at start-up, before any agent's variables are written or read: a write
+        # killed half-way left a temporary copy of someone's secrets, which nothing else removes
+        # (one directory listing; the daemon's home lock makes this the only writer).
+        sweep_temp_files(directory)
 
     def _path(self, agent_id: str) -> Path:
         return self._directory / f"{agent_id}.json"

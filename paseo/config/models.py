@@ -151,6 +151,8 @@ class DaemonConfig(_Model):
     terminalProfiles: list[TerminalProfile] | None = None
     """The contract's model: providers offer theirs in the same shape when this is absent."""
     terminalScrollback: TerminalScrollbackConfig | None = None
+    maxTerminals: Annotated[int, Field(gt=0, le=4096)] | None = None
+    """Terminals running at once; creating one more is refused."""
     agentProfiles: list[AgentProfile] | None = None
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None
@@ -305,6 +307,8 @@ class AgentsConfig(_Model):
     metadataGeneration: MetadataGenerationConfig | None = None
     trashRetentionDays: Literal[15, 30] | None = None
     """Days a deleted agent stays restorable in the trash before it is purged (default 30)."""
+    checkpointsPerAgent: Annotated[int, Field(ge=0, le=10_000)] | None = None
+    """Turn checkpoints kept per agent, the oldest pruned first (default 100; 0: none taken)."""
 
     @field_validator("providers")
     @classmethod

@@ -33,6 +33,7 @@ from paseo.config.models import (
 from paseo.config.problems import ConfigProblem
 from paseo.config.resolved import (
     DEFAULT_APP_BASE_URL,
+    DEFAULT_CHECKPOINTS_PER_AGENT,
     DEFAULT_GIT_MAX_PROCESS_CONCURRENCY,
     DEFAULT_GIT_MAX_PROCESSES_PER_SECOND,
     DEFAULT_LISTEN_HOST,
@@ -42,6 +43,7 @@ from paseo.config.resolved import (
     DEFAULT_LOG_LEVEL,
     DEFAULT_LOG_ROTATE_FILES,
     DEFAULT_LOG_ROTATE_SIZE,
+    DEFAULT_MAX_TERMINALS,
     DEFAULT_PORT,
     DEFAULT_RELAY_ENDPOINT,
     DEFAULT_SCROLLBACK_BYTES,
@@ -221,6 +223,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
             lines=(scrollback.lines if scrollback else None) or DEFAULT_SCROLLBACK_LINES,
             bytes=(scrollback.bytes if scrollback else None) or DEFAULT_SCROLLBACK_BYTES,
         ),
+        maxTerminals=(daemon.maxTerminals if daemon else None) or DEFAULT_MAX_TERMINALS,
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
         cors=ResolvedCors.model_construct(allowedOrigins=origins),
         relay=ResolvedRelay.model_construct(
@@ -305,6 +308,9 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
         ),
         trashRetentionDays=(agents.trashRetentionDays if agents else None)
         or DEFAULT_TRASH_RETENTION_DAYS,
+        checkpointsPerAgent=DEFAULT_CHECKPOINTS_PER_AGENT
+        if agents is None or agents.checkpointsPerAgent is None
+        else agents.checkpointsPerAgent,
     )
 
 

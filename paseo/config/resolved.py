@@ -40,6 +40,8 @@ DEFAULT_GIT_MAX_PROCESSES_PER_SECOND = 64
 DEFAULT_GIT_MAX_PROCESS_CONCURRENCY = 8
 DEFAULT_SCROLLBACK_LINES = 2000
 """Lines a terminal keeps above its screen (the TypeScript daemon keeps 1,000)."""
+DEFAULT_MAX_TERMINALS = 64
+"""Terminals running at once: each is a program, a pty and an emulator with its scrollback."""
 DEFAULT_SCROLLBACK_BYTES = 1024 * 1024
 """Memory those lines' text may take: about what the TypeScript daemon's 1,000 lines of
 80-column xterm cells take."""
@@ -50,6 +52,7 @@ DEFAULT_LOG_ROTATE_SIZE = "10m"
 DEFAULT_LOG_ROTATE_FILES = 2
 DEFAULT_STORAGE_DRIVER = "json"
 DEFAULT_TRASH_RETENTION_DAYS = 30
+DEFAULT_CHECKPOINTS_PER_AGENT = 100
 DEFAULT_LOCAL_MODELS_SUBDIR = Path("models") / "local-speech"
 
 
@@ -105,6 +108,8 @@ class ResolvedDaemon(_Frozen):
     """``None`` when config.json has none: the installed providers offer theirs."""
     terminalScrollback: ResolvedTerminalScrollback
     """Read when a terminal starts."""
+    maxTerminals: int
+    """Terminals running at once (exited ones do not count); read when one starts."""
     agentProfiles: tuple[AgentProfile, ...]
     cors: ResolvedCors
     relay: ResolvedRelay
@@ -142,6 +147,7 @@ class ResolvedAgents(_Frozen):
     defaultProvider: str | None = None
     metadataGeneration: ResolvedMetadataGeneration
     trashRetentionDays: int = DEFAULT_TRASH_RETENTION_DAYS
+    checkpointsPerAgent: int = DEFAULT_CHECKPOINTS_PER_AGENT
 
 
 class ResolvedDictation(_Frozen):

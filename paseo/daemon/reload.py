@@ -37,6 +37,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.appendSystemPrompt",
     "daemon.terminalProfiles",
     "daemon.terminalScrollback",
+    "daemon.maxTerminals",
     "daemon.agentProfiles",
     "app.baseUrl",
     "agents.defaultProvider",

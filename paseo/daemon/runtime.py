@@ -178,6 +178,9 @@ class Daemon:
                 f"a Paseo daemon (pid {owner.get('pid')}) is running on {layout.root} "
                 "without an OS lock; stop it first"
             )
+        # We hold the lock and no lock-less daemon runs: temporary files of the kernel's home
+        # files were left by killed writers (a daemon, a `config set`), and go before any write.
+        meta.sweep_leftovers(layout)
         # We hold the lock, so a marker still on disk was left by a daemon that died.
         stale = read_pid_file(layout.pid)
         log_settings = config.logging(foreground=options.foreground)

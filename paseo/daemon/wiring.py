@@ -9,8 +9,9 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-metadata (runs internal agents; stops before them), schedules (prompt agents), trash (restores
-into and waits on the agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents), checkpoints
+(observe turns through the agent port), trash (restores into and waits on the agents; a purge
+tells the checkpoints).
 """
 
 from __future__ import annotations
@@ -127,6 +128,14 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 
+    from paseo.checkpoints.service import CheckpointService
+
+    # Turn checkpoints observe the agent port's events; a purge removes an agent's refs.
+    checkpoints = CheckpointService(
+        runner=git.runner, agents=composition.agents, config=config, home=daemon.home
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("checkpoints", checkpoints))
+
     from paseo.trash.service import TrashService
 
     trash = TrashService(
@@ -134,9 +143,10 @@ def compose(daemon: Daemon) -> Composition:
         config=config,
         agents=agents,
         home=daemon.home,
-        # A restored agent gets back its workspace and project if they were archived
-        # meanwhile, and the schedules that paused because it was deleted resume.
-        on_restore=[
+        purge_listeners=[checkpoints.purge],
+        # A restored agent gets back its workspace and project if they were archived meanwhile,
+        # and the schedules that paused because it was deleted resume.
+        restore_listeners=[
             lambda record: workspaces.restore_for_agent(record.workspaceId),
             lambda record: schedules.agent_restored(record.id),
         ],
@@ -202,6 +212,7 @@ def compose(daemon: Daemon) -> Composition:
         agents,
         metadata,
         schedules,
+        checkpoints,
         trash,
         skills,
         terminals,
@@ -244,6 +255,7 @@ ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
+    "checkpoints": "paseo.checkpoints.rpc",
     "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",

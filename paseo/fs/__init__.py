@@ -10,6 +10,7 @@ from paseo_hookspecs.atomic import (
     fsync_directory,
     is_temp_file,
     read_json,
+    sweep_temp_files,
     temp_path_for,
 )
 
@@ -22,5 +23,6 @@ __all__ = [
     "fsync_directory",
     "is_temp_file",
     "read_json",
+    "sweep_temp_files",
     "temp_path_for",
 ]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from paseo.fs import atomic_write_json, atomic_write_text, read_json
+from paseo.fs import atomic_write_json, atomic_write_text, read_json, sweep_temp_files
 from paseo.home.lock import read_pid_file
 from paseo.home.paths import HomeLayout
 from paseo.home.quarantine import quarantine_file
@@ -33,6 +33,16 @@ def b64url(data: bytes) -> str:
 def utc_now() -> str:
     """ISO 8601 UTC with milliseconds, as the TypeScript Paseo writes timestamps."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def sweep_leftovers(layout: HomeLayout) -> int:
+    """Remove what killed atomic writes of the kernel's own home files left (called under the
+    home lock, before any of them is written): ``config.json``, the meta files above (the
+    credential's holds a secret) and the project icons. The home root is shared with the
+    store and plugins, so only these targets' temporary files go there."""
+    root_files = (layout.config, layout.server_id, layout.keypair, layout.pid)
+    targets = {path.name for path in (*root_files, layout.local_credential)}
+    return sweep_temp_files(layout.root, targets) + sweep_temp_files(layout.project_icons)
 
 
 def load_or_create_server_id(layout: HomeLayout, env: dict[str, str] | None = None) -> str:

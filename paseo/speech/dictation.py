@@ -10,11 +10,23 @@ Partial results come from transcribing the audio received so far, one pass at a 
 that finds more audio waiting starts another). Notifications go to the connection that spoke
 last; one lost with a dropped connection is not repeated — the final result is also the
 answer of ``dictation.finish``, which may be called again after a reconnect.
+
+The work is bounded, so that dictation cannot hold the daemon (18 chunks of 1.5 MB once took
+591 s, and other clients waited as long): audio is assembled in a worker thread; at most
+:data:`MAX_TRANSCRIPTIONS` passes run at once over every dictation and one-shot transcription
+(:class:`Dictations` holds the semaphore); a partial pass of raw PCM covers at most
+:data:`PARTIAL_WINDOW_SECONDS` of new audio, earlier windows keeping the text they were given
+(so the passes cost the audio once, not once per chunk), and other formats get partials only
+while short; a chunk is acknowledged only when the partials are at most
+:data:`MAX_BACKLOG_WINDOWS` windows behind (or after :data:`BACKLOG_WAIT` seconds): the sender,
+which waits for each ack, is slowed to what the engine keeps up with. The audio of all
+dictations together is bounded by :data:`MAX_TOTAL_AUDIO_BYTES`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import logging
 import secrets
@@ -24,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, PaseoError, Unavailable
 
-from paseo.speech.audio import normalize
+from paseo.speech.audio import normalize, parse_mime
 
 if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.speech import SpeechToText
@@ -43,6 +55,19 @@ IDLE_TTL = 120.0
 MAX_DICTATIONS = 16
 MAX_AUDIO_BYTES = 64 * 1024 * 1024
 """One dictation's audio (an hour of 16 kHz mono PCM is 115 MB: long enough for speech)."""
+MAX_TOTAL_AUDIO_BYTES = 192 * 1024 * 1024
+"""The audio of every open dictation together."""
+MAX_TRANSCRIPTIONS = 2
+"""Transcription passes running at once (dictations and one-shots): the rest queue."""
+PARTIAL_WINDOW_SECONDS = 30.0
+"""New raw PCM audio a partial pass transcribes at most."""
+PARTIAL_WHOLE_BYTES = 2 * 1024 * 1024
+"""Other formats cannot be cut: partial passes of the whole audio stop beyond this size."""
+MAX_BACKLOG_WINDOWS = 2
+"""Windows of audio the partials may be behind before acknowledgements wait."""
+BACKLOG_WAIT = 20.0
+"""Seconds an acknowledgement waits at most for the partials to catch up (a client's request
+timeout is longer)."""
 
 State = Literal["open", "finishing", "finished"]
 
@@ -60,6 +85,7 @@ class Dictation:
         engine: SpeechToText,
         partials: bool,
         now: float,
+        transcriptions: asyncio.Semaphore | None = None,
     ) -> None:
         self.id = dictation_id
         self.mime_type = mime_type
@@ -68,7 +94,18 @@ class Dictation:
         self._engine = engine
         self._partials = partials
         self._chunks: list[bytes] = []
+        self._starts: list[int] = []
+        """Where each chunk starts in the audio."""
         self._size = 0
+        self._transcriptions = transcriptions or asyncio.Semaphore(MAX_TRANSCRIPTIONS)
+        self._window = _window_bytes(mime_type)
+        """Bytes of a partial window (raw PCM), or ``None`` (audio that cannot be cut)."""
+        self._committed: list[str] = []
+        """The text of each earlier window, in order."""
+        self._committed_bytes = 0
+        self._covered = 0
+        """Bytes of audio the last finished partial pass covered."""
+        self._caught_up = asyncio.Event()
         self.state: State = "open"
         self.touched = now
         self.notify: Notify | None = None
@@ -81,9 +118,27 @@ class Dictation:
     def acked_seq(self) -> int:
         return len(self._chunks)
 
-    def audio(self) -> tuple[bytes, str]:
-        """Everything received so far, as a complete file for the engine."""
-        return normalize(b"".join(self._chunks), self.mime_type)
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def _slice(self, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of the audio received (blocking: called in a thread)."""
+        first = max(0, bisect.bisect_right(self._starts, start) - 1)
+        last = bisect.bisect_left(self._starts, end)
+        joined = b"".join(self._chunks[first:last])
+        offset = self._starts[first] if self._starts else 0
+        return joined[start - offset : end - offset]
+
+    async def audio(self, start: int = 0, end: int | None = None) -> tuple[bytes, str]:
+        """Bytes ``start`` to ``end`` (default: everything received so far), as a complete
+        file for the engine, assembled in a worker thread (megabytes are joined and copied)."""
+        stop = self._size if end is None else end
+
+        def assemble() -> tuple[bytes, str]:
+            return normalize(self._slice(start, stop), self.mime_type)
+
+        return await asyncio.to_thread(assemble)
 
     def add(self, seq: int, data: bytes) -> bool:
         """Store chunk ``seq``; ``False`` when it was stored already (a repeat)."""
@@ -102,24 +157,68 @@ class Dictation:
         if self._size + len(data) > MAX_AUDIO_BYTES:
             raise InvalidParams(f"dictation {self.id} exceeds {MAX_AUDIO_BYTES} bytes of audio")
         self._chunks.append(data)
+        self._starts.append(self._size)
         self._size += len(data)
-        if self._partials and (self._partial_task is None or self._partial_task.done()):
+        if self._partials_wanted() and (self._partial_task is None or self._partial_task.done()):
             self._partial_task = asyncio.create_task(self._run_partials())
         return True
 
+    def _partials_wanted(self) -> bool:
+        return self._partials and (self._window is not None or self._size <= PARTIAL_WHOLE_BYTES)
+
+    def _backlog(self) -> int:
+        return self._size - self._covered
+
+    async def caught_up(self) -> None:
+        """Return once the partials are at most :data:`MAX_BACKLOG_WINDOWS` behind (at once
+        without partials), or after :data:`BACKLOG_WAIT` seconds: the acknowledgement of a
+        chunk waits for this, which paces the sender."""
+        if self._window is None:
+            return
+        bound = MAX_BACKLOG_WINDOWS * self._window
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(BACKLOG_WAIT):
+                while self.state == "open" and self._partials_wanted() and self._backlog() > bound:
+                    task = self._partial_task
+                    if task is None or task.done():
+                        return
+                    self._caught_up.clear()
+                    await self._caught_up.wait()
+
     async def _run_partials(self) -> None:
-        while self.state == "open" and self._partial_seq < self.acked_seq:
-            seq = self.acked_seq
-            try:
-                text = await self._transcribe()
-            except PaseoError as exc:
-                # Too little audio for a header, or an engine hiccup: the final pass decides.
-                log.debug("dictation %s: no partial at chunk %d: %s", self.id, seq, exc.message)
-                text = ""
-            self._partial_seq = seq
-            if text and self.state == "open":
-                payload = {"dictationId": self.id, "text": text, "ackedSeq": seq}
-                await self._send("dictation.partial", payload)
+        try:
+            while (
+                self.state == "open"
+                and self._partial_seq < self.acked_seq
+                and self._partials_wanted()
+            ):
+                seq, size = self.acked_seq, self._size
+                try:
+                    text = await self._partial_text(size)
+                except PaseoError as exc:
+                    # Too little audio for a header, or an engine hiccup: the final decides.
+                    log.debug("dictation %s: no partial at chunk %d: %s", self.id, seq, exc.message)
+                    text = ""
+                self._partial_seq, self._covered = seq, size
+                self._caught_up.set()
+                if text and self.state == "open":
+                    payload = {"dictationId": self.id, "text": text, "ackedSeq": seq}
+                    await self._send("dictation.partial", payload)
+        finally:
+            self._caught_up.set()
+
+    async def _partial_text(self, size: int) -> str:
+        """The text of the first ``size`` bytes: whole windows keep the text they were given
+        (each is transcribed once), the rest is transcribed now."""
+        window = self._window
+        if window is None:
+            return await self._transcribe(0, size)
+        while size - self._committed_bytes > window:
+            start = self._committed_bytes
+            self._committed.append(await self._transcribe(start, start + window))
+            self._committed_bytes = start + window
+        tail = await self._transcribe(self._committed_bytes, size)
+        return " ".join(text for text in (*self._committed, tail) if text)
 
     async def finish(self, last_seq: int | None) -> str:
         """The final transcript (computed once; later calls get the same answer)."""
@@ -154,8 +253,12 @@ class Dictation:
         )
         return text
 
-    async def _transcribe(self) -> str:
-        audio, mime_type = self.audio()
+    async def _transcribe(self, start: int = 0, end: int | None = None) -> str:
+        async with self._transcriptions:
+            audio, mime_type = await self.audio(start, end)
+            return await self._transcribe_audio(audio, mime_type)
+
+    async def _transcribe_audio(self, audio: bytes, mime_type: str) -> str:
         try:
             return await self._engine.transcribe(audio, mime_type=mime_type, language=self.language)
         except PaseoError:
@@ -190,12 +293,28 @@ class Dictations:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._open: dict[str, Dictation] = {}
+        self.transcriptions = asyncio.Semaphore(MAX_TRANSCRIPTIONS)
+        """Held by every transcription pass (dictations and the service's one-shots)."""
+
+    def check_room(self, size: int) -> None:
+        """Refuse ``size`` more bytes of audio when the open dictations hold the most allowed."""
+        held = sum(d.size for d in self._open.values() if d.state == "open")
+        if held + size > MAX_TOTAL_AUDIO_BYTES:
+            raise Unavailable(
+                f"the daemon holds {held // 2**20} MiB of dictation audio, the most it keeps "
+                f"({MAX_TOTAL_AUDIO_BYTES // 2**20} MiB): finish or cancel a dictation first"
+            )
 
     async def create(self, **options: Any) -> Dictation:
         await self.sweep()
         if len(self._open) >= MAX_DICTATIONS:
             raise Unavailable(f"too many dictations in progress (at most {MAX_DICTATIONS})")
-        dictation = Dictation(f"dct_{secrets.token_hex(8)}", now=self._clock(), **options)
+        dictation = Dictation(
+            f"dct_{secrets.token_hex(8)}",
+            now=self._clock(),
+            transcriptions=self.transcriptions,
+            **options,
+        )
         self._open[dictation.id] = dictation
         return dictation
 
@@ -226,3 +345,16 @@ class Dictations:
     async def close(self) -> None:
         for dictation_id in list(self._open):
             await self.remove(dictation_id)
+
+
+def _window_bytes(mime_type: str) -> int | None:
+    """Bytes of :data:`PARTIAL_WINDOW_SECONDS` of raw PCM (whole frames), else ``None``."""
+    base, params = parse_mime(mime_type)
+    if base not in ("audio/pcm", "audio/l16", "audio/raw"):
+        return None
+    try:
+        frame = 2 * int(params.get("channels", 1))
+        frames = int(PARTIAL_WINDOW_SECONDS * int(params.get("rate", 16000)))
+    except ValueError:
+        return None
+    return max(frame, frames * frame)

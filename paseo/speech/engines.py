@@ -10,6 +10,7 @@ An engine receives the site's settings as a plain dict (the fields the config fi
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
     from paseo.config import ResolvedConfig
     from paseo.services import ConfigView
+
+log = logging.getLogger("paseo.speech")
 
 DriverLoader = Callable[[str, str], Any]
 """``(group, name) -> engine class``; :func:`paseo.plugins.drivers.load_driver` in the daemon."""
@@ -71,6 +74,8 @@ class Engines:
         self._config = config
         self._load = load
         self._built: dict[tuple[str, str, str], Any] = {}
+        self._retired: list[Any] = []
+        """Engines dropped from :attr:`_built`, closed by the next :meth:`close_retired`."""
 
     def choose(self, site: str, engine: str | None = None) -> Choice:
         """The driver for ``site``; ``engine`` picks another driver with the same settings
@@ -84,7 +89,7 @@ class Engines:
         if engine is None:
             if len(self._built) >= MAX_ENGINES:
                 # Oldest first: settings replaced by a reload are the ones nobody uses now.
-                del self._built[next(iter(self._built))]
+                self._retired.append(self._built.pop(next(iter(self._built))))
             engine = self._load(choice.group, choice.name)(choice.settings)
             self._built[choice.key] = engine
         return engine
@@ -97,6 +102,19 @@ class Engines:
         engine: TextToSpeech = self._engine(choice)
         return engine
 
+    async def close_retired(self) -> None:
+        """Close the engines dropped to make room (their worker processes end)."""
+        retired, self._retired = self._retired, []
+        for engine in retired:
+            await _close(engine)
+
+    async def close(self) -> None:
+        """Close every engine (the daemon stops)."""
+        built, self._built = list(self._built.values()), {}
+        await self.close_retired()
+        for engine in built:
+            await _close(engine)
+
     def sites(self) -> dict[str, str]:
         """Config path -> provider, for every use site."""
         resolved = self._config.resolved
@@ -104,3 +122,14 @@ class Engines:
             path: str(site_settings(resolved, site)["provider"])
             for site, (_group, path) in SITES.items()
         }
+
+
+async def _close(engine: Any) -> None:
+    close = getattr(engine, "aclose", None)
+    if close is None:
+        return  # an engine written against an older contract
+    try:
+        await close()
+    except Exception:
+        # A plugin's bug must not keep the other engines from closing.
+        log.exception("closing the speech engine %s failed", type(engine).__name__)

@@ -10,6 +10,7 @@ its microphone, the ``voiceMode`` STT/TTS sites of the same engines, and an agen
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Unavailable
@@ -20,7 +21,6 @@ from paseo.speech.engines import DriverLoader, Engines
 from paseo.speech.voice import VoiceAgents, VoiceSession, VoiceSessions
 
 if TYPE_CHECKING:
-
     from paseo.services import ConfigView
 
 
@@ -48,6 +48,7 @@ class SpeechService:
     async def stop(self) -> None:
         await self.voice.close()
         await self.dictations.close()
+        await self.engines.close()
 
     # --- one-shot --------------------------------------------------------------------------
 
@@ -85,11 +86,16 @@ class SpeechService:
         site: str = "dictation",
         engine: str | None = None,
     ) -> tuple[str, str]:
-        """``(text, engine name)`` of ``audio`` with the STT engine of ``site``."""
+        """``(text, engine name)`` of ``audio`` with the STT engine of ``site``: one of at most
+        :data:`~paseo.speech.dictation.MAX_TRANSCRIPTIONS` passes at once, the audio made whole
+        in a worker thread (it may be megabytes)."""
         choice = self.engines.choose(site, engine)
-        data, mime = normalize(audio, mime_type)
+        stt = self.engines.stt(choice)
+        await self.engines.close_retired()
         language = language or choice.settings.get("language")
-        text = await self.engines.stt(choice).transcribe(data, mime_type=mime, language=language)
+        async with self.dictations.transcriptions:
+            data, mime = await asyncio.to_thread(normalize, audio, mime_type)
+            text = await stt.transcribe(data, mime_type=mime, language=language)
         return text, choice.name
 
     async def synthesize(
@@ -130,10 +136,16 @@ class SpeechService:
     async def dictation_chunk(
         self, dictation_id: str, seq: int, data: bytes, notify: Notify
     ) -> tuple[Dictation, bool]:
-        """Store chunk ``seq``: ``(dictation, stored now)`` (``False``: a repeat)."""
+        """Store chunk ``seq``: ``(dictation, stored now)`` (``False``: a repeat). Answers once
+        the partials have caught up enough (see :meth:`Dictation.caught_up`): back-pressure."""
         dictation = await self.dictations.get(dictation_id)
         dictation.notify = notify
-        return dictation, dictation.add(seq, data)
+        if seq > dictation.acked_seq:
+            self.dictations.check_room(len(data))
+        stored = dictation.add(seq, data)
+        if stored:
+            await dictation.caught_up()
+        return dictation, stored
 
     async def dictation_finish(
         self, dictation_id: str, last_seq: int | None, notify: Notify

@@ -12,7 +12,9 @@ per microphone; it is small, native and has no model files to download.
 An utterance starts when most of the last :data:`START_FRAMES` frames are speech (the frames
 before that are kept, so the first syllable is not clipped) and ends after ``silence_ms`` of
 frames without speech. Utterances with less than :data:`MIN_SPEECH_MS` of speech (a click, a
-cough) are dropped.
+cough) are dropped. Continuous speech is cut every :data:`MAX_UTTERANCE_MS` (the piece is
+finished, the next starts at once): 62 minutes of speech without a pause were once held as one
+utterance (+128 MiB), and a transcription of it would have taken as long.
 
 ``webrtcvad`` comes with the ``speech`` extra (``pip install 'paseo[speech]'``): it is imported
 when a detector is built, so a lean install starts and serves everything but voice mode, whose
@@ -36,6 +38,8 @@ FRAME_BYTES = RATE * FRAME_MS // 1000 * 2
 START_FRAMES = 10
 """300 ms of context: an utterance starts when more than half of it is speech."""
 MIN_SPEECH_MS = 150
+MAX_UTTERANCE_MS = 30_000
+"""The longest utterance: longer speech is cut into pieces this long (about 1 MB each)."""
 DEFAULT_SILENCE_MS = 800
 AGGRESSIVENESS = 2
 """webrtcvad's 0 (keeps most audio as speech) .. 3 (drops most non-speech)."""
@@ -96,10 +100,15 @@ class TurnDetector:
     """Feed 16 kHz mono PCM; get back each finished utterance (see the module docstring)."""
 
     def __init__(
-        self, *, silence_ms: int = DEFAULT_SILENCE_MS, aggressiveness: int = AGGRESSIVENESS
+        self,
+        *,
+        silence_ms: int = DEFAULT_SILENCE_MS,
+        aggressiveness: int = AGGRESSIVENESS,
+        max_utterance_ms: int = MAX_UTTERANCE_MS,
     ) -> None:
         self._vad = _vad(aggressiveness)
         self._end_frames = max(1, silence_ms // FRAME_MS)
+        self._max_frames = max(START_FRAMES, max_utterance_ms // FRAME_MS)
         self._min_voiced = max(1, MIN_SPEECH_MS // FRAME_MS)
         self._pending = b""
         self._ring: collections.deque[tuple[bytes, bool]] = collections.deque(maxlen=START_FRAMES)
@@ -139,11 +148,16 @@ class TurnDetector:
         if speech:
             self._voiced += 1
             self._silent = 0
-            return None
-        self._silent += 1
-        if self._silent < self._end_frames:
-            return None
-        return self._end()
+        else:
+            self._silent += 1
+            if self._silent >= self._end_frames:
+                return self._end()
+        if len(self._utterance) >= self._max_frames:
+            # Cut here and go on hearing: the speaker has not paused.
+            piece = self._end()
+            self._utterance = []
+            return piece
+        return None
 
     def _end(self) -> bytes | None:
         utterance, voiced = self._utterance, self._voiced

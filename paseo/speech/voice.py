@@ -44,6 +44,13 @@ STREAM = "voice"
 
 IDLE_TTL = 300.0
 MAX_SESSIONS = 8
+MAX_PENDING_UTTERANCES = 4
+"""Utterances heard but not yet transcribed before a chunk's ack waits (back-pressure)."""
+MAX_QUEUED_UTTERANCES = 8
+"""Utterances kept waiting at most: beyond, the oldest is dropped and the client told. Each is
+at most :data:`~paseo.speech.turns.MAX_UTTERANCE_MS` long, so a session's audio is bounded."""
+BACKLOG_WAIT = 20.0
+"""Seconds an ack waits at most for transcription to catch up."""
 OUTPUT_CHUNK_SECONDS = 0.5
 """Synthesized speech is streamed in pieces this long, so playback can start early."""
 
@@ -131,6 +138,9 @@ class VoiceSession:
         self.notify: Notify | None = None
         self.utterances = 0
         self._queue: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+        self._transcribed = asyncio.Event()
+        """Set each time the worker takes the next utterance (and when the queue is emptied)."""
+        self._notices: set[asyncio.Task[None]] = set()
         self._worker: asyncio.Task[None] | None = None
         self._speaking: set[asyncio.Task[tuple[str, int, str]]] = set()
         self._speeches = 0
@@ -164,14 +174,33 @@ class VoiceSession:
 
     def _hear(self, utterance: bytes) -> None:
         self.utterances += 1
+        if self._queue.qsize() >= MAX_QUEUED_UTTERANCES:
+            dropped, _ = self._queue.get_nowait()
+            message = (
+                f"utterance {dropped} was dropped: transcription is {MAX_QUEUED_UTTERANCES} "
+                "utterances behind"
+            )
+            notice = asyncio.create_task(self._error("unavailable", message))
+            self._notices.add(notice)
+            notice.add_done_callback(self._notices.discard)
         self._queue.put_nowait((self.utterances, utterance))
         if self._worker is None or self._worker.done():
             self._worker = asyncio.create_task(self._work(), name=f"voice-{self.id}")
+
+    async def caught_up(self) -> None:
+        """Return once at most :data:`MAX_PENDING_UTTERANCES` wait for transcription, or
+        after :data:`BACKLOG_WAIT` seconds: a chunk's ack waits for this, pacing the sender."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(BACKLOG_WAIT):
+                while not self.closed and self._queue.qsize() > MAX_PENDING_UTTERANCES:
+                    self._transcribed.clear()
+                    await self._transcribed.wait()
 
     async def _work(self) -> None:
         """Transcribe and prompt, one utterance at a time, in the order they were spoken."""
         while not self._queue.empty():
             number, utterance = self._queue.get_nowait()
+            self._transcribed.set()
             try:
                 text = (await self._transcribe(pcm_to_wav(utterance, rate=RATE))).strip()
                 if text:
@@ -232,6 +261,7 @@ class VoiceSession:
         self._detector.reset()
         while not self._queue.empty():
             self._queue.get_nowait()
+        self._transcribed.set()
         cancelled = await self._cancel_tasks()
         interrupted = await self._agents.interrupt(self.agent_id)
         return cancelled, interrupted
@@ -250,6 +280,7 @@ class VoiceSession:
 
     async def close(self) -> None:
         self.closed = True
+        self._transcribed.set()
         await self._cancel_tasks()
 
     async def _error(self, code: str, message: str) -> None:

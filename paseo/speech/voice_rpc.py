@@ -78,6 +78,8 @@ def voice_group(ref: ServiceRef[SpeechService]) -> RpcMethodGroup:
         session = await ref.get().voice.get(params.voiceId)
         session.notify = ctx.notify
         stored = session.add(params.seq, _decode(params.audio), end_of_turn=params.endOfTurn)
+        if stored:
+            await session.caught_up()
         return VoiceAudioAck(
             voiceId=session.id,
             ackedSeq=session.acked_seq,

@@ -105,9 +105,7 @@ def method_groups(ref: ServiceRef[TerminalService]) -> list[RpcMethodGroup]:
             scrollback=history,
         )
 
-    async def unsubscribe(
-        ctx: RpcContext, params: TerminalRefParams
-    ) -> TerminalUnsubscribeResult:
+    async def unsubscribe(ctx: RpcContext, params: TerminalRefParams) -> TerminalUnsubscribeResult:
         stream = stream_of(params.terminalId)
         return TerminalUnsubscribeResult(
             terminalId=params.terminalId, unsubscribed=stream in ctx.unsubscribe([stream])

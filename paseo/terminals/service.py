@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
+from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
 from paseo_hookspecs.records import WorkspaceRecord
 from paseo_hookspecs.store import ManagedProcessRepository, WorkspaceRepository
 from paseo_hookspecs.terminals import TerminalProfile
@@ -103,10 +103,10 @@ class TerminalService:
         self._placement = placement
         self._provider_profiles = profiles
         self._keep_exited = keep_exited
-        self._records = ProcessRecords(
-            store.managed_processes, kind=PROCESS_KIND, provider="paseo"
-        )
+        self._records = ProcessRecords(store.managed_processes, kind=PROCESS_KIND, provider="paseo")
         self._terminals: dict[str, Terminal] = {}
+        self._starting = 0
+        """Creations past the cap check whose terminal is not listed yet."""
         self._on_activity = on_activity
         """Called after each ``terminal.changed`` (a terminal came, went, or its activity
         flipped) with :meth:`active_workspaces`: what makes a workspace's derived status
@@ -194,7 +194,45 @@ class TerminalService:
         columns: int = 80,
         rows: int = 24,
     ) -> TerminalInfo:
-        """Start a profile's program in a workspace's exact directory."""
+        """Start a profile's program in a workspace's exact directory (``Unavailable`` when
+        ``daemon.maxTerminals`` are running)."""
+        self._check_cap()
+        self._starting += 1
+        try:
+            return await self._create(
+                workspace_id=workspace_id,
+                cwd=cwd,
+                profile_id=profile_id,
+                prompt=prompt,
+                columns=columns,
+                rows=rows,
+            )
+        finally:
+            self._starting -= 1
+
+    def _check_cap(self) -> None:
+        """Refuse a terminal beyond ``daemon.maxTerminals`` running (each holds a program, a
+        pty and an emulator: 200 of them were once made by one client without a limit)."""
+        cap = self._config.resolved.daemon.maxTerminals
+        running = self._starting + sum(1 for t in self._terminals.values() if t.state == "running")
+        if running >= cap:
+            raise Unavailable(
+                f"{running} terminals are running, the most daemon.maxTerminals allows ({cap}):"
+                " kill one first (paseo terminal kill ID) or raise daemon.maxTerminals in "
+                "config.json",
+                data={"running": running, "maxTerminals": cap},
+            )
+
+    async def _create(
+        self,
+        *,
+        workspace_id: str | None,
+        cwd: str | None,
+        profile_id: str | None,
+        prompt: str | None,
+        columns: int,
+        rows: int,
+    ) -> TerminalInfo:
         # The emulator (pyte) loads with the first terminal, not with the daemon.
         from paseo.terminals.terminal import Terminal, TerminalSpec
 
@@ -278,18 +316,14 @@ class TerminalService:
     def _running(self, terminal_id: str) -> Terminal:
         terminal = self.get(terminal_id)
         if terminal.state != "running":
-            raise Conflict(
-                f"terminal {terminal_id!r} has exited", data={"terminalId": terminal_id}
-            )
+            raise Conflict(f"terminal {terminal_id!r} has exited", data={"terminalId": terminal_id})
         return terminal
 
     async def _workspace(self, workspace_id: str | None, cwd: str | None) -> WorkspaceRecord:
         if workspace_id is not None:
             workspace = await self._store.workspaces.get(workspace_id)
             if workspace is None:
-                raise NotFound(
-                    f"no workspace {workspace_id!r}", data={"workspaceId": workspace_id}
-                )
+                raise NotFound(f"no workspace {workspace_id!r}", data={"workspaceId": workspace_id})
             if workspace.archivedAt is not None:
                 raise Conflict(
                     f"workspace {workspace_id!r} is archived", data={"workspaceId": workspace_id}

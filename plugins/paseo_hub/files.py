@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -66,32 +65,3 @@ def remove(path: Path) -> None:
     except FileNotFoundError:
         return
     _fsync_dir(path.parent)
-
-
-def sweep_temp_files(directory: Path, targets: Iterable[str]) -> int:
-    """Delete the temporary files interrupted writes of ``targets`` (file names in
-    ``directory``) left behind; how many. A daemon killed between creating a temporary file and
-    renaming it leaves the file for good, and the relationship's holds the Hub secret. Only the
-    temporary files of ``targets`` go: the home directory is shared with the kernel's writers.
-
-    The behaviour of ``paseo_hookspecs.atomic.sweep_temp_files`` (contract 1.4) with
-    ``targets``; kept here until the contract the plugin requires has it. Blocking."""
-    prefixes = tuple(f".{name}." for name in targets)
-    removed = 0
-    try:
-        entries = list(os.scandir(directory))
-    except (FileNotFoundError, NotADirectoryError):
-        return 0
-    for entry in entries:
-        name = entry.name
-        if not (name.startswith(prefixes) and name.endswith(TEMP_SUFFIX)):
-            continue
-        if not entry.is_file(follow_symlinks=False):
-            continue
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(entry.path)
-            removed += 1
-            log.info("removed leftover temporary file %s", entry.path)
-    if removed:
-        _fsync_dir(directory)
-    return removed

@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Literal
 
+from paseo_hookspecs.atomic import sweep_temp_files
 from paseo_hookspecs.errors import Conflict, InvalidParams
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -103,7 +104,7 @@ class HubService:
         """Load the relationship and resume what it was doing: enrolling, dialling or
         retrying a revocation (never a socket while disconnecting)."""
         # Before anything of ours is written: what a killed write left (a secret among it).
-        await asyncio.to_thread(files.sweep_temp_files, self._home, DURABLE_FILES)
+        await asyncio.to_thread(sweep_temp_files, self._home, DURABLE_FILES)
         try:
             document = await asyncio.to_thread(files.read_json, self._path)
             relationship = Relationship.model_validate(document) if document else None

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.agents import AgentControl, AgentObserver, AgentQuery
-from paseo_hookspecs.atomic import atomic_write_json, read_json
+from paseo_hookspecs.atomic import atomic_write_json, read_json, sweep_temp_files
 from paseo_hookspecs.errors import NotFound, PaseoError
 from paseo_hookspecs.records import AgentRecord, AttentionReason
 
@@ -110,6 +110,8 @@ class FinishNotices(AgentObserver):
         return {"queue": [], "notified": {}}
 
     async def _read_queue(self) -> None:
+        # Before the queue is first rewritten: a write killed half-way left its copy behind.
+        await asyncio.to_thread(sweep_temp_files, self._path.parent, {self._path.name})
         stored = await self._read_document()
         document = stored if isinstance(stored, dict) else {"queue": stored}
         queue = document.get("queue")

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from paseo_mcp.server import McpApp
 
 STATE_DIR = ("plugin-data", PLUGIN_ID)
-"""The plugin's own files under ``$PASEO_HOME``: the token key and the notice queue."""
+"""The plugin's own files under ``$PASEO_HOME``: the token key, the notice queue and who
+created which schedule and worktree."""
 
 LEGACY_NOTICES = ("mcp", "notices.json")
 """Where the notice queue was kept before the MCP server was a plugin of its own."""
@@ -99,6 +100,7 @@ class McpPlugin:
         from paseo_mcp.guard import MCP_PATH, TokenGuard
         from paseo_mcp.handlers import Tooling
         from paseo_mcp.notices import FinishNotices
+        from paseo_mcp.owners import Owners
         from paseo_mcp.rules import CallerRules
         from paseo_mcp.tokens import CapabilityTokens
 
@@ -129,7 +131,9 @@ class McpPlugin:
         )
         self._subscription = agents.subscribe(notices, name=PLUGIN_ID)
         self._undo.append(agents.add_session_contributor(guard))
-        self._app = LazyMcpApp(Tooling(ports, CallerRules(ports)), context.version)
+        self._app = LazyMcpApp(
+            Tooling(ports, CallerRules(ports), Owners(home / "owners.json")), context.version
+        )
         self._undo.append(context.mount_http(MCP_PATH, guard.guarded(self._app)))
         # Recovering the queue reads agents' timelines, which readiness need not wait for
         # (attentions arriving meanwhile wait for it).

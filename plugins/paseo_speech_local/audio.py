@@ -136,4 +136,3 @@ def _external_to_wav(audio: bytes, mime_type: str) -> bytes:
         detail = result.stderr.decode(errors="replace").strip()[-300:]
         raise InvalidParams(f"{command[0]} could not convert {mime_type}: {detail}")
     return result.stdout
-

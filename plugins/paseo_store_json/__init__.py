@@ -18,8 +18,10 @@ status and label so a selective listing walks only those; :mod:`paseo_store_json
 open's bulk read). Full records
 are read from their files on demand (a listing page in one worker-thread pass) and the most
 recently used ones are kept in a cache bounded by count; the small whole-file collections stay
-in memory whole. Only timelines are loaded per agent on first use. Callers always get private
-copies. A record file found damaged when read on demand is quarantined then, like at open.
+in memory whole. Only timelines are loaded per agent on first use; then only their index (seq
+and line offset of each entry) stays, plus the newest entries of the recently used ones within a
+bound in bytes (``_timeline.CACHE_TIMELINE_BYTES``). Callers always get private copies. A
+record file found damaged when read on demand is quarantined then, like at open.
 
 **Write path.** Each mutation takes its collection's lock (one per file-backed collection, one
 per id for agents, schedules, helper processes and timelines), validates the result strictly

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from paseo_hookspecs.atomic import atomic_write_bytes, fsync_directory, is_temp_file
+from paseo_hookspecs.atomic import atomic_write_bytes, fsync_directory, sweep_temp_files
 from paseo_hookspecs.store import QuarantinedFile
 
 log = logging.getLogger("paseo.store.json")
@@ -232,25 +232,7 @@ def remove_temp_files(directory: Path, *, target_names: frozenset[str] | None = 
     With ``target_names``, only temp files of those targets are removed: in a directory the
     store shares with other writers (the home root, ``plugins/``) it must not touch theirs.
     """
-    removed = 0
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return 0
-    for entry in entries:
-        path = Path(entry.path)
-        if not is_temp_file(path) or not entry.is_file(follow_symlinks=False):
-            continue
-        if target_names is not None and not any(
-            entry.name.startswith(f".{name}.") for name in target_names
-        ):
-            continue
-        os.unlink(path)
-        removed += 1
-        log.info("removed leftover temporary file %s", path)
-    if removed:
-        fsync_directory(directory)
-    return removed
+    return sweep_temp_files(directory, target_names)
 
 
 def cut_torn_tail(path: Path) -> int:

@@ -24,7 +24,7 @@ from paseo_store_json._per_record import (
     JsonManagedProcessRepository,
     JsonScheduleRepository,
 )
-from paseo_store_json._timeline import JsonTimelineRepository
+from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
 
 
@@ -34,7 +34,8 @@ class JsonStore(Store):
     ``file_ops`` replaces the disk operations of a live store (tests inject failures with it);
     by default every write is atomic and durable. ``cache_records`` bounds the full agent and
     schedule records kept in memory (each collection's own bound; tests make it tiny to read
-    every record back from its file).
+    every record back from its file), ``cache_timeline_bytes`` the timeline lines kept parsed
+    (over all timelines).
     """
 
     name = "json"
@@ -46,16 +47,20 @@ class JsonStore(Store):
         *,
         file_ops: FileOps | None = None,
         cache_records: int = DEFAULT_CACHE_RECORDS,
+        cache_timeline_bytes: int = CACHE_TIMELINE_BYTES,
     ) -> None:
         super().__init__(Path(home), settings)
         self._ops = file_ops or FileOps()
         self._cache_records = cache_records
+        self._cache_timeline_bytes = cache_timeline_bytes
         self._build()
 
     def _build(self) -> None:
         """Fresh repositories around a fresh core (nothing cached survives a reopen)."""
         core = self._core = Core(self.home, self._ops, self.quarantined)
-        self.timeline: JsonTimelineRepository = JsonTimelineRepository(core)
+        self.timeline: JsonTimelineRepository = JsonTimelineRepository(
+            core, self._cache_timeline_bytes
+        )
         self.agents: JsonAgentRepository = JsonAgentRepository(
             core, self.timeline.remove, self._cache_records
         )

@@ -8,8 +8,12 @@ call, :data:`SYNC_DELAY` later: group commit, so the turn of an agent never wait
 and a burst of appends across agents costs one round of fsyncs. A power cut can lose at most
 the appends of that last moment; :meth:`JsonTimelineRepository.sync` waits for the round.
 Unlike the other collections a timeline is loaded on first use (timelines can be large and
-most are never read after a restart), then cached. A line without its newline is the torn end
-of an append that a crash interrupted: open cuts it, and a read ignores it.
+most are never read after a restart). What stays in memory is bounded: per touched timeline
+only its index (each entry's seq and byte offset, 16 bytes an entry), and parsed entries for the
+newest part of the recently used timelines, at most :data:`CACHE_TIMELINE_BYTES` of their lines
+in all (least recently used dropped first). A read the cached entries cannot answer parses just
+the lines it asks for, found by their offsets. A line without its newline is the torn end of an
+append that a crash interrupted: open cuts it, and a read ignores it.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ import functools
 import itertools
 import json
 import logging
+import os
+from array import array
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, StorageError
@@ -47,14 +54,36 @@ appended meanwhile) to disk: a short turn's first and last appends share one rou
 fsync stays out of the moments the agent program and the client are waiting on."""
 
 
+CACHE_TIMELINE_BYTES = 2 * 1024 * 1024
+"""Bytes of timeline lines kept parsed in memory, over every timeline (a parsed entry takes
+several times its line). Reads beyond them cost a read of the lines they return."""
+
+
 @dataclass
 class _Timeline:
     path: Path
     """Built once: a live agent appends several times a turn."""
-    entries: list[TimelineEntry]
-    seqs: list[int]
+    seqs: array[int]
+    """The seq of every stored entry, in order."""
+    offsets: array[int]
+    """Where each entry's line starts in the file (it ends where the next starts, the last at
+    :attr:`size`)."""
     size: int
     """Bytes of complete, valid lines: appends go right after them."""
+    cached: list[TimelineEntry] = field(default_factory=list)
+    """The newest ``len(cached)`` entries, parsed (a suffix of the timeline)."""
+
+    def line_bytes(self, start: int, end: int) -> int:
+        """Bytes of the lines of entries ``start`` to ``end`` (exclusive)."""
+        if start >= end:
+            return 0
+        stop = self.offsets[end] if end < len(self.offsets) else self.size
+        return stop - self.offsets[start]
+
+    @property
+    def cached_bytes(self) -> int:
+        count = len(self.seqs)
+        return self.line_bytes(count - len(self.cached), count)
 
 
 def encode_line(entry: TimelineEntry) -> bytes:
@@ -67,10 +96,16 @@ def encode_line(entry: TimelineEntry) -> bytes:
 class JsonTimelineRepository(TimelineRepository):
     """Per-agent append-only JSON Lines files."""
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Core, cache_bytes: int = CACHE_TIMELINE_BYTES) -> None:
         self.core = core
         self.locks = KeyedLocks()
         self._cache: dict[str, _Timeline] = {}
+        """Every timeline touched since open (its index; its entries only while resident)."""
+        self._cache_bytes = cache_bytes
+        self._resident: OrderedDict[str, None] = OrderedDict()
+        """Timelines holding parsed entries, least recently used first."""
+        self.cached_bytes = 0
+        """Bytes of the lines of every parsed entry held (at most ``cache_bytes``)."""
         self._unsynced: set[Path] = set()
         self._unsynced_directories: set[Path] = set()
         self._appended = 0
@@ -117,18 +152,22 @@ class JsonTimelineRepository(TimelineRepository):
     def path(self, agent_id: str) -> Path:
         return self.core.home / TIMELINES_DIR / f"{agent_id}.jsonl"
 
-    def _read_file(self, agent_id: str) -> _Timeline:
-        """Parse a timeline file (blocking). Invalid complete lines are corruption, not a torn
-        append: the file is copied to quarantine and rewritten without them."""
+    def _read_file(self, agent_id: str) -> tuple[_Timeline, list[TimelineEntry]]:
+        """Parse a timeline file (blocking): its index and every entry. Invalid complete lines
+        are corruption, not a torn append: the file is copied to quarantine and rewritten
+        without them."""
         path = self.path(agent_id)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            return _Timeline(path, [], [], 0)
+            return _Timeline(path, array("q"), array("q"), 0), []
         complete = data[: data.rfind(b"\n") + 1]
         entries: list[TimelineEntry] = []
+        offsets = array("q")
         problems: list[str] = []
-        for number, line in enumerate(complete.splitlines(), start=1):
+        position = 0
+        for number, line in enumerate(complete.split(b"\n")[:-1], start=1):
+            start, position = position, position + len(line) + 1
             try:
                 entry = TimelineEntry.model_validate_json(line)
             except ValidationError as exc:
@@ -138,25 +177,63 @@ class JsonTimelineRepository(TimelineRepository):
                 problems.append(f"line {number}: wrong agent or seq out of order")
                 continue
             entries.append(entry)
+            offsets.append(start)
         size = len(complete)
         if problems:
             self.core.quarantined.append(
                 quarantine(self.core.home, path, "; ".join(problems), copy=True)
             )
-            rewritten = b"".join(encode_line(entry) for entry in entries)
+            lines = [encode_line(entry) for entry in entries]
+            offsets = array(
+                "q", itertools.accumulate((len(line) for line in lines[:-1]), initial=0)
+            )
+            if not lines:
+                offsets = array("q")
+            rewritten = b"".join(lines)
             self.core.ops.write_bytes(path, rewritten)
             size = len(rewritten)
-        return _Timeline(path, entries, [entry.seq for entry in entries], size)
+        seqs = array("q", (entry.seq for entry in entries))
+        return _Timeline(path, seqs, offsets, size), entries
 
     async def _load(self, agent_id: str) -> _Timeline:
-        """The cached timeline (caller holds the agent's lock)."""
+        """The timeline's index, read on first use (caller holds the agent's lock)."""
         timeline = self._cache.get(agent_id)
-        if timeline is None:
-            timeline = await self.core.io(
-                lambda: self._read_file(agent_id), f"reading the timeline of {agent_id}"
-            )
-            self._cache[agent_id] = timeline
-        return timeline
+        if timeline is not None:
+            return timeline
+        loaded, entries = await self.core.io(
+            lambda: self._read_file(agent_id), f"reading the timeline of {agent_id}"
+        )
+        self._cache[agent_id] = loaded
+        loaded.cached = entries
+        self.cached_bytes += loaded.cached_bytes
+        self._used(agent_id)
+        return loaded
+
+    def _used(self, agent_id: str) -> None:
+        """``agent_id`` was just read or appended to: it is the last its parsed entries to be
+        dropped; then drop what exceeds the bound (the oldest timelines' entries whole, and of
+        the one just used its oldest entries)."""
+        self._resident[agent_id] = None
+        self._resident.move_to_end(agent_id)
+        while self.cached_bytes > self._cache_bytes and self._resident:
+            victim_id = next(iter(self._resident))
+            victim = self._cache[victim_id]
+            count = len(victim.seqs)
+            if victim_id != agent_id:
+                self.cached_bytes -= victim.cached_bytes
+                victim.cached = []
+                del self._resident[victim_id]
+                continue
+            # The one just used alone exceeds the bound: keep its newest entries that fit.
+            first = count - len(victim.cached)
+            keep_from = first
+            excess = self.cached_bytes - self._cache_bytes
+            while keep_from < count and victim.line_bytes(first, keep_from) < excess:
+                keep_from += 1
+            self.cached_bytes -= victim.line_bytes(first, keep_from)
+            del victim.cached[: keep_from - first]
+            if not victim.cached:
+                del self._resident[victim_id]
 
     async def append(self, entries: Sequence[TimelineEntry]) -> None:
         if not entries:
@@ -179,24 +256,31 @@ class JsonTimelineRepository(TimelineRepository):
         if any(b.seq <= a.seq for a, b in itertools.pairwise(checked)):
             raise Conflict("timeline entries must have strictly increasing seq")
         data = b"".join(lines)
+        lengths = [len(line) for line in lines]
         self.core.check_open()
         timeline = self._cache.get(agent_id)
         if timeline is not None and not self.locks.busy(agent_id):
             # Loaded and nobody else at it: the append does not wait for anything, so it runs
             # here, whole (no task, no lock: a live agent's turn appends several times).
-            self._append_now(agent_id, timeline, checked, data)
+            self._append_now(agent_id, timeline, checked, data, lengths)
             return
 
         async def operation() -> None:
             async with self.locks.hold(agent_id):
-                self._append_now(agent_id, await self._load(agent_id), checked, data)
+                self._append_now(agent_id, await self._load(agent_id), checked, data, lengths)
 
         await self.core.write(operation)
 
     def _append_now(
-        self, agent_id: str, timeline: _Timeline, checked: list[TimelineEntry], data: bytes
+        self,
+        agent_id: str,
+        timeline: _Timeline,
+        checked: list[TimelineEntry],
+        data: bytes,
+        lengths: list[int],
     ) -> None:
-        """Write ``data`` (the lines of ``checked``) and record them, without awaiting."""
+        """Write ``data`` (the lines of ``checked``, ``lengths`` bytes each) and record them,
+        without awaiting."""
         if timeline.seqs and checked[0].seq <= timeline.seqs[-1]:
             raise Conflict(
                 f"seq {checked[0].seq} is not after the last stored seq "
@@ -214,9 +298,16 @@ class JsonTimelineRepository(TimelineRepository):
         self._appended += 1
         if self._syncer is None:
             self._syncer = asyncio.get_running_loop().create_task(self._sync_rounds())
+        position = timeline.size
+        for entry, length in zip(checked, lengths, strict=True):
+            timeline.offsets.append(position)
+            timeline.seqs.append(entry.seq)
+            position += length
         timeline.size = size
-        timeline.entries.extend(checked)
-        timeline.seqs.extend(entry.seq for entry in checked)
+        # The cached entries are the newest: these follow them (or start them, when none are).
+        timeline.cached.extend(checked)
+        self.cached_bytes += len(data)
+        self._used(agent_id)
 
     async def read(
         self,
@@ -233,18 +324,37 @@ class JsonTimelineRepository(TimelineRepository):
             raise InvalidParams(f"limit must be a non-negative integer, got {limit!r}")
         async with self.locks.hold(agent_id):
             timeline = await self._load(agent_id)
-        start = 0 if after_seq is None else bisect.bisect_right(timeline.seqs, after_seq)
-        end = (
-            len(timeline.seqs)
-            if before_seq is None
-            else bisect.bisect_left(timeline.seqs, before_seq)
-        )
-        if limit is not None and end - start > limit:
-            if tail:
-                start = end - limit
-            else:
-                end = start + limit
-        return [clone(entry) for entry in timeline.entries[start:end]]
+            start = 0 if after_seq is None else bisect.bisect_right(timeline.seqs, after_seq)
+            end = (
+                len(timeline.seqs)
+                if before_seq is None
+                else bisect.bisect_left(timeline.seqs, before_seq)
+            )
+            if limit is not None and end - start > limit:
+                if tail:
+                    start = end - limit
+                else:
+                    end = start + limit
+            if start >= end:
+                return []
+            first_cached = len(timeline.seqs) - len(timeline.cached)
+            if start >= first_cached:
+                self._used(agent_id)
+                return [
+                    clone(entry)
+                    for entry in timeline.cached[start - first_cached : end - first_cached]
+                ]
+            span = (timeline.offsets[start], timeline.line_bytes(start, end))
+            data = await self.core.io(
+                lambda: _read_span(timeline.path, *span), f"reading the timeline of {agent_id}"
+            )
+        try:
+            return [TimelineEntry.model_validate_json(line) for line in data.split(b"\n")[:-1]]
+        except ValidationError as exc:
+            raise StorageError(
+                f"the timeline of {agent_id} changed on disk under the store: "
+                f"{describe_validation_error(exc)}"
+            ) from exc
 
     async def last(self, agent_id: str) -> TimelineEntry | None:
         entries = await self.read(agent_id, limit=1, tail=True)
@@ -265,4 +375,24 @@ class JsonTimelineRepository(TimelineRepository):
             await self.core.io(
                 lambda: self.core.ops.remove(path), f"deleting the timeline of {agent_id} ({path})"
             )
-            self._cache.pop(agent_id, None)
+            timeline = self._cache.pop(agent_id, None)
+            if timeline is not None:
+                self.cached_bytes -= timeline.cached_bytes
+            self._resident.pop(agent_id, None)
+
+
+def _read_span(path: Path, start: int, length: int) -> bytes:
+    """``length`` bytes of ``path`` from ``start`` (blocking); fewer only if it shrank."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks: list[bytes] = []
+        while length > 0:
+            chunk = os.pread(fd, length, start)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            start += len(chunk)
+            length -= len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)

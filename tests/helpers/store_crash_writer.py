@@ -390,7 +390,7 @@ def open_driver(driver: str, home: Path) -> Store:
     if driver == UNCACHED_JSON:
         from paseo_store_json import JsonStore
 
-        return JsonStore(home, cache_records=0)
+        return JsonStore(home, cache_records=0, cache_timeline_bytes=0)
     from paseo.plugins.drivers import load_driver
 
     store: Store = load_driver("paseo.store", driver)(home, None)

@@ -29,7 +29,15 @@ class SpeechToText(ABC):
 
     @abstractmethod
     async def transcribe(self, audio: bytes, *, mime_type: str, language: str | None = None) -> str:
-        """Return the transcript of ``audio``. Raises ``Unavailable`` if the engine cannot run."""
+        """Return the transcript of ``audio``. Raises ``Unavailable`` if the engine cannot run.
+
+        Heavy work (decoding, conversion) must not hold the daemon's event loop, and not the
+        interpreter lock either for long: run it in a process of the engine's own (the
+        ``local`` engine does) or in native code that releases the lock."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional, empty by default
+        """Release what the engine holds (worker processes, connections): called when the
+        daemon stops or the engine is replaced. Nothing by default."""
 
 
 class TextToSpeech(ABC):
@@ -42,3 +50,6 @@ class TextToSpeech(ABC):
     @abstractmethod
     async def synthesize(self, text: str, *, voice: str | None = None) -> tuple[bytes, str]:
         """Return ``(audio bytes, mime type)`` speaking ``text``."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional, empty by default
+        """See :meth:`SpeechToText.aclose`."""

@@ -130,7 +130,13 @@ def test_transcribe_sends_a_large_file_in_chunks(
     fake_audio.transcript = "long speech"
     daemon_factory(openai_config)
     result = run_paseo(
-        "speech", "transcribe", str(source), "--format", "audio/pcm;rate=16000", "-o", "json",
+        "speech",
+        "transcribe",
+        str(source),
+        "--format",
+        "audio/pcm;rate=16000",
+        "-o",
+        "json",
         check=True,
     )
     assert json.loads(result.stdout) == {"text": "long speech", "engine": "openai"}

@@ -6,6 +6,7 @@ import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from helpers.daemon_rpc import start_daemon, stop_daemon
 from helpers.waiting import wait_for
@@ -103,3 +104,22 @@ def _pid_alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_terminals_beyond_daemon_max_terminals_are_refused_with_the_setting_named(
+    terminal_daemon: Callable[..., Terminals], tmp_path: Path, paseo_home: Path, run_paseo: Any
+) -> None:
+    waiting = {"id": "cat", "name": "Cat", "command": "cat"}
+    t = terminal_daemon({"daemon": {"terminalProfiles": [waiting], "maxTerminals": 2}})
+    first = t.create(cwd=str(tmp_path))
+    t.create(cwd=str(tmp_path))
+    refused = run_paseo(
+        "terminal", "create", "--cwd", str(tmp_path), env={"PASEO_HOME": str(paseo_home)}
+    )
+    assert refused.returncode != 0
+    assert "Traceback" not in refused.stderr
+    assert "daemon.maxTerminals" in refused.stderr, refused.stderr
+    assert len(t.call("terminal.list")["terminals"]) == 2
+    # Killing one makes room again.
+    t.call("terminal.kill", {"terminalId": first["terminalId"]})
+    assert t.create(cwd=str(tmp_path))["state"] == "running"

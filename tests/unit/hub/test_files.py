@@ -6,6 +6,7 @@ import os
 import stat
 from pathlib import Path
 
+from paseo_hookspecs.atomic import sweep_temp_files
 from paseo_hub import files
 
 
@@ -50,8 +51,8 @@ def test_the_sweep_removes_only_the_targets_temporary_files(tmp_path: Path) -> N
     directory = tmp_path / ".hub-resume-intents.json.0123456789ab.tmp"
     directory.mkdir()  # not a file: never removed
     targets = ("hub-relationship.json", "hub-resume-intents.json")
-    assert files.sweep_temp_files(tmp_path, targets) == 1
+    assert sweep_temp_files(tmp_path, targets) == 1
     assert not ours.exists()
     assert all(path.exists() for path in kept)
     assert directory.is_dir()
-    assert files.sweep_temp_files(tmp_path / "missing", targets) == 0
+    assert sweep_temp_files(tmp_path / "missing", targets) == 0

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import wave
 from pathlib import Path
 
+import psutil
 import pytest
 from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_speech_local import LocalSpeechToText, LocalTextToSpeech
@@ -85,3 +87,31 @@ def test_espeak_data_directory_comes_from_models_dir(tmp_path: Path) -> None:
     (tmp_path / "espeak-ng" / "mine").mkdir(parents=True)
     engine = LocalTextToSpeech({"model": "mine", "modelsDir": str(tmp_path)})
     assert f"--path={tmp_path / 'espeak-ng' / 'mine'}" in engine.command(None)
+
+
+def test_decoding_runs_in_a_worker_process_that_aclose_reaps(
+    spoken: bytes, models_dir: Path
+) -> None:
+    """pocketsphinx holds the interpreter lock for a whole utterance: it must not run in the
+    daemon's process. A worker that dies fails one call; the next starts a new worker."""
+    engine = LocalSpeechToText({"model": "commands", "modelsDir": str(models_dir)})
+
+    async def run() -> None:
+        assert await engine.transcribe(spoken, mime_type="audio/wav") == PHRASE
+        (pid,) = engine.worker_pids()
+        assert pid != os.getpid()
+        worker = psutil.Process(pid)
+        assert any("pocketsphinx" in m.path for m in worker.memory_maps())
+        assert not any("pocketsphinx" in m.path for m in psutil.Process().memory_maps())
+        worker.kill()
+        worker.wait(timeout=30)
+        with pytest.raises(Unavailable, match="worker process died"):
+            await engine.transcribe(spoken, mime_type="audio/wav")
+        assert await engine.transcribe(spoken, mime_type="audio/wav") == PHRASE
+        (fresh,) = engine.worker_pids()
+        assert fresh != pid
+        await engine.aclose()
+        assert not psutil.pid_exists(fresh)
+        assert engine.worker_pids() == []
+
+    asyncio.run(asyncio.wait_for(run(), 120))

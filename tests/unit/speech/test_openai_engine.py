@@ -54,9 +54,7 @@ def test_transcription_uses_the_site_model_and_a_per_call_language(
 
 
 def test_language_is_omitted_when_unset(server: FakeAudioServer) -> None:
-    asyncio.run(
-        OpenAiSpeechToText({"baseUrl": server.url}).transcribe(b"x", mime_type="audio/wav")
-    )
+    asyncio.run(OpenAiSpeechToText({"baseUrl": server.url}).transcribe(b"x", mime_type="audio/wav"))
     assert "language" not in server.requests[0].fields
 
 

@@ -15,10 +15,11 @@ class TestJsonStoreConformance(StoreConformance):
 
 
 class TestJsonStoreConformanceUncached(StoreConformance):
-    """The whole suite again with no record cache: every read of a full record comes from its
-    file, so whatever the cache would hide (a stale or half-written record) shows."""
+    """The whole suite again with no record cache and no parsed timeline entries: every read of
+    a full record or a timeline comes from its file, so whatever the cache would hide (a stale
+    or half-written record, a wrong line offset) shows."""
 
     driver = JsonStore
 
     def make_store(self, home: Path) -> Store:
-        return JsonStore(home, cache_records=0)
+        return JsonStore(home, cache_records=0, cache_timeline_bytes=0)

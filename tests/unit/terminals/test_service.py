@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.records import WorkspaceRecord
 from paseo_store_json import JsonStore
 
@@ -96,3 +98,47 @@ def test_only_the_most_recent_exited_terminals_stay_listed(tmp_path: Path) -> No
             await store.close()
 
     asyncio.run(scenario())
+
+
+def test_terminals_beyond_the_configured_cap_are_refused(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    waiting = {"id": "cat", "name": "Cat", "command": "cat"}
+    config.write_text(json.dumps({"daemon": {"terminalProfiles": [waiting], "maxTerminals": 3}}))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+
+    async def scenario() -> None:
+        store = JsonStore(tmp_path / "home")
+        await store.open()
+        service = TerminalService(
+            store=store,
+            publisher=_Publisher(),
+            config=_Config(config),
+            placement=_OneDirectory(workspace),
+            profiles=no_provider_profiles,
+        )
+        await service.start()
+        try:
+            # Created at once: creations still starting count against the cap too.
+            results = await asyncio.gather(
+                *(service.create(cwd=str(workspace)) for _ in range(5)), return_exceptions=True
+            )
+            created = [r for r in results if not isinstance(r, BaseException)]
+            refused = [r for r in results if isinstance(r, BaseException)]
+            assert len(created) == 3
+            assert len(refused) == 2
+            assert all(isinstance(r, Unavailable) for r in refused), refused
+            assert "daemon.maxTerminals" in str(refused[0])
+            assert refused[0].data == {"running": 3, "maxTerminals": 3}  # type: ignore[attr-defined]
+            assert len(service.terminals()) == 3
+            # A killed one frees its place.
+            await service.kill(created[0].terminalId)
+            again = await service.create(cwd=str(workspace))
+            assert again.state == "running"
+            with pytest.raises(Unavailable):
+                await service.create(cwd=str(workspace))
+        finally:
+            await service.stop()
+            await store.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
