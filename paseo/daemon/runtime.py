@@ -261,6 +261,7 @@ class Daemon:
 
         Raises :class:`StartupError` when a transport cannot listen.
         """
+        from paseo.home.app_tokens import AppTokens
         from paseo.rpc.address import parse_address
         from paseo.rpc.server import RpcServer
 
@@ -269,6 +270,7 @@ class Daemon:
             config=self.live_config,
             local_credential=self.local_credential,
             status=self.status,
+            app_tokens=AppTokens(self.layout.app_tokens),
         )
         await server.hash_env_password()
         for owner, group in composition.groups:
