@@ -48,7 +48,7 @@ from paseo.agents.live import (
     AgentStartError,
     LiveAgent,
 )
-from paseo.agents.ports import AgentPlugins, TitleSource, WorkspacePlacement
+from paseo.agents.ports import AgentPlugins, WorkspacePlacement
 from paseo.agents.process import AgentProcessLauncher
 from paseo.agents.profiles import apply_profile, find_profile
 from paseo.agents.registry import ProviderRegistry
@@ -115,10 +115,6 @@ class AgentService:
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
         self.roster = AgentRoster(store, publisher, feed)
         self._rooms: _Rooms | None = None
-        self.titles: TitleSource | None = None
-        """Bound by the composition root once the metadata service exists."""
-        self._titling: set[str] = set()
-        """Agents whose title was asked for in this run (once is enough)."""
 
     # ================================================================ service lifecycle
 
@@ -307,17 +303,7 @@ class AgentService:
         messageId, accepted)`` (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = await self.get(reference)
         message_id, accepted = await self._started.runner.send(agent, text, message_id, images)
-        if accepted:
-            self._maybe_title(agent, text)
         return agent, message_id, accepted
-
-    def _maybe_title(self, agent: LiveAgent, prompt: str) -> None:
-        if self.titles is None or agent.internal or agent.record.title is not None:
-            return
-        if agent.id in self._titling:
-            return
-        self._titling.add(agent.id)
-        self.titles.request_title(agent.id, agent.record.cwd, prompt)
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""

@@ -46,11 +46,3 @@ class WorkspacePlacement(Protocol):
 
     async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
         """The workspace of ``cwd`` (an absolute directory), created when there is none."""
-
-
-class TitleSource(Protocol):
-    """Titles for untitled agents (the metadata service)."""
-
-    def request_title(self, agent_id: str, cwd: str, first_prompt: str) -> None:
-        """Called once per daemon run on an untitled agent's first prompt: title it later, in
-        the background, if a title can be generated (and it still has none)."""

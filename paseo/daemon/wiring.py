@@ -69,8 +69,20 @@ def compose(daemon: Daemon) -> Composition:
     )
 
     git = GitService(config)
+
+    async def branch_name(description: str, cwd: str) -> str | None:
+        # The metadata service names branches with an internal agent, so it is built after
+        # the agents, which need placement: resolved when a worktree is created, never before
+        # the daemon runs.
+        return await metadata.branch_name(description, cwd)
+
     workspaces = WorkspacesService(
-        store=store, publisher=publisher, config=config, git=git.runner, home=daemon.home
+        store=store,
+        publisher=publisher,
+        config=config,
+        git=git.runner,
+        home=daemon.home,
+        branch_namer=branch_name,
     )
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)
@@ -92,16 +104,20 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
     from paseo.metadata.service import MetadataService
+    from paseo.metadata.titles import FirstPromptTitles
 
     # Titles for untitled agents and names for new branches, by an internal agent.
+    metadata_agents = MetadataAgentsPort(agents)
     metadata = MetadataService(
-        agents=MetadataAgentsPort(agents),
+        agents=metadata_agents,
         config=config,
         git=git.runner,
         paths=lambda raw, kind: workspaces.placement.workspaces.check_path(raw, session_kind=kind),
     )
-    agents.titles = metadata
-    workspaces.placement.worktrees.branch_namer = metadata.branch_name
+    # It hears of first prompts through the agent port: the agents need no reference to it.
+    events.subscribe(
+        FirstPromptTitles(metadata_agents.untitled_cwd, metadata.request_title), name="titles"
+    )
     composition.groups.extend((KERNEL, group) for group in _adapter("metadata", metadata))
 
     from paseo.schedules.agents_port import AgentServicePort
@@ -158,16 +174,10 @@ def compose(daemon: Daemon) -> Composition:
         config=config,
         placement=workspaces,
         profiles=provider_profiles,
+        # A workspace's derived status follows its terminals' activity.
+        on_activity=workspaces.activity.terminals,
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
-    workspaces.placement.running_sources += [
-        lambda: {
-            agent.record.workspaceId
-            for agent in agents.agents.values()
-            if agent.record.lastStatus == "running" and agent.record.workspaceId
-        },
-        terminals.active_workspaces,
-    ]
 
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort
@@ -177,9 +187,9 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
     # Voice mode approves its agents' `speak` requests.
     events.subscribe(speech.voice, name="voice")
-    # A workspace's derived status follows its agents' records and its terminals' activity.
-    events.subscribe(workspaces.status, name="workspace-status")
-    terminals.activity_listeners.append(workspaces.status.recheck)
+    # A workspace's derived status follows its agents' records (the internal ones' too: their
+    # turns run in workspaces as well).
+    events.subscribe(workspaces.activity, name="workspace-status", include_internal=True)
     from paseo.agents.catalog import KernelProviderCatalog
     from paseo.daemon.services import PluginPorts
     from paseo.schedules.port import KernelSchedules

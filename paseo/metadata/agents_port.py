@@ -100,6 +100,17 @@ class AgentServicePort:
                 log.warning("deleting the internal metadata agent %s failed: %s", agent_id, exc)
         return len(left)
 
+    async def untitled_cwd(self, agent_id: str) -> str | None:
+        """The cwd of ``agent_id`` while it has no title (``None``: titled, internal or gone)."""
+        try:
+            agent = await self._service.get(agent_id)
+        except NotFound:
+            return None
+        record = agent.record
+        if record.title is not None or agent.internal or agent.deleted:
+            return None
+        return record.cwd
+
     async def set_title(self, agent_id: str, title: str) -> None:
         with contextlib.suppress(NotFound):
             agent = await self._service.get(agent_id)

@@ -18,6 +18,7 @@ from paseo_hookspecs.registration import RpcMethodGroup
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from paseo.rpc.close_codes import CLOSE_CODES
 from paseo.rpc.errors import APP_ERROR, ERROR_CODES, JSONRPC_CODES
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -26,7 +27,6 @@ from paseo.rpc.models import (
     RequestEnvelope,
     ResultResponse,
 )
-from paseo.rpc.session import CLOSE_CODES
 
 Mode = Literal["validation", "serialization"]
 

@@ -30,10 +30,11 @@ from paseo_hookspecs.transport import (
 from pydantic import BaseModel
 
 from paseo import __version__
+from paseo.rpc.close_codes import CLOSE_CODES, CLOSE_GOING_AWAY
 from paseo.rpc.dispatch import MethodTable, encode_notification
 from paseo.rpc.guard import PasswordGuard, Throttled
 from paseo.rpc.models import HealthResult, ShuttingDownEvent, StatusResult, StreamEvent
-from paseo.rpc.session import CLOSE_CODES, CLOSE_GOING_AWAY, Session
+from paseo.rpc.session import Session
 from paseo.rpc.trust import AccessPolicy, Authenticator, hash_password, is_local_client
 
 if TYPE_CHECKING:

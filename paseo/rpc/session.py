@@ -37,6 +37,17 @@ from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
 from paseo_hookspecs.transport import Channel, ImmediateChannel, Observed, SessionLimits
 
 from paseo.rpc import eager
+from paseo.rpc.admission import CallBudget
+from paseo.rpc.close_codes import (
+    CLOSE_CODES,
+    CLOSE_GOING_AWAY,
+    CLOSE_HELLO_TIMEOUT,
+    CLOSE_IDLE,
+    CLOSE_SLOW_CONSUMER,
+    CLOSE_TOO_BIG,
+    CLOSE_UNAUTHORIZED,
+    CLOSE_UNSUPPORTED_DATA,
+)
 from paseo.rpc.dispatch import (
     HELLO,
     Call,
@@ -47,7 +58,7 @@ from paseo.rpc.dispatch import (
     encode_notification,
     invoke,
 )
-from paseo.rpc.errors import HelloRequired, RateLimited, ShuttingDown
+from paseo.rpc.errors import HelloRequired, ShuttingDown
 from paseo.rpc.models import ResyncEvent
 from paseo.rpc.session_agents import SessionAgents
 from paseo.rpc.trust import is_local_client
@@ -60,30 +71,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paseo.rpc")
 
-CLOSE_GOING_AWAY = 1001
-"""The daemon is shutting down."""
-CLOSE_UNSUPPORTED_DATA = 1003
-"""A binary frame arrived; the protocol is text only."""
-CLOSE_TOO_BIG = 1009
-"""A frame exceeded the maximum size (sent by the WebSocket layer)."""
-CLOSE_IDLE = 4000
-"""Nothing was received for the idle timeout while nothing was subscribed."""
-CLOSE_HELLO_TIMEOUT = 4001
-"""``server.hello`` did not arrive within the hello timeout."""
-CLOSE_UNAUTHORIZED = 4401
-"""Authentication failed after the upgrade (transports that cannot refuse over HTTP)."""
-CLOSE_SLOW_CONSUMER = 4008
-"""The client did not read its messages: the outbound queue overflowed twice."""
-
-CLOSE_CODES: dict[int, str] = {
-    CLOSE_GOING_AWAY: "the daemon is shutting down",
-    CLOSE_UNSUPPORTED_DATA: "binary frames are not supported",
-    CLOSE_TOO_BIG: "frame larger than the maximum frame size",
-    CLOSE_IDLE: "idle timeout",
-    CLOSE_HELLO_TIMEOUT: "server.hello not received in time",
-    CLOSE_UNAUTHORIZED: "unauthorized",
-    CLOSE_SLOW_CONSUMER: "client too slow: outbound queue overflowed",
-}
+__all__ = [
+    "CLOSE_CODES",
+    "CLOSE_GOING_AWAY",
+    "CLOSE_HELLO_TIMEOUT",
+    "CLOSE_IDLE",
+    "CLOSE_SLOW_CONSUMER",
+    "CLOSE_TOO_BIG",
+    "CLOSE_UNAUTHORIZED",
+    "CLOSE_UNSUPPORTED_DATA",
+    "CallContext",
+    "Session",
+    "SessionHost",
+]
+"""The close codes live in :mod:`paseo.rpc.close_codes`; they are named here too, where
+transports and tests have always found them."""
 
 SESSION_STREAM = "session"
 """The per-connection stream (``server.resync`` and ``RpcContext.notify`` pushes)."""
@@ -224,8 +226,7 @@ class Session:
         self._resync_pending = False
         self._session_seq: dict[str, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._tokens = float(limits.rate_burst)
-        self._refilled = time.monotonic()
+        self._budget = CallBudget(limits)
         self._last_inbound = time.monotonic()
         self._closing: tuple[int, str] | None = None
         self._closer: asyncio.Task[None] | None = None
@@ -311,23 +312,7 @@ class Session:
             return ShuttingDown("the daemon is shutting down")
         if not self.hello_done and not hello:
             return HelloRequired("call server.hello first")
-        self._tokens = min(
-            float(self.limits.rate_burst),
-            self._tokens + (now - self._refilled) * self.limits.rate_per_second,
-        )
-        self._refilled = now
-        if self._tokens < 1:
-            return RateLimited(
-                "too many requests on this connection",
-                data={"retryAfterMs": int(1000 / self.limits.rate_per_second) + 1},
-            )
-        if len(self._tasks) + self._port_calls >= self.limits.max_in_flight:
-            return RateLimited(
-                "too many requests in flight on this connection",
-                data={"maxInFlight": self.limits.max_in_flight},
-            )
-        self._tokens -= 1
-        return None
+        return self._budget.take(now, len(self._tasks) + self._port_calls)
 
     async def _run_call(self, call: Call, started: Awaitable[Frame | None] | None) -> None:
         """Answer ``call``; ``started`` is the rest of an immediate call that suspended."""

@@ -95,6 +95,7 @@ class TerminalService:
         placement: TerminalPlacement,
         profiles: ProfileSource,
         keep_exited: int = KEEP_EXITED,
+        on_activity: Callable[[set[str]], None] | None = None,
     ) -> None:
         self._store = store
         self._publisher = publisher
@@ -106,9 +107,10 @@ class TerminalService:
         self._terminals: dict[str, Terminal] = {}
         self._starting = 0
         """Creations past the cap check whose terminal is not listed yet."""
-        self.activity_listeners: list[Callable[[], None]] = []
+        self._on_activity = on_activity
         """Called after each ``terminal.changed`` (a terminal came, went, or its activity
-        flipped): what makes a workspace's derived status change."""
+        flipped) with :meth:`active_workspaces`: what makes a workspace's derived status
+        change."""
 
     # -------------------------------------------------------------- lifecycle
 
@@ -430,6 +432,5 @@ class TerminalService:
             self._publisher.publish(stream, method, payload)
         except Exception:
             log.exception("cannot publish %s on %s", method, stream)
-        if method == "terminal.changed":
-            for listener in self.activity_listeners:
-                listener()
+        if method == "terminal.changed" and self._on_activity is not None:
+            self._on_activity(self.active_workspaces())

@@ -31,16 +31,11 @@ from paseo.workspaces.labels import LabelService
 from paseo.workspaces.legacy_agents import assign_workspaces_once
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
-from paseo.workspaces.status import StatusWatch
-from paseo.worktrees.service import WorktreeService
+from paseo.workspaces.status import RunningWork, StatusWatch, WorkspaceActivity
+from paseo.worktrees.service import BranchNamer, WorktreeService
 
 if TYPE_CHECKING:
     from paseo.services import ConfigView, Publisher
-
-
-RunningSource = Callable[[], "set[str]"]
-"""The ids of the workspaces where something works right now (an agent's turn, a terminal's
-output); the composition root adds one per room that runs work in workspaces."""
 
 
 @dataclass
@@ -52,15 +47,12 @@ class Placement:
     labels: LabelService
     worktrees: WorktreeService
     reconciler: Reconciler
-    running_sources: list[RunningSource] = field(default_factory=list)
+    work: RunningWork = field(default_factory=RunningWork)
 
     def running(self) -> set[str]:
         """Workspaces whose status bucket is ``running``: each counts only the work that
         carries its own ``workspaceId`` (a same-cwd sibling is untouched)."""
-        found: set[str] = set()
-        for source in self.running_sources:
-            found |= source()
-        return found
+        return self.work.running()
 
     @classmethod
     def build(
@@ -73,6 +65,7 @@ class Placement:
         service_ports: Callable[[], ServicePortsConfig | None] = lambda: None,
         publish: Publish = no_publish,
         reconcile_interval: float = DEFAULT_INTERVAL,
+        branch_namer: BranchNamer | None = None,
     ) -> Placement:
         projects = ProjectRegistry(store, IconStore(home / "projects" / "icons"), publish)
         workspaces = WorkspaceProvisioningService(
@@ -92,6 +85,7 @@ class Placement:
                 worktrees_root=worktrees_root,
                 service_ports=service_ports,
                 publish=publish,
+                branch_namer=branch_namer,
             ),
             reconciler=Reconciler(projects, workspaces, interval=reconcile_interval),
         )
@@ -110,6 +104,7 @@ class WorkspacesService:
         config: ConfigView,
         git: GitRunner,
         home: Path,
+        branch_namer: BranchNamer | None = None,
     ) -> None:
         def publish(method: str, payload: dict[str, Any]) -> None:
             publisher.publish(STREAM, method, payload)
@@ -126,10 +121,13 @@ class WorkspacesService:
             worktrees_root=lambda: config.resolved.worktrees.root,
             service_ports=lambda: config.resolved.worktrees.servicePorts,
             publish=publish,
+            branch_namer=branch_namer,
         )
         self.status = StatusWatch(self.placement.running, publish)
-        """Announces ``workspace.status``; the rooms that make workspaces run call its
-        :meth:`~paseo.workspaces.status.StatusWatch.recheck`."""
+        """Announces ``workspace.status``."""
+        self.activity = WorkspaceActivity(self.placement.work, self.status)
+        """What makes workspaces run, as the rooms that run work tell it: an observer of the
+        agent port, and the terminal service's activity callback."""
 
     async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
         """The workspace an agent running in ``cwd`` belongs to (created, with its project,

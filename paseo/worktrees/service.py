@@ -95,6 +95,7 @@ class WorktreeService:
         worktrees_root: Callable[[], str],
         service_ports: Callable[[], ServicePortsConfig | None] = lambda: None,
         publish: Publish = no_publish,
+        branch_namer: BranchNamer | None = None,
     ) -> None:
         self.workspaces = workspaces
         self.projects = workspaces.projects
@@ -103,9 +104,8 @@ class WorktreeService:
         self.service_ports = service_ports
         self.publish = publish
         self._locks: dict[str, asyncio.Lock] = {}
-        self.branch_namer: BranchNamer | None = None
-        """Generates a branch name from a description (the metadata service); bound by the
-        composition root."""
+        self._branch_namer = branch_namer
+        """Generates a branch name from a description (the metadata service)."""
 
     def _metadata(self) -> MetadataStore:
         return MetadataStore(self.worktrees_root())
@@ -197,9 +197,9 @@ class WorktreeService:
         """A generated name for a new branch, or ``None`` (nothing to name it from, no
         generator, or generation failed). A name already taken gets a random suffix."""
         description = request.prompt or request.title
-        if self.branch_namer is None or not description:
+        if self._branch_namer is None or not description:
             return None
-        name = await self.branch_namer(description, cwd)
+        name = await self._branch_namer(description, cwd)
         if name is None:
             return None
         if await asyncio.to_thread(ref_oid, repo_root, f"{HEADS}{name}") is not None:

@@ -1,9 +1,10 @@
-"""The push plugin's hooks: token RPCs, client heartbeats and the attention tap.
+"""The push plugin's hooks: token RPCs, client heartbeats, and attention heard through the
+agent port (``DaemonContext.agents``, subscribed at startup).
 
-``paseo_attention`` is called synchronously on the daemon's loop; the work (reading the agent
-record, deciding, notifying or pushing) runs in a task so the tap never blocks. Tasks still
-running at shutdown are cancelled: a notification about a daemon that is going away has
-nothing left to offer.
+Each attention's work (reading the agent record, deciding, notifying or pushing) runs in a task
+of its own, so a slow push service delays neither the next attention nor the port's queue.
+Tasks still running at shutdown are cancelled: a notification about a daemon that is going away
+has nothing left to offer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs import hookimpl
-from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.agents import AgentObserver, Subscription
+from paseo_hookspecs.errors import InvalidParams, NotFound
 from paseo_hookspecs.registration import (
     ConfigSection,
     ConfigSectionRegistrar,
@@ -41,6 +43,7 @@ from paseo_push.settings import PushSettings, settings_of
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext, RpcContext
+    from paseo_hookspecs.records import AttentionReason
 
 PLUGIN_ID = "push"
 REASON_TEXT = {"finished": "Finished", "permission": "Needs your permission", "error": "Failed"}
@@ -61,12 +64,23 @@ def _epoch(iso: str | None, now: float) -> float:
     return min(moment.timestamp(), now)
 
 
+class _Attention(AgentObserver):
+    """The plugin's subscriber on the agent port: only attention matters to it."""
+
+    def __init__(self, plugin: PushPlugin) -> None:
+        self._plugin = plugin
+
+    async def on_attention(self, agent_id: str, reason: AttentionReason, timestamp: str) -> None:
+        self._plugin.attention(agent_id, reason, timestamp)
+
+
 class PushPlugin:
     """The plugin object (the entry point names :data:`plugin`)."""
 
     def __init__(self) -> None:
         self.clients = ClientRegistry()
         self._daemon: DaemonContext | None = None
+        self._subscription: Subscription | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------- registration
@@ -118,9 +132,13 @@ class PushPlugin:
     @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
         self._daemon = context
+        self._subscription = context.agents.subscribe(_Attention(self), name=PLUGIN_ID)
 
     @hookimpl
     def paseo_shutdown(self, context: DaemonContext) -> None:
+        subscription, self._subscription = self._subscription, None
+        if subscription is not None:
+            subscription.close()
         for task in list(self._tasks):
             task.cancel()
         self.clients.clear()
@@ -158,8 +176,8 @@ class PushPlugin:
 
     # --------------------------------------------------------------- attention
 
-    @hookimpl
-    def paseo_attention(self, agent_id: str, reason: str, timestamp: str) -> None:
+    def attention(self, agent_id: str, reason: str, timestamp: str) -> None:
+        """``agent_id`` asks for a person: decide and notify, in a task of its own."""
         if self._daemon is None:
             return
         task = asyncio.get_running_loop().create_task(
@@ -181,8 +199,9 @@ class PushPlugin:
     async def _notify(
         self, daemon: DaemonContext, agent_id: str, reason: str, timestamp: str
     ) -> None:
-        record = await daemon.store.agents.get(agent_id)
-        if record is None:
+        try:
+            record = await daemon.agents.get(agent_id)
+        except NotFound:
             return
         now = time.time()
         decision = decide(
