@@ -1,0 +1,138 @@
+"""``paseo doctor`` through the real CLI: a fresh home, a widened secret, a held port, a
+config another Paseo refuses, and a running daemon (MCP served, providers probed by it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RunPaseo = Callable[..., subprocess.CompletedProcess[str]]
+
+EXPECTED_GROUPS = {"providers", "mcp", "home", "listen", "config", "store", "speech", "git"}
+
+
+def _doctor(run_paseo: RunPaseo, *extra: str, env: dict[str, str] | None = None) -> Any:
+    done = run_paseo("doctor", "-o", "json", *extra, env=env, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert done.returncode == (0 if report["ok"] else 1), done.stderr
+    return done.returncode, report
+
+
+def _by(report: Any, group: str, name: str | None = None) -> list[dict[str, Any]]:
+    return [
+        check
+        for check in report["checks"]
+        if check["group"] == group and (name is None or check["name"] == name)
+    ]
+
+
+def test_a_fresh_home_lists_every_group_in_text_and_json(run_paseo: RunPaseo) -> None:
+    text = run_paseo("doctor", timeout=120)
+    assert "Traceback" not in text.stderr, text.stderr
+    for group in EXPECTED_GROUPS:
+        assert f"\n{group}\n" in f"\n{text.stdout}", text.stdout
+    _code, report = _doctor(run_paseo)
+    assert {check["group"] for check in report["checks"]} >= EXPECTED_GROUPS
+    for check in report["checks"]:
+        assert check["status"] in ("ok", "warn", "fail")
+        assert isinstance(check["found"], str) and check["found"]
+        if check["status"] != "ok":
+            assert check["fix"], check
+    assert report["summary"]["fail"] == sum(c["status"] == "fail" for c in report["checks"])
+    # Stopped daemon: what needs it says so instead of failing.
+    assert _by(report, "mcp")[0]["status"] == "warn"
+    assert "not running" in _by(report, "mcp")[0]["found"]
+
+
+def test_a_keypair_readable_by_others_fails_naming_the_file_and_chmod(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    keypair = paseo_home / "daemon-keypair.json"
+    keypair.write_text("{}")
+    os.chmod(keypair, 0o644)
+    code, report = _doctor(run_paseo)
+    assert code == 1
+    [check] = _by(report, "home", "daemon-keypair.json")
+    assert check["status"] == "fail"
+    assert str(keypair) in check["found"]
+    assert "0644" in check["found"]
+    assert check["fix"] == f"chmod 600 {keypair}"
+    text = run_paseo("doctor", timeout=120)
+    assert text.returncode == 1
+    assert f"chmod 600 {keypair}" in text.stdout
+    os.chmod(keypair, 0o600)
+    _code, fixed = _doctor(run_paseo)
+    assert _by(fixed, "home", "daemon-keypair.json")[0]["status"] == "ok"
+
+
+def test_a_port_held_by_another_process_names_it(run_paseo: RunPaseo) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        code, report = _doctor(run_paseo, env={"PASEO_LISTEN": f"127.0.0.1:{port}"})
+    assert code == 1
+    [check] = _by(report, "listen")
+    assert check["status"] == "fail"
+    assert f"pid {os.getpid()}" in check["found"]
+    assert "daemon.listen" in check["fix"]
+
+
+def test_config_errors_fail_and_keys_the_typescript_paseo_refuses_warn(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    config = paseo_home / "config.json"
+    config.write_text(json.dumps({"pluginsEnabled": True}))
+    _code, report = _doctor(run_paseo)
+    assert _by(report, "config", "config.json")[0]["status"] == "ok"
+    [foreign] = _by(report, "config", "pluginsEnabled")
+    assert foreign["status"] == "warn"
+    assert "TypeScript" in foreign["found"]
+    config.write_text(json.dumps({"daemon": {"listen": "not an address at all"}}))
+    code, broken = _doctor(run_paseo)
+    assert code == 1
+    [check] = _by(broken, "config", "config.json")
+    assert check["status"] == "fail"
+    assert "daemon.listen" in check["found"]
+
+
+def test_quarantined_records_are_reported(paseo_home: Path, run_paseo: RunPaseo) -> None:
+    (paseo_home / "quarantine").mkdir(parents=True, mode=0o700)
+    (paseo_home / "quarantine" / "server-id.20260101T000000").write_text("x")
+    _code, report = _doctor(run_paseo)
+    [check] = _by(report, "store", "quarantine")
+    assert check["status"] == "warn"
+    assert "paseo store quarantine" in check["fix"]
+
+
+def test_with_the_daemon_running_mcp_is_probed_and_providers_come_from_it(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    env = {"PASEO_HOME": str(paseo_home), "PASEO_LISTEN": "127.0.0.1:0"}
+    started = run_paseo("daemon", "start", env=env, timeout=60)
+    try:
+        assert started.returncode == 0, started.stderr
+        _code, report = _doctor(run_paseo, env=env)
+        [daemon] = _by(report, "daemon", "daemon")
+        assert daemon["status"] == "ok" and "running" in daemon["found"]
+        [mcp] = _by(report, "mcp")
+        assert mcp["status"] == "ok", mcp
+        assert "401" in mcp["found"]
+        assert _by(report, "listen")[0]["status"] == "ok"
+        assert "listens on" in _by(report, "listen")[0]["found"]
+        assert "daemon's probe" in _by(report, "providers", "any provider")[0]["found"]
+        assert _by(report, "hub")[0]["status"] in ("ok", "warn")
+        for group in EXPECTED_GROUPS:
+            assert _by(report, group), group
+    finally:
+        run_paseo("daemon", "stop", env=env, timeout=60)
+    _code, stopped = _doctor(run_paseo, env=env)
+    assert "not running" in _by(stopped, "daemon")[0]["found"]
