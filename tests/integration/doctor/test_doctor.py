@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,29 @@ def test_with_the_daemon_running_mcp_is_probed_and_providers_come_from_it(
         run_paseo("daemon", "stop", env=env, timeout=60)
     _code, stopped = _doctor(run_paseo, env=env)
     assert "not running" in _by(stopped, "daemon")[0]["found"]
+
+
+def test_doctor_help_imports_no_check_and_no_plugin() -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "from paseo.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['doctor', '--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        # paseo_hookspecs.errors is the CLI's own (its error type); any other paseo_* is a plugin.
+        "print(sorted(m for m in sys.modules if m.startswith(('paseo_', 'paseo.doctor',"
+        " 'pluggy', 'stevedore')) and m.split('.')[0] != 'paseo_hookspecs'))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=True
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout
+
+
+def test_doctor_creates_nothing_in_a_home_that_does_not_exist(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    _doctor(run_paseo)
+    assert not paseo_home.exists()
