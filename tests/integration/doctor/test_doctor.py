@@ -42,7 +42,8 @@ def test_a_fresh_home_lists_every_group_in_text_and_json(run_paseo: RunPaseo) ->
     assert {check["group"] for check in report["checks"]} >= EXPECTED_GROUPS
     for check in report["checks"]:
         assert check["status"] in ("ok", "warn", "fail")
-        assert isinstance(check["found"], str) and check["found"]
+        assert isinstance(check["found"], str)
+        assert check["found"]
         if check["status"] != "ok":
             assert check["fix"], check
     assert report["summary"]["fail"] == sum(c["status"] == "fail" for c in report["checks"])
@@ -123,7 +124,8 @@ def test_with_the_daemon_running_mcp_is_probed_and_providers_come_from_it(
         assert started.returncode == 0, started.stderr
         _code, report = _doctor(run_paseo, env=env)
         [daemon] = _by(report, "daemon", "daemon")
-        assert daemon["status"] == "ok" and "running" in daemon["found"]
+        assert daemon["status"] == "ok"
+        assert "running" in daemon["found"]
         [mcp] = _by(report, "mcp")
         assert mcp["status"] == "ok", mcp
         assert "401" in mcp["found"]
@@ -163,3 +165,21 @@ def test_doctor_creates_nothing_in_a_home_that_does_not_exist(
 ) -> None:
     _doctor(run_paseo)
     assert not paseo_home.exists()
+
+
+def test_with_a_ready_provider_nothing_fails_and_the_exit_status_is_0(
+    run_paseo: RunPaseo,
+) -> None:
+    from helpers.agents_env import agent_binary
+
+    claude = agent_binary("claude")
+    env = {"PATH": f"{claude.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    code, report = _doctor(run_paseo, env=env)
+    [check] = _by(report, "providers", "claude")
+    assert check["status"] == "ok", check
+    # The program, where it is and its version, as the registry's probe found it ready.
+    assert str(claude) in check["found"]
+    assert "Claude Code" in check["found"]
+    assert code == 0, [c for c in report["checks"] if c["status"] == "fail"]
+    assert report["ok"] is True
+    assert report["summary"]["fail"] == 0
