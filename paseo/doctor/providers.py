@@ -101,10 +101,29 @@ def _program(provider: Any, env: dict[str, str]) -> str | None:
     return f"{profile.command}: {version}" if path is None else f"{path}: {version}"
 
 
-def _offline(context: DoctorContext) -> list[tuple[dict[str, Any], str | None]]:
+def _plugin_failures(manager: Any) -> list[Check]:
+    """Plugins that failed to load here: what the daemon would report on its next start."""
+    return [
+        Check(
+            "plugins",
+            record.name,
+            "fail",
+            f"plugin {record.name!r} fails to load: {record.error}",
+            f"`paseo plugins info {record.name}`; fix or reinstall it, or "
+            f"`paseo plugins disable {record.name}`",
+        )
+        for record in manager.records
+        if record.error and record.unavailable is None
+    ]
+
+
+def _offline(context: DoctorContext) -> tuple[list[Check], list[Check]]:
+    """The provider rows and the plugin load failures, probed in this process."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from paseo.agents.registry import ProviderRegistry
     from paseo.config import load_config
-    from paseo.plugins import LoadPolicy, PaseoPluginManager
+    from paseo.plugins import LoadPolicy, PaseoPluginManager, PluginLoadError
 
     loaded = load_config(context.layout.config, context.env, home=context.home)
     manager = PaseoPluginManager(
@@ -112,7 +131,20 @@ def _offline(context: DoctorContext) -> list[tuple[dict[str, Any], str | None]]:
             plugins_enabled=loaded.plugins_enabled, entries=loaded.plugin_entries
         )
     )
-    manager.load_all()
+    try:
+        manager.load_all()
+    except PluginLoadError as exc:
+        # Strict mode (PASEO_STRICT_PLUGINS=1): the daemon would refuse to start as well.
+        return [], [
+            Check(
+                "plugins",
+                "plugins",
+                "fail",
+                f"{exc} (strict mode: PASEO_STRICT_PLUGINS=1 makes any load failure fatal)",
+                "fix or remove the plugin named (`paseo plugins disable ID`), or unset "
+                "PASEO_STRICT_PLUGINS",
+            )
+        ]
     overrides = {
         provider_id: entry.model_dump(mode="json", exclude_none=True)
         for provider_id, entry in loaded.resolved.agents.providers.items()
@@ -125,26 +157,40 @@ def _offline(context: DoctorContext) -> list[tuple[dict[str, Any], str | None]]:
 
     asyncio.run(probe_all())
     env = dict(context.env)
-    rows: list[tuple[dict[str, Any], str | None]] = []
-    for entry in registry.entries():
-        snapshot = registry.availability(entry.id)
-        row = {
-            "id": entry.id,
-            "label": entry.label,
-            "enabled": entry.enabled,
-            "availability": snapshot.availability.model_dump(mode="json"),
-        }
-        program = _program(entry.provider, env) if entry.provider is not None else None
-        rows.append((row, program))
-    return rows
+    entries = registry.entries()
+    # Each `--version` is bounded; run side by side, a hanging program costs its bound once.
+    with ThreadPoolExecutor(max_workers=max(1, min(8, len(entries)))) as pool:
+        programs = list(
+            pool.map(
+                lambda entry: _program(entry.provider, env) if entry.provider else None, entries
+            )
+        )
+    rows = [
+        _row(
+            {
+                "id": entry.id,
+                "label": entry.label,
+                "enabled": entry.enabled,
+                "availability": registry.availability(entry.id).availability.model_dump(
+                    mode="json"
+                ),
+            },
+            daemon=False,
+            program=program,
+        )
+        for entry, program in zip(entries, programs, strict=True)
+    ]
+    return rows, _plugin_failures(manager)
 
 
 def checks(context: DoctorContext) -> list[Check]:
+    failures: list[Check] = []
     if context.answering:
+        # The daemon's own load failures are the daemon group's (from its status).
         results = [_row(provider, daemon=True) for provider in _from_daemon(context)]
         where = "the daemon's probe"
     else:
-        results = [_row(row, daemon=False, program=program) for row, program in _offline(context)]
+        results, failures = _offline(context)
         where = "probed in this process (the daemon is not running)"
     ready = [check.name for check in results if check.status == "ok" and check.fix is None]
     if ready:
@@ -164,4 +210,4 @@ def checks(context: DoctorContext) -> list[Check]:
                 "is missing); docs/providers.md lists them",
             )
         )
-    return results
+    return results + failures

@@ -8,6 +8,7 @@ The checks are imported by the handler, not here: ``paseo doctor --help`` (and `
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
@@ -32,6 +33,10 @@ def run_doctor(args: argparse.Namespace) -> int:
     from paseo.cli.context import home_layout
     from paseo.doctor.runner import run_checks, summary
 
+    # What the checks find is in the report: the loaders' log records (a plugin that fails to
+    # load is logged with its traceback) must not reach the terminal through logging's
+    # last-resort handler as well.
+    logging.getLogger().addHandler(logging.NullHandler())
     checks = run_checks(home_layout(args), os.environ)
     counts = summary(checks)
     failed = counts["fail"] > 0

@@ -183,3 +183,45 @@ def test_with_a_ready_provider_nothing_fails_and_the_exit_status_is_0(
     assert code == 0, [c for c in report["checks"] if c["status"] == "fail"]
     assert report["ok"] is True
     assert report["summary"]["fail"] == 0
+
+
+def test_a_plugin_that_fails_to_load_is_named_without_a_traceback(
+    paseo_home: Path, tmp_path: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    missing = tmp_path / "no-such-plugin"
+    (paseo_home / "config.json").write_text(
+        json.dumps({"plugins": {"broken": {"source": "directory", "path": str(missing)}}})
+    )
+    for strict in ("1", "0"):
+        done = run_paseo("doctor", "-o", "json", env={"PASEO_STRICT_PLUGINS": strict}, timeout=120)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.returncode == 1
+        failures = [
+            check
+            for check in json.loads(done.stdout)["checks"]
+            if check["group"] == "plugins" and check["status"] == "fail"
+        ]
+        assert failures, done.stdout
+        assert "broken" in failures[0]["found"]
+        assert "paseo plugins disable" in failures[0]["fix"]
+
+
+def test_secrets_in_config_and_agent_env_must_be_0600(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    config = paseo_home / "config.json"
+    config.write_text(
+        json.dumps({"agents": {"providers": {"claude": {"env": {"ANTHROPIC_API_KEY": "sk-x"}}}}})
+    )
+    os.chmod(config, 0o644)
+    (paseo_home / "agent-env").mkdir(mode=0o700)
+    env_file = paseo_home / "agent-env" / "agent-1.json"
+    env_file.write_text("{}")
+    os.chmod(env_file, 0o640)
+    code, report = _doctor(run_paseo)
+    assert code == 1
+    failed = {check["name"]: check for check in _by(report, "home") if check["status"] == "fail"}
+    assert failed["config.json"]["fix"] == f"chmod 600 {config}"
+    assert failed["agent-1.json"]["fix"] == f"chmod 600 {env_file}"
