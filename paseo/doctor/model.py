@@ -52,6 +52,8 @@ class DoctorContext:
     rpc_listen: str | None = None
     daemon_note: str | None = None
     """Why a running daemon could not be asked (unreachable, refused credentials)."""
+    cache: dict[str, Any] = field(default_factory=dict)
+    """What several groups share, made by the first that needs it (the loaded plugins)."""
 
     @property
     def home(self) -> Path:

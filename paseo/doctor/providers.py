@@ -123,24 +123,18 @@ def _offline(context: DoctorContext) -> tuple[list[Check], list[Check]]:
 
     from paseo.agents.registry import ProviderRegistry
     from paseo.config import load_config
-    from paseo.plugins import LoadPolicy, PaseoPluginManager, PluginLoadError
+    from paseo.doctor.plugins import plugin_manager
 
     loaded = load_config(context.layout.config, context.env, home=context.home)
-    manager = PaseoPluginManager(
-        LoadPolicy.from_environment(
-            plugins_enabled=loaded.plugins_enabled, entries=loaded.plugin_entries
-        )
-    )
-    try:
-        manager.load_all()
-    except PluginLoadError as exc:
+    manager, error = plugin_manager(context)
+    if manager is None:
         # Strict mode (PASEO_STRICT_PLUGINS=1): the daemon would refuse to start as well.
         return [], [
             Check(
                 "plugins",
                 "plugins",
                 "fail",
-                f"{exc} (strict mode: PASEO_STRICT_PLUGINS=1 makes any load failure fatal)",
+                f"{error} (strict mode: PASEO_STRICT_PLUGINS=1 makes any load failure fatal)",
                 "fix or remove the plugin named (`paseo plugins disable ID`), or unset "
                 "PASEO_STRICT_PLUGINS",
             )

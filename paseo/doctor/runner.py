@@ -25,8 +25,7 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("store", "store:checks"),
     ("git", "tools:checks"),
     ("providers", "providers:checks"),
-    ("mcp", "served:mcp_checks"),
-    ("hub", "served:hub_checks"),
+    ("plugins", "plugins:checks"),
     ("speech", "speech:checks"),
 )
 

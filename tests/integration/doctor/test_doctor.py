@@ -225,3 +225,49 @@ def test_secrets_in_config_and_agent_env_must_be_0600(
     failed = {check["name"]: check for check in _by(report, "home") if check["status"] == "fail"}
     assert failed["config.json"]["fix"] == f"chmod 600 {config}"
     assert failed["agent-1.json"]["fix"] == f"chmod 600 {env_file}"
+
+
+CHECK_PLUGIN = Path(__file__).resolve().parent / "check_plugin"
+
+
+def test_a_plugin_contributes_checks_and_one_that_raises_is_named(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    (paseo_home / "config.json").write_text(
+        json.dumps({"plugins": {"checktest": {"source": "directory", "path": str(CHECK_PLUGIN)}}})
+    )
+    code, report = _doctor(run_paseo)
+    assert code == 1
+    [marker] = _by(report, "checktest", "marker")
+    assert marker["status"] == "fail"
+    assert "daemon running: False" in marker["found"]
+    assert marker["fix"] == f"touch {paseo_home / 'checktest-marker'}"
+    [broken] = _by(report, "checktest-broken")
+    assert broken["status"] == "fail"
+    assert "checktest" in broken["found"]
+    assert "broke on purpose" in broken["found"]
+    # The built-in plugins' checks are still there.
+    assert _by(report, "mcp")
+    assert _by(report, "hub")
+    (paseo_home / "checktest-marker").touch()
+    _code, fixed = _doctor(run_paseo)
+    assert _by(fixed, "checktest", "marker")[0]["status"] == "ok"
+
+
+def test_the_hub_record_holds_a_credential_and_must_be_0600(
+    paseo_home: Path, run_paseo: RunPaseo
+) -> None:
+    paseo_home.mkdir(mode=0o700)
+    record = paseo_home / "hub-relationship.json"
+    record.write_text(
+        json.dumps({"state": "active", "relationship": {"hubOrigin": "https://hub.example"}})
+    )
+    os.chmod(record, 0o644)
+    code, report = _doctor(run_paseo)
+    assert code == 1
+    [check] = _by(report, "hub", "hub-relationship.json")
+    assert check["status"] == "fail"
+    assert check["fix"] == f"chmod 600 {record}"
+    [state] = _by(report, "hub", "hub relationship")
+    assert "https://hub.example" in state["found"]
