@@ -60,6 +60,8 @@ def _try_bind(address: Address) -> OSError | None:
 
 
 def _tcp_offline(listen: str, address: Address) -> Check:
+    if not address.port:
+        return Check(GROUP, "listen address", "ok", f"{listen}: the daemon takes a free port")
     error = _try_bind(address)
     if error is None:
         return Check(GROUP, "listen address", "ok", f"{listen} is free for the daemon")

@@ -185,7 +185,7 @@ def checks(context: DoctorContext) -> list[Check]:
         where = "the daemon's probe"
     else:
         results, failures = _offline(context)
-        where = "probed in this process (the daemon is not running)"
+        where = "probed in this process: the daemon is not running"
     ready = [check.name for check in results if check.status == "ok" and check.fix is None]
     if ready:
         results.append(
