@@ -77,6 +77,8 @@ class PaseoClient:
         connect_timeout: float = 10.0,
         request_timeout: float = 60.0,
         max_backoff: float = 10.0,
+        max_reconnects: int | None = None,
+        on_reconnecting: Callable[[int, int | None], None] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self._host = host
@@ -89,6 +91,12 @@ class PaseoClient:
         self.connect_timeout = connect_timeout
         self.request_timeout = request_timeout
         self.max_backoff = max_backoff
+        self.max_reconnects = max_reconnects
+        """Attempts after a lost connection before giving up (``None``: never give up)."""
+        self.on_reconnecting = on_reconnecting
+        """Called before each reconnect attempt with its number and ``max_reconnects``, and
+        with 0 once reconnected (how a command tells its user what is going on)."""
+        self._gave_up = False
         self.hello: HelloResult | None = None
         self.target: DaemonTarget | None = None
         self._ws: ClientConnection | None = None
@@ -116,10 +124,18 @@ class PaseoClient:
     def connected(self) -> bool:
         return self._connected.is_set()
 
+    @property
+    def lost(self) -> bool:
+        """Disconnected for good: closed, not reconnecting, or out of reconnect attempts."""
+        if self.connected:
+            return False
+        return self._closed or not self.reconnect or self._gave_up
+
     async def connect(self) -> HelloResult:
         """Connect and say hello; raises :class:`paseo.client.DaemonNotRunning` when nothing
         answers, :class:`AccessDenied` when the token is refused."""
         self._closed = False
+        self._gave_up = False
         return await self._open()
 
     async def _open(self) -> HelloResult:
@@ -222,7 +238,14 @@ class PaseoClient:
 
     async def _reconnect_loop(self) -> None:
         delay = 0.1
+        attempt = 0
         while not self._closed:
+            attempt += 1
+            if self.max_reconnects is not None and attempt > self.max_reconnects:
+                self._gave_up = True
+                return
+            if self.on_reconnecting is not None:
+                self._call_back(self.on_reconnecting, attempt, self.max_reconnects)
             await asyncio.sleep(delay * (0.5 + random.random() / 2))  # noqa: S311 - jitter
             try:
                 await self._open()
@@ -230,6 +253,8 @@ class PaseoClient:
                 log.debug("reconnect failed: %s", exc)
                 delay = min(delay * 2, self.max_backoff)
                 continue
+            if self.on_reconnecting is not None:
+                self._call_back(self.on_reconnecting, 0, self.max_reconnects)
             for stream in sorted(self._subscriptions):
                 # Events published while disconnected are lost: a gap by definition.
                 self._fire_gap(stream, None, 0)
@@ -341,7 +366,7 @@ class PaseoClient:
         """
         limit = self.request_timeout if timeout is None else timeout
         if not self._connected.is_set():
-            if self._closed or not self.reconnect:
+            if self.lost:
                 raise ConnectionLost("not connected")
             try:
                 await asyncio.wait_for(self._connected.wait(), limit)

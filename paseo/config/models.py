@@ -307,6 +307,8 @@ class AgentsConfig(_Model):
     metadataGeneration: MetadataGenerationConfig | None = None
     trashRetentionDays: Literal[15, 30] | None = None
     """Days a deleted agent stays restorable in the trash before it is purged (default 30)."""
+    checkpointsPerAgent: Annotated[int, Field(ge=0, le=10_000)] | None = None
+    """Turn checkpoints kept per agent, the oldest pruned first (default 100; 0: none taken)."""
 
     @field_validator("providers")
     @classmethod

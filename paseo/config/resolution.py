@@ -33,6 +33,7 @@ from paseo.config.models import (
 from paseo.config.problems import ConfigProblem
 from paseo.config.resolved import (
     DEFAULT_APP_BASE_URL,
+    DEFAULT_CHECKPOINTS_PER_AGENT,
     DEFAULT_GIT_MAX_PROCESS_CONCURRENCY,
     DEFAULT_GIT_MAX_PROCESSES_PER_SECOND,
     DEFAULT_LISTEN_HOST,
@@ -307,6 +308,9 @@ def _resolve_agents(config: PaseoConfig) -> ResolvedAgents:
         ),
         trashRetentionDays=(agents.trashRetentionDays if agents else None)
         or DEFAULT_TRASH_RETENTION_DAYS,
+        checkpointsPerAgent=DEFAULT_CHECKPOINTS_PER_AGENT
+        if agents is None or agents.checkpointsPerAgent is None
+        else agents.checkpointsPerAgent,
     )
 
 

@@ -52,6 +52,7 @@ DEFAULT_LOG_ROTATE_SIZE = "10m"
 DEFAULT_LOG_ROTATE_FILES = 2
 DEFAULT_STORAGE_DRIVER = "json"
 DEFAULT_TRASH_RETENTION_DAYS = 30
+DEFAULT_CHECKPOINTS_PER_AGENT = 100
 DEFAULT_LOCAL_MODELS_SUBDIR = Path("models") / "local-speech"
 
 
@@ -146,6 +147,7 @@ class ResolvedAgents(_Frozen):
     defaultProvider: str | None = None
     metadataGeneration: ResolvedMetadataGeneration
     trashRetentionDays: int = DEFAULT_TRASH_RETENTION_DAYS
+    checkpointsPerAgent: int = DEFAULT_CHECKPOINTS_PER_AGENT
 
 
 class ResolvedDictation(_Frozen):

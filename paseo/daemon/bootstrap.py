@@ -7,6 +7,11 @@
    write the meta files, rotate the local credential.
 4. Load plugins, open the store, start services; wait for SIGINT/SIGTERM.
 5. Shut down in reverse; delete the local credential and the pid marker; release the lock.
+
+SIGINT and SIGTERM are caught from before the credential is written until the lock is released
+(:class:`_DeferredStop`): a signal in the first moments (imports, start-up, which a loaded
+machine stretches to seconds) ends the daemon through its shutdown, not through the default
+action, which left ``local-credential`` and ``paseo.pid`` behind.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import logging
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
-from typing import TextIO
+from types import FrameType
+from typing import Any, TextIO
 
 from paseo import __version__
 from paseo.daemon.options import READY_PREFIX, DaemonOptions, StartupError
@@ -90,10 +97,44 @@ _ADVICE = {
 }
 
 
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _DeferredStop:
+    """SIGINT/SIGTERM noted, not acted on, while the event loop does not handle them.
+
+    Installed before anything is written and kept until the lock is released; the loop's own
+    handlers replace it while it runs (``_serve``), and it is put back once the loop closed
+    (closing restores the default actions).
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+
+    def install(self) -> None:
+        # Signal handlers can only be set from the main thread (the CLI and the forked
+        # daemon both run here there); elsewhere the default actions stay.
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in _STOP_SIGNALS:
+            previous = signal.signal(sig, self._note)
+            self._previous.setdefault(sig, previous)
+
+    def restore(self) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
+
+
 def _run(options: DaemonOptions, err: TextIO) -> int:
     # Start-up creates a few hundred classes and many long-lived objects and frees almost
     # nothing: cyclic collection only costs time until the daemon is ready (see _serve).
     gc.disable()
+    deferred = _DeferredStop()
     try:
         layout = HomeLayout(options.home)
         layout.create_root()
@@ -103,20 +144,39 @@ def _run(options: DaemonOptions, err: TextIO) -> int:
         except HomeBusy as exc:
             err.write(f"paseo: error: {exc}\n")
             return 1
+        deferred.install()
+        prepared = False
         try:
             from paseo.daemon.runtime import Daemon
 
             try:
                 daemon = Daemon.prepare(layout, options)
+                prepared = True
                 _install_event_loop_policy()
-                return asyncio.run(_serve(daemon))
+                return asyncio.run(_serve(daemon, deferred))
             except StartupError as exc:
                 err.write(f"paseo: error: {exc}\n")
                 return 1
         finally:
+            deferred.install()
+            if prepared:
+                # Whatever ended the run (a shutdown step that raised, an error it did not
+                # survive), no credential or marker outlives the daemon that wrote them.
+                _remove_meta(layout)
             lock.release()
     finally:
+        deferred.restore()
         gc.enable()
+
+
+def _remove_meta(layout: HomeLayout) -> None:
+    from paseo.home import meta
+
+    for remove in (meta.delete_local_credential, meta.remove_pid_file):
+        try:
+            remove(layout)
+        except OSError as exc:
+            log.warning("could not remove a file of this daemon: %s", exc)
 
 
 def _report_ready(daemon: object) -> None:
@@ -149,16 +209,21 @@ def _report_ready(daemon: object) -> None:
         sys.stdout.flush()
 
 
-async def _serve(daemon: object) -> int:
+async def _serve(daemon: object, deferred: _DeferredStop) -> int:
     from paseo.daemon.runtime import Daemon
-    from paseo.daemon.wiring import compose
 
     assert isinstance(daemon, Daemon)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _STOP_SIGNALS:
         loop.add_signal_handler(sig, stop.set)
     try:
+        if deferred.requested:
+            # Asked to stop before the loop could hear it: nothing to start.
+            log.info("shutdown requested during start-up")
+            return 0
+        from paseo.daemon.wiring import compose
+
         await daemon.start(compose)
         daemon.stop_requested = stop
         _report_ready(daemon)

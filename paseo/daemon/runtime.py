@@ -162,16 +162,12 @@ class Daemon:
     def prepare(cls, layout: HomeLayout, options: DaemonOptions) -> Daemon:
         """Synchronous start-up under the lock: config, logging, meta files.
 
-        Raises :class:`StartupError` (having written nothing) when config.json is invalid or a
-        live daemon without an OS lock owns the home.
+        Raises :class:`StartupError` (having written nothing; a dead daemon's credential is
+        removed) when config.json is invalid or a live daemon without an OS lock owns the home.
         """
         from paseo.config import ConfigError, load_config
         from paseo.logs import configure_logging
 
-        try:
-            config = load_config(layout.config, env=options.env, home=layout.root)
-        except ConfigError as exc:
-            raise StartupError(str(exc)) from exc
         owner = meta.live_legacy_owner(layout)
         if owner is not None:
             raise StartupError(
@@ -181,6 +177,14 @@ class Daemon:
         # We hold the lock and no lock-less daemon runs: temporary files of the kernel's home
         # files were left by killed writers (a daemon, a `config set`), and go before any write.
         meta.sweep_leftovers(layout)
+        # We hold the lock and no other daemon runs here: a credential on disk is a dead
+        # daemon's (killed before its clean-up). It opens nothing, but it is a secret that
+        # outlived its use, and it must not stay if this start fails too.
+        meta.delete_local_credential(layout)
+        try:
+            config = load_config(layout.config, env=options.env, home=layout.root)
+        except ConfigError as exc:
+            raise StartupError(str(exc)) from exc
         # We hold the lock, so a marker still on disk was left by a daemon that died.
         stale = read_pid_file(layout.pid)
         log_settings = config.logging(foreground=options.foreground)
@@ -261,6 +265,7 @@ class Daemon:
 
         Raises :class:`StartupError` when a transport cannot listen.
         """
+        from paseo.home.app_tokens import AppTokens
         from paseo.rpc.address import parse_address
         from paseo.rpc.server import RpcServer
 
@@ -269,6 +274,7 @@ class Daemon:
             config=self.live_config,
             local_credential=self.local_credential,
             status=self.status,
+            app_tokens=AppTokens(self.layout.app_tokens),
         )
         await server.hash_env_password()
         for owner, group in composition.groups:
@@ -366,22 +372,37 @@ class Daemon:
         self._store = store
 
     async def shutdown(self) -> None:
-        """Stop services, flush state, delete the credential and the pid marker."""
-        if self.rpc is not None:
-            # Stop accepting, finish or fail calls in flight, close connections and
-            # transports while the store is still open.
-            await self.rpc.stop()
-        if self.plugins is not None:
-            self.plugins.shutdown(self)
-        while self.services:
-            service = self.services.pop()
+        """Stop services, flush state, delete the credential and the pid marker.
+
+        The credential goes as soon as no transport listens (nothing can present it any
+        more), before the services stop: stopping agents can take long enough on a loaded
+        machine for whoever sent SIGTERM to give up and SIGKILL. Every later step runs even
+        when one before it raised.
+        """
+        try:
+            if self.rpc is not None:
+                # Stop accepting, finish or fail calls in flight, close connections and
+                # transports while the store is still open.
+                await self.rpc.stop()
+        finally:
+            meta.delete_local_credential(self.layout)
             try:
-                await service.stop()
-            except Exception:
-                log.exception("service %s failed to stop cleanly", service.name)
-        if self._store is not None:
-            await self._store.close()
-            self._store = None
-        meta.delete_local_credential(self.layout)
-        meta.remove_pid_file(self.layout)
+                await self._stop_services()
+            finally:
+                meta.remove_pid_file(self.layout)
         log.info("paseo stopped")
+
+    async def _stop_services(self) -> None:
+        try:
+            if self.plugins is not None:
+                self.plugins.shutdown(self)
+        finally:
+            while self.services:
+                service = self.services.pop()
+                try:
+                    await service.stop()
+                except Exception:
+                    log.exception("service %s failed to stop cleanly", service.name)
+            if self._store is not None:
+                store, self._store = self._store, None
+                await store.close()

@@ -9,8 +9,9 @@ the :class:`~paseo.daemon.publisher.ForwardingPublisher`, the live
 notification without a running daemon (with unbound refs).
 
 Start order: git (the one Git runner), workspaces (placement), agents (needs placement),
-metadata (runs internal agents; stops before them), schedules (prompt agents), trash (restores
-into and waits on the agents).
+metadata (runs internal agents; stops before them), schedules (prompt agents), checkpoints
+(observe turns through the agent port), trash (restores into and waits on the agents; a purge
+tells the checkpoints).
 """
 
 from __future__ import annotations
@@ -111,13 +112,29 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 
+    from paseo.checkpoints.service import CheckpointService
+
+    # Turn checkpoints observe the agent port's events; a purge removes an agent's refs.
+    checkpoints = CheckpointService(
+        runner=git.runner, agents=composition.agents, config=config, home=daemon.home
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("checkpoints", checkpoints))
+
     from paseo.trash.service import TrashService
 
-    trash = TrashService(store=store, config=config, agents=agents, home=daemon.home)
-    # A restored agent gets back its workspace and project if they were archived meanwhile,
-    # and the schedules that paused because it was deleted resume.
-    trash.restore_listeners.append(lambda record: workspaces.restore_for_agent(record.workspaceId))
-    trash.restore_listeners.append(lambda record: schedules.agent_restored(record.id))
+    trash = TrashService(
+        store=store,
+        config=config,
+        agents=agents,
+        home=daemon.home,
+        purge_listeners=[checkpoints.purge],
+        # A restored agent gets back its workspace and project if they were archived meanwhile,
+        # and the schedules that paused because it was deleted resume.
+        restore_listeners=[
+            lambda record: workspaces.restore_for_agent(record.workspaceId),
+            lambda record: schedules.agent_restored(record.id),
+        ],
+    )
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 
     from paseo.skills.service import SkillsService
@@ -185,6 +202,7 @@ def compose(daemon: Daemon) -> Composition:
         agents,
         metadata,
         schedules,
+        checkpoints,
         trash,
         skills,
         terminals,
@@ -227,6 +245,7 @@ ADAPTERS: dict[str, str] = {
     "agents": "paseo.agents.rpc",
     "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
+    "checkpoints": "paseo.checkpoints.rpc",
     "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",

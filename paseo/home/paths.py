@@ -56,6 +56,10 @@ class HomeLayout:
         return self.root / "local-credential"
 
     @property
+    def app_tokens(self) -> Path:
+        return self.root / "app-tokens.json"
+
+    @property
     def log(self) -> Path:
         return self.root / "daemon.log"
 

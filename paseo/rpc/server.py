@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.transport import Transport
 
     from paseo.config import ResolvedConfig
+    from paseo.home.app_tokens import AppTokens
     from paseo.services import ConfigView
 
 log = logging.getLogger("paseo.rpc")
@@ -74,6 +75,7 @@ class RpcServer:
         config: ConfigView,
         local_credential: str,
         status: Callable[[], Awaitable[StatusResult]],
+        app_tokens: AppTokens | None = None,
     ) -> None:
         self.context = context
         self.methods = MethodTable()
@@ -94,7 +96,11 @@ class RpcServer:
         resolved = config.resolved
         self.policy = policy_from(resolved)
         self.guard = PasswordGuard()
-        self.auth = Authenticator(local_credential, resolved.daemon.auth.password, self.guard)
+        self.tokens = app_tokens
+        """App tokens (:mod:`paseo.home.app_tokens`), accepted as a password is."""
+        self.auth = Authenticator(
+            local_credential, resolved.daemon.auth.password, self.guard, self.tokens
+        )
         self.register_stream("server", frozenset({"local", "remote"}))
 
     # ------------------------------------------------------------------ trust
@@ -104,13 +110,15 @@ class RpcServer:
         plain = self._config.resolved.daemon.auth.envPassword
         if plain:
             self._env_password_hash = await asyncio.to_thread(hash_password, plain)
-            self.auth = Authenticator(self._local_credential, self._env_password_hash, self.guard)
+            self.auth = Authenticator(
+                self._local_credential, self._env_password_hash, self.guard, self.tokens
+            )
 
     def apply_config(self, resolved: ResolvedConfig) -> None:
         """Apply the live-reloadable trust settings (hostnames, origins, proxies, password)."""
         self.policy = policy_from(resolved)
         password = self._env_password_hash or resolved.daemon.auth.password
-        self.auth = Authenticator(self._local_credential, password, self.guard)
+        self.auth = Authenticator(self._local_credential, password, self.guard, self.tokens)
 
     # --------------------------------------------------------- transport host
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from paseo.rpc.address import is_loopback_host
 
 if TYPE_CHECKING:
+    from paseo.home.app_tokens import AppTokens
     from paseo.rpc.guard import PasswordGuard
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -192,14 +193,21 @@ class Authenticator:
     """Decides a session kind from the token a client presented.
 
     ``local``: a client on this machine holding the local credential. ``remote``: any client
-    holding the password (when one is configured). Anything else is refused (``None``).
+    holding the password (when one is configured) or an app token (``tokens``,
+    :mod:`paseo.home.app_tokens`: what a password grants, never local authority). Anything else
+    is refused (``None``).
     Password checks go through ``guard`` (see :mod:`paseo.rpc.guard`), which may raise
     :class:`~paseo.rpc.guard.Throttled` instead.
     """
 
     def __init__(
-        self, local_credential: str, password_hash: str | None, guard: PasswordGuard
+        self,
+        local_credential: str,
+        password_hash: str | None,
+        guard: PasswordGuard,
+        tokens: AppTokens | None = None,
     ) -> None:
+        self._tokens = tokens
         self._credential = local_credential
         self._password_hash = password_hash
         self._guard = guard
@@ -225,6 +233,8 @@ class Authenticator:
             and hmac.compare_digest(token.encode(), self._credential.encode())
         ):
             return "local"
+        if self._tokens is not None and self._tokens.verify(token) is not None:
+            return "remote"
         password_hash = self._password_hash
         if password_hash is None:
             return None

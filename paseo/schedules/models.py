@@ -51,6 +51,9 @@ class NewAgentConfigParams(WireModel):
     providerOptions: dict[str, Any] | None = None
     featureValues: dict[str, Any] | None = None
     mcpServers: dict[str, Any] | None = None
+    labels: dict[str, str] | None = Field(
+        default=None, description="labels each run's agent carries, beside the schedule's own"
+    )
 
 
 class AgentTargetParams(WireModel):

@@ -304,7 +304,11 @@ class ScheduleService:
                 target.agentId, record.prompt, f"schedule-{record.id}-{run['id']}"
             )
             return target.agentId
-        labels = {SCHEDULE_ID_LABEL: record.id, SCHEDULE_RUN_LABEL: str(run["id"])}
+        labels = {
+            **(target.config.labels or {}),
+            SCHEDULE_ID_LABEL: record.id,
+            SCHEDULE_RUN_LABEL: str(run["id"]),
+        }
         return await self._agents.create(target.config, record.prompt, labels)
 
     # ================================================================ operations

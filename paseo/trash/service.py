@@ -115,6 +115,8 @@ class TrashService:
         home: Path,
         clock: Clock = utc_now,
         batch_size: int = BATCH_SIZE,
+        purge_listeners: Sequence[Callable[[str], Awaitable[None]]] = (),
+        restore_listeners: Sequence[Callable[[AgentRecord], Awaitable[object]]] = (),
     ) -> None:
         self.store = store
         self._config = config
@@ -122,12 +124,15 @@ class TrashService:
         self._home = home
         self._clock = clock
         self._batch = batch_size
+        self._purge_listeners = tuple(purge_listeners)
+        """Told each purged agent's id once its cleanup is done (e.g. the checkpoints drop
+        its refs); they must not raise."""
         self._lock = asyncio.Lock()
         """One purge or cleanup pass at a time (the loop's and a client's)."""
         self._task: asyncio.Task[None] | None = None
-        self.restore_listeners: list[Callable[[AgentRecord], Awaitable[object]]] = []
-        """Called with each restored record, after it is an agent again (the composition root
-        adds what else comes back with it: the schedules that were paused for its deletion)."""
+        self._restore_listeners = tuple(restore_listeners)
+        """Called with each restored record, after it is an agent again (what else comes back
+        with it: its archived workspace and project, the schedules paused for its deletion)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -207,7 +212,7 @@ class TrashService:
                     data={"agentId": record.id},
                 ) from None
         self._agents.readmit(restored)
-        for listener in self.restore_listeners:
+        for listener in self._restore_listeners:
             try:
                 await listener(restored)
             except Exception:  # the agent is back either way; say what did not follow it
@@ -297,6 +302,8 @@ class TrashService:
         try:
             await asyncio.to_thread(remove_roots, self._home, item)
             await self._agents.purged(item.agentId)
+            for listener in self._purge_listeners:
+                await listener(item.agentId)
         except (OSError, CleanupRefused) as exc:
             report.failed += 1
             log.warning("cleanup of agent %s failed (kept queued): %s", item.agentId, exc)

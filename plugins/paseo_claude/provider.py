@@ -70,6 +70,12 @@ DEFAULT_MODELS: tuple[ModelInfo, ...] = (
 STARTUP_TIMEOUT = 60.0
 """Bound on spawning Claude Code and its ``initialize`` answer (a cold start loads ~200 MB)."""
 
+MCP_CONNECT_TIMEOUT_MS = "60000"
+"""``MCP_TIMEOUT`` given to Claude Code when it gets MCP servers and no value is set: how long
+it waits for a server to connect before the first turn (its own default is ~25-30 s, after
+which the turn runs without that server's tools; a loaded machine can answer later than that,
+and Claude Code ignores values above 60 s)."""
+
 
 def _model_infos(raw: Any, what: str) -> list[ModelInfo]:
     if not isinstance(raw, list):
@@ -236,6 +242,8 @@ class ClaudeProvider(AgentProvider):
         if config.mcpServers:
             # The = form: the option is variadic and would swallow the arguments after it.
             argv.append("--mcp-config=" + json.dumps({"mcpServers": config.mcpServers}))
+            if "MCP_TIMEOUT" not in env and "MCP_TIMEOUT" not in os.environ:
+                env["MCP_TIMEOUT"] = MCP_CONNECT_TIMEOUT_MS
         if self.options.disallowed_tools:
             argv.append("--disallowedTools=" + ",".join(self.options.disallowed_tools))
         if resume is not None:

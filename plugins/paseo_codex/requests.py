@@ -34,6 +34,12 @@ class PendingRequest:
     request: PermissionRequest
 
 
+MCP_STARTUP_TIMEOUT_SEC = 60
+"""``startup_timeout_sec`` of each MCP server given to Codex (its default, 10 s, is shorter than a
+loaded machine may take to answer a server's first request; past it the session has none of
+that server's tools)."""
+
+
 def codex_mcp_servers(servers: dict[str, Any]) -> dict[str, Any]:
     """Paseo's ``mcpServers`` (stdio ``command``/``args``/``env`` or remote ``url``/``headers``)
     as Codex's ``mcp_servers`` config table."""
@@ -54,6 +60,7 @@ def codex_mcp_servers(servers: dict[str, Any]) -> dict[str, Any]:
         else:
             log.warning("MCP server %r has neither a command nor a url; skipped", name)
             continue
+        entry["startup_timeout_sec"] = MCP_STARTUP_TIMEOUT_SEC
         table[name] = entry
     return table
 

@@ -46,6 +46,15 @@ app; every other connection continues as before, untouched. A diverted connectio
 of each connection (`bench/daemon.py`: round trip and start-to-ready figures in the report of
 the change that added this).
 
+A diverted connection is bounded before any app (or its token check) sees its request, for
+every mounted path alike (`plugins/paseo_websocket/http_routes.py`): its headers must be
+complete within 10 s of its request line and its body within 30 s, or the connection is closed
+without an answer; and at most 32 diverted connections may be receiving their request at once
+(one not yet read has proved nothing, not even a token), the next one is answered `503` and
+closed. A request once read is the app's to answer (`wait_for_agent` may take 30 s). A
+connection that never finishes its request line stays with the WebSocket server, whose opening
+handshake times out after 10 s.
+
 ## Capability tokens
 
 An agent's token is `<agentId>.<HMAC-SHA256(key, agentId)>`, the key random and made again at
@@ -94,6 +103,36 @@ caller's identity:
   what is in reach. Any other value is refused as start-up refuses it (`paseo config set`,
   `config.patch`, `paseo reload`, `paseo config validate`); a reload applies a change at once.
 
+* a schedule or worktree is in reach when the agent that created it through the tools is
+  (the plugin records who created each one, in `$PASEO_HOME/plugin-data/mcp/owners.json`,
+  atomically, 0600): a caller sees and changes its own, and those of the agents it reaches.
+  One no agent created (the user's, made with the CLI or an app) is out of reach unless
+  `callerScope` is `all`: `list_schedules` and `list_worktrees` leave it out,
+  `inspect/pause/resume/delete_schedule` and `archive_worktree` answer `access_denied`. This
+  holds whoever created the calling agent: an agent a Hub started sees only its own schedules.
+  `create_worktree` makes worktrees of the caller's own project (a `cwd` inside the caller's
+  directory) unless `callerScope` is `all`; a worktree an identical earlier request had made
+  (`reused`) does not become the caller's;
+* a schedule's `new-agent` target is made as `create_agent` makes a child: it works in the
+  caller's directory (a `cwd` naming another is refused), carries `paseo.parent-agent-id` (the
+  target's `labels`), starts in the caller's mode mapped by access level unless `modeId` names
+  one no higher than the caller's, and may set only `provider`, `model`, `thinkingOptionId`,
+  `title` and `archiveOnFinish` besides: a `systemPrompt`, `mcpServers`, `providerOptions`,
+  `featureValues`, `profile` or `isolation` of the caller's choosing is refused
+  (`access_denied`), since the agent's program would run them with the user's trust;
+* `set_agent_mode` (on the caller itself or an agent in reach) refuses a mode whose access
+  level is above the caller's own current mode's, or that has no level to compare (the same
+  mode on the same provider is always allowed);
+* a permission request of another agent (a child's) is answered by a person by default:
+  `respond_to_permission` on it answers `access_denied` ("a person must answer …"). Letting
+  the parent answer it is a design choice the user can make with `childPermissions: "parent"`
+  in the plugin's settings (then an agent answers the requests of every agent in its reach);
+  `"person"` is the default. An agent
+  answering its own request is not affected.
+
+The settings `callerScope` and `childPermissions` widen what agents do, so only a local
+session may change them; a reload applies them at once.
+
 Errors come back as MCP tool errors (`isError: true`) whose text is
 `{"error": {"code": "<stable code>", "message": "…"}}`, the codes of docs/protocol.md.
 
@@ -134,6 +173,22 @@ policy decides what an agent is offered, not what it can do.
 
 `agents.providers.<id>.disallowedTools` is honoured by Claude Code (`--disallowedTools`); Codex
 and ACP agents have no equivalent a client can set, so it does not apply to them.
+
+### Connecting in time
+
+An agent program that gets no answer from an MCP server within its connect timeout runs its
+turn without that server's tools. Building the server (importing the SDK) takes seconds on a
+loaded machine, so it is not left to the first request: it starts, in a thread, when the first
+session is given the server, while the agent program itself starts (and not at daemon start,
+which it would slow). The programs are also given longer to connect:
+
+* Claude Code waits for its servers before the first turn, ~25-30 s by default
+  (`MCP_TIMEOUT`); it gets `MCP_TIMEOUT=60000` in its environment when it is given MCP servers
+  and no `MCP_TIMEOUT` is set (it ignores more than 60 s).
+* Codex gives a server 10 s by default (`startup_timeout_sec`) and does not wait for a slow
+  one before its first turn, which then runs without that server's tools; every server it is
+  given gets `startup_timeout_sec = 60`, and the warm-up above is what keeps its first turn
+  supplied.
 
 ## Voice mode: `speak`
 

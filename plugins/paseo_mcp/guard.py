@@ -74,11 +74,17 @@ class TokenGuard:
     """Tokens, per-session policies and the guarded app (see the module docstring)."""
 
     def __init__(
-        self, ports: Ports, tokens: CapabilityTokens, url: Callable[[str], str | None]
+        self,
+        ports: Ports,
+        tokens: CapabilityTokens,
+        url: Callable[[str], str | None],
+        injected: Callable[[], None] = lambda: None,
     ) -> None:
         self._ports = ports
         self._tokens = tokens
         self._url = url
+        self._injected = injected
+        """Called each time a session is given the server (the plugin warms the server)."""
         self._policies: dict[str, ToolPolicy] = {}
 
     # ------------------------------------------------------------------ injection
@@ -91,6 +97,7 @@ class TokenGuard:
         if not settings.injectIntoAgents or not policy.enabled or base is None:
             return SessionExtras()
         token = quote(self._tokens.issue(record.id), safe="")
+        self._injected()
         return SessionExtras(
             mcp_servers={"paseo": {"type": "http", "url": f"{base}?token={token}"}}
         )

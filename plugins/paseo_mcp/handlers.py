@@ -22,21 +22,15 @@ from paseo_mcp.inputs import (
     WAIT_LIMIT,
     ActivityInput,
     AgentRef,
-    ArchiveWorktreeInput,
     CaptureTerminalInput,
     CreateAgentInput,
-    CreateScheduleInput,
     CreateTerminalInput,
-    CreateWorktreeInput,
     ListAgentsInput,
     ListModelsInput,
-    ListSchedulesInput,
     ListTerminalsInput,
-    ListWorktreesInput,
     NoInput,
     PendingPermissionsInput,
     RespondPermissionInput,
-    ScheduleRef,
     SendPromptInput,
     SendTerminalKeysInput,
     SetModeInput,
@@ -44,6 +38,7 @@ from paseo_mcp.inputs import (
     UpdateAgentInput,
     WaitInput,
 )
+from paseo_mcp.owners import Owners
 from paseo_mcp.rules import CallerRules
 
 TIMELINE_PAGE = 500
@@ -54,6 +49,7 @@ TIMELINE_PAGE = 500
 class Tooling:
     ports: Ports
     rules: CallerRules
+    owners: Owners
 
 
 def _json(model: BaseModel) -> dict[str, Any]:
@@ -164,8 +160,11 @@ async def update_agent(t: Tooling, caller: McpCaller, args: UpdateAgentInput) ->
 
 
 async def set_mode(t: Tooling, caller: McpCaller, args: SetModeInput) -> Any:
-    agent_id = await _target(t, caller, args.agentId)
-    return _agent(await t.ports.agents.set_mode(agent_id, args.modeId))
+    target = await t.rules.target(caller, args.agentId)
+    # Not above the caller's own level: otherwise a plan agent could raise itself (or a
+    # child it then drives) to a mode that never asks.
+    await t.rules.check_mode(caller, target.provider, args.modeId)
+    return _agent(await t.ports.agents.set_mode(target.id, args.modeId))
 
 
 async def pending_permissions(t: Tooling, caller: McpCaller, args: PendingPermissionsInput) -> Any:
@@ -187,63 +186,10 @@ async def pending_permissions(t: Tooling, caller: McpCaller, args: PendingPermis
 
 async def respond_permission(t: Tooling, caller: McpCaller, args: RespondPermissionInput) -> Any:
     agent_id = await _target(t, caller, args.agentId)
+    t.rules.answers_for(caller, agent_id)
     answer = PermissionAnswer(behavior=args.behavior, message=args.message)
     await t.ports.agents.answer_permission(agent_id, args.requestId, answer)
     return {"agentId": agent_id, "requestId": args.requestId, "behavior": args.behavior}
-
-
-# ------------------------------------------------------------------------------ schedules
-
-
-async def create_schedule(t: Tooling, caller: McpCaller, args: CreateScheduleInput) -> Any:
-    spec = args.model_dump(exclude_none=True)
-    target = dict(spec["target"])
-    if isinstance(target.get("agentId"), str):
-        target["agentId"] = await _target(t, caller, target["agentId"])
-    spec["target"] = target
-    return {"schedule": _json(await t.ports.need_schedules().create(spec))}
-
-
-async def list_schedules(t: Tooling, caller: McpCaller, args: ListSchedulesInput) -> Any:
-    listed = await t.ports.need_schedules().list(args.status)
-    return {"schedules": [_json(schedule) for schedule in listed]}
-
-
-async def inspect_schedule(t: Tooling, caller: McpCaller, args: ScheduleRef) -> Any:
-    return {"schedule": _json(await t.ports.need_schedules().get(args.scheduleId))}
-
-
-async def pause_schedule(t: Tooling, caller: McpCaller, args: ScheduleRef) -> Any:
-    return {"schedule": _json(await t.ports.need_schedules().pause(args.scheduleId))}
-
-
-async def resume_schedule(t: Tooling, caller: McpCaller, args: ScheduleRef) -> Any:
-    return {"schedule": _json(await t.ports.need_schedules().resume(args.scheduleId))}
-
-
-async def delete_schedule(t: Tooling, caller: McpCaller, args: ScheduleRef) -> Any:
-    return {"scheduleId": await t.ports.need_schedules().delete(args.scheduleId)}
-
-
-# ------------------------------------------------------------------------------ worktrees
-
-
-async def list_worktrees(t: Tooling, caller: McpCaller, args: ListWorktreesInput) -> Any:
-    return await t.ports.need_worktrees().list(args.projectId)
-
-
-async def create_worktree(t: Tooling, caller: McpCaller, args: CreateWorktreeInput) -> Any:
-    return await t.ports.need_worktrees().create(
-        args.cwd or caller.cwd,
-        mode="change-request" if args.mode == "checkout-pr" else args.mode,
-        branch=args.branch,
-        base=args.base,
-        change_request=args.prNumber,
-    )
-
-
-async def archive_worktree(t: Tooling, caller: McpCaller, args: ArchiveWorktreeInput) -> Any:
-    return await t.ports.need_worktrees().archive(args.workspaceId, force=args.force)
 
 
 # ------------------------------------------------------------------------------ terminals

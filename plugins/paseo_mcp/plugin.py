@@ -7,8 +7,12 @@ path as it screens ``/ws``. With ``enabled`` false (or ``PASEO_MCP=false``) the 
 and injects nothing.
 
 The SDK (and what it pulls in: starlette, an HTTP client, JSON Schema, telemetry) is imported
-on the first MCP request, in a thread, not at start-up: importing it before the daemon is ready
-doubled start-to-ready (``bench/daemon.py``) for a server most runs call late or never.
+in a thread, not at start-up: importing it before the daemon is ready doubled start-to-ready
+(``bench/daemon.py``) for a server most runs call late or never. It is warmed when the first
+agent session is given the server (:meth:`LazyMcpApp.warm`), while the agent program starts,
+not on the program's first request: that import takes seconds on a loaded machine, and an agent
+program that does not hear back within its MCP connect timeout starts its turn without the
+server's tools (Claude Code waits ~25 s, Codex 10 s by default).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +47,8 @@ if TYPE_CHECKING:
     from paseo_mcp.server import McpApp
 
 STATE_DIR = ("plugin-data", PLUGIN_ID)
-"""The plugin's own files under ``$PASEO_HOME``: the token key and the notice queue."""
+"""The plugin's own files under ``$PASEO_HOME``: the token key, the notice queue and who
+created which schedule and worktree."""
 
 LEGACY_NOTICES = ("mcp", "notices.json")
 """Where the notice queue was kept before the MCP server was a plugin of its own."""
@@ -53,17 +59,41 @@ def state_dir(home: Path) -> Path:
 
 
 class LazyMcpApp:
-    """The mounted ASGI app: builds the SDK server on its first request."""
+    """The mounted ASGI app: builds the SDK server when warmed or on its first request."""
 
-    def __init__(self, tooling: Tooling, version: str) -> None:
+    def __init__(self, tooling: Tooling, version: str, log: logging.Logger) -> None:
         self._tooling = tooling
         self._version = version
+        self._log = log
         self._app: McpApp | None = None
         self._lock = asyncio.Lock()
+        self._warming: asyncio.Task[McpApp] | None = None
+        self._stopped = False
+
+    @property
+    def loaded(self) -> bool:
+        return self._app is not None
 
     async def __call__(self, scope: AsgiScope, receive: AsgiReceive, send: AsgiSend) -> None:
         app = self._app or await self._load()
         await app(scope, receive, send)
+
+    def warm(self) -> None:
+        """Start building the server in the background (once), if it is not built yet."""
+        if self._app is not None or self._warming is not None or self._stopped:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the daemon's loop: the first request builds it
+            return
+        self._warming = loop.create_task(self._load(), name="paseo-mcp-warm")
+        self._warming.add_done_callback(self._warmed)
+
+    def _warmed(self, task: asyncio.Task[McpApp]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            # The first request tries again (and fails visibly to its caller).
+            self._warming = None
+            self._log.warning("could not load the MCP server: %s", task.exception())
 
     async def _load(self) -> McpApp:
         async with self._lock:
@@ -72,9 +102,12 @@ class LazyMcpApp:
                 app: McpApp = module.McpApp(self._tooling, self._version)
                 app.start()
                 self._app = app
+                if self._stopped:  # stopped while the import ran
+                    app.request_stop()
             return self._app
 
     def request_stop(self) -> None:
+        self._stopped = True
         if self._app is not None:
             self._app.request_stop()
 
@@ -112,6 +145,7 @@ class McpPlugin:
         from paseo_mcp.guard import MCP_PATH, TokenGuard
         from paseo_mcp.handlers import Tooling
         from paseo_mcp.notices import FinishNotices
+        from paseo_mcp.owners import Owners
         from paseo_mcp.rules import CallerRules
         from paseo_mcp.tokens import CapabilityTokens
 
@@ -136,13 +170,16 @@ class McpPlugin:
             voice=context.voice if isinstance(context, VoiceSource) else None,
         )
         home = state_dir(context.home)
-        guard = TokenGuard(ports, CapabilityTokens.rotate(home), context.http_url)
+        app = LazyMcpApp(
+            Tooling(ports, CallerRules(ports), Owners(home / "owners.json")), context.version, log
+        )
+        guard = TokenGuard(ports, CapabilityTokens.rotate(home), context.http_url, app.warm)
         notices = FinishNotices(
             home / "notices.json", agents, legacy_path=context.home.joinpath(*LEGACY_NOTICES)
         )
         self._subscription = agents.subscribe(notices, name=PLUGIN_ID)
         self._undo.append(agents.add_session_contributor(guard))
-        self._app = LazyMcpApp(Tooling(ports, CallerRules(ports)), context.version)
+        self._app = app
         self._undo.append(context.mount_http(MCP_PATH, guard.guarded(self._app)))
         # Recovering the queue reads agents' timelines, which readiness need not wait for
         # (attentions arriving meanwhile wait for it).

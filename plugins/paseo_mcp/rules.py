@@ -5,6 +5,11 @@
 * A caller reaches itself and the agents it created, and no other agent unless the user's
   ``callerScope`` widens that to its workspace's agents or to every agent. Anything outside is
   ``access_denied``.
+* A schedule or worktree is in reach when the agent that created it is (:mod:`paseo_mcp.owners`
+  records it); one no agent created (the user's) only with ``callerScope: all``.
+* No agent is set to a mode above the caller's own current access level.
+* A permission request of another agent needs a person unless ``childPermissions`` is
+  ``parent``.
 * An agent's terminals are its workspace's.
 """
 
@@ -16,11 +21,12 @@ from collections.abc import Mapping
 
 from paseo_hookspecs.agents import AgentQuery
 from paseo_hookspecs.errors import AccessDenied, NotFound, PaseoError
+from paseo_hookspecs.interfaces.agent import ModeAccess, ModeInfo
 from paseo_hookspecs.records import AgentRecord
 
 from paseo_mcp.caller import PARENT_LABEL, McpCaller
 from paseo_mcp.daemon import Ports
-from paseo_mcp.mode_mapping import mapped_mode
+from paseo_mcp.mode_mapping import LEVELS, mapped_mode
 
 log = logging.getLogger("paseo.plugins.mcp")
 
@@ -82,6 +88,70 @@ class CallerRules:
         query = AgentQuery(include_archived=include_archived, labels=wanted)
         page = await self._ports.agents.list(query)
         return [record for record in page.items if self.reaches_record(caller, record)]
+
+    async def reaches_owned(self, caller: McpCaller, owner: str | None) -> bool:
+        """Whether the caller reaches a schedule or worktree ``owner`` created (``None``: no
+        agent did)."""
+        if self.scope() == "all":
+            return True
+        if owner is None:
+            return False
+        if owner == caller.agent_id:
+            return True
+        try:
+            record = await self._ports.agents.get(owner)
+        except PaseoError:
+            return False
+        return self.reaches_record(caller, record)
+
+    def answers_for(self, caller: McpCaller, agent_id: str) -> None:
+        """Refuse answering another agent's permission request unless the user allows it."""
+        if agent_id == caller.agent_id or self._ports.settings().childPermissions == "parent":
+            return
+        raise AccessDenied(
+            f"a person must answer the permission requests of agent {agent_id}: ask the user "
+            'to answer it (or to set plugins.mcp.settings.childPermissions to "parent")'
+        )
+
+    async def _modes(self, provider: str) -> list[ModeInfo]:
+        catalog = self._ports.need_providers()
+        async with asyncio.timeout(MODE_LISTING_TIMEOUT):
+            return await catalog.modes(provider)
+
+    async def _level(self, provider: str, mode: str | None) -> ModeAccess | None:
+        if not mode:
+            return None
+        try:
+            modes = await self._modes(provider)
+        except (PaseoError, OSError, TimeoutError) as exc:
+            log.info("no modes of %s to compare: %s", provider, exc)
+            return None
+        return next((m.access for m in modes if m.id == mode), None)
+
+    async def current_mode(self, caller: McpCaller) -> str | None:
+        try:
+            record = await self._ports.agents.get(caller.agent_id)
+        except PaseoError:
+            return None
+        return record.lastModeId or (record.config.modeId if record.config else None)
+
+    async def check_mode(self, caller: McpCaller, provider: str, mode: str) -> None:
+        """Refuse ``mode`` (of ``provider``) when it is above the caller's own current access
+        level, or when the two cannot be compared (a mode without a level)."""
+        own = await self.current_mode(caller)
+        if provider == caller.provider and mode == own:
+            return
+        mine = await self._level(caller.provider, own)
+        wanted = await self._level(provider, mode)
+        if mine is not None and wanted is not None and LEVELS.index(wanted) <= LEVELS.index(mine):
+            return
+        if mine is None:
+            why = f"your own mode ({own or 'the default'}) has no access level to compare with"
+        elif wanted is None:
+            why = f"mode {mode!r} of {provider} has no access level to compare with yours"
+        else:
+            why = f"its access level ({wanted}) is above your own ({mine}, mode {own})"
+        raise AccessDenied(f"you may not set mode {mode!r}: {why}")
 
     def workspace(self, caller: McpCaller) -> str:
         if caller.workspace_id is None:

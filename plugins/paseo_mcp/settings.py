@@ -19,10 +19,14 @@ PLUGIN_ID = "mcp"
 CallerScope = Literal["created", "workspace", "all"]
 """Which agents an agent reaches through the tools (docs/mcp.md, "Caller rules")."""
 
-LIVE = frozenset({"callerScope"})
+ChildPermissions = Literal["person", "parent"]
+"""Who may answer a permission request of an agent another agent created: only a person
+(``person``, the default), or also the agent that created it (``parent``)."""
+
+LIVE = frozenset({"callerScope", "childPermissions"})
 """Settings a ``paseo reload`` applies at once (read at every call)."""
 
-LOCAL_ONLY = frozenset({"enabled", "injectIntoAgents", "callerScope"})
+LOCAL_ONLY = frozenset({"enabled", "injectIntoAgents", "callerScope", "childPermissions"})
 """Settings a remote session may not change: they widen what agents reach (as every
 ``daemon.mcp`` key was)."""
 
@@ -44,6 +48,9 @@ class McpSettings(BaseModel):
     injectIntoAgents: bool = True
     """Inject the server into agents' sessions (it is served either way)."""
     callerScope: CallerScope = "created"
+    childPermissions: ChildPermissions = "person"
+    """``parent`` lets an agent answer the permission requests of agents in its reach
+    (``respond_to_permission``); by default a person answers them."""
     providers: dict[str, ProviderTools] = {}
     """Per provider id: its agents' tool catalog (formerly ``agents.providers.<id>.paseoTools``)."""
 

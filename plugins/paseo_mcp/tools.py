@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from paseo_mcp import handlers, voice
+from paseo_mcp import handlers, owned, voice
 from paseo_mcp.caller import McpCaller
 from paseo_mcp.handlers import Tooling
 from paseo_mcp.inputs import (
@@ -108,30 +108,33 @@ TOOLS: tuple[ToolSpec, ...] = (
         RespondPermissionInput,
         handlers.respond_permission,
     ),
+    ToolSpec("create_schedule", "Schedule a prompt.", CreateScheduleInput, owned.create_schedule),
     ToolSpec(
-        "create_schedule", "Schedule a prompt.", CreateScheduleInput, handlers.create_schedule
+        "list_schedules",
+        "The schedules you can reach: yours and those of the agents you reach.",
+        ListSchedulesInput,
+        owned.list_schedules,
     ),
-    ToolSpec("list_schedules", "Every schedule.", ListSchedulesInput, handlers.list_schedules),
-    ToolSpec("inspect_schedule", "One schedule.", ScheduleRef, handlers.inspect_schedule),
-    ToolSpec("pause_schedule", "Stop a schedule firing.", ScheduleRef, handlers.pause_schedule),
+    ToolSpec("inspect_schedule", "One schedule.", ScheduleRef, owned.inspect_schedule),
+    ToolSpec("pause_schedule", "Stop a schedule firing.", ScheduleRef, owned.pause_schedule),
     ToolSpec(
-        "resume_schedule", "Fire a paused schedule again.", ScheduleRef, handlers.resume_schedule
+        "resume_schedule", "Fire a paused schedule again.", ScheduleRef, owned.resume_schedule
     ),
     ToolSpec(
         "delete_schedule",
         "Delete a schedule and its history.",
         ScheduleRef,
-        handlers.delete_schedule,
+        owned.delete_schedule,
     ),
-    ToolSpec("list_worktrees", "Paseo's worktrees.", ListWorktreesInput, handlers.list_worktrees),
+    ToolSpec("list_worktrees", "Paseo's worktrees.", ListWorktreesInput, owned.list_worktrees),
     ToolSpec(
         "create_worktree",
         "Create a worktree: branch off, check out a branch, or check out a pull request.",
         CreateWorktreeInput,
-        handlers.create_worktree,
+        owned.create_worktree,
     ),
     ToolSpec(
-        "archive_worktree", "Archive a worktree.", ArchiveWorktreeInput, handlers.archive_worktree
+        "archive_worktree", "Archive a worktree.", ArchiveWorktreeInput, owned.archive_worktree
     ),
     ToolSpec(
         "list_terminals",

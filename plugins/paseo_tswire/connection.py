@@ -133,14 +133,16 @@ class ClientSession:
             task: asyncio.Task[None] = asyncio.get_running_loop().create_task(close())
             task.add_done_callback(_ignore)
 
-    def detach(self, send: Send) -> None:
-        """The socket ``send`` belongs to went away: keep the session for a reattach."""
+    def detach(self, send: Send) -> bool:
+        """The socket ``send`` belongs to went away: keep the session for a reattach. False
+        when a newer socket had already taken the session over (nothing changed)."""
         if self._socket is not send:
-            return  # a newer socket took over this session
+            return False
         self._socket = self._send = None
         self._drop_outbox()
         loop = asyncio.get_running_loop()
         self._expiry = loop.call_later(REATTACH_SECONDS, self._expired)
+        return True
 
     def _expired(self) -> None:
         self._expiry = None

@@ -22,4 +22,10 @@ class TsWireSettings(BaseModel):
     maxConnections: int = Field(256, ge=1, description="open connections; beyond: HTTP 503")
     maxFrameBytes: int = Field(2 << 20, ge=1024, description="largest inbound frame; close 1009")
     helloTimeout: float = Field(15.0, gt=0, description="seconds to send hello; close 4001")
+    maxDetachedSessions: int = Field(
+        256,
+        ge=0,
+        description="sessions kept for a reattach after their connection closed; beyond: "
+        "the oldest is dropped",
+    )
     maxInFlight: int = Field(64, ge=1, description="concurrent requests per connection")

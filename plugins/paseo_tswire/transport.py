@@ -17,6 +17,7 @@ import http
 import logging
 import os
 import weakref
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
@@ -46,6 +47,10 @@ MAX_SOCKET_PATH = 107
 """Bytes of a unix socket path (``sun_path`` holds 108 with the terminating NUL)."""
 CLOSE_SLOW = 4008
 """The client did not read its pushes (as ``/ws``'s slow-consumer close)."""
+CLOSE_IN_USE = 1013
+"""A ``hello`` named the ``clientId`` of a session a live connection holds: "try again later"
+(once that connection is gone, the session is free to reattach). Taking it over would hand
+the newcomer the first client's answers and pushes while the first heard nothing."""
 
 
 def _settings(host: TransportHost) -> TsWireSettings:
@@ -58,11 +63,15 @@ def _settings(host: TransportHost) -> TsWireSettings:
 
 
 class _Admitted:
-    __slots__ = ("kind", "observed")
+    __slots__ = ("kind", "observed", "refusal")
 
-    def __init__(self, kind: str | None, observed: Observed | None) -> None:
+    def __init__(
+        self, kind: str | None, observed: Observed | None, refusal: str = "Password required"
+    ) -> None:
         self.kind = kind
         self.observed = observed
+        self.refusal = refusal
+        """The 4401 reason when refused: the TypeScript daemon's, which its clients show."""
 
 
 class TsWireTransport(Transport):
@@ -80,6 +89,8 @@ class TsWireTransport(Transport):
         )
         self._unix: weakref.WeakSet[Server] = weakref.WeakSet()
         self._sessions: dict[str, ClientSession] = {}
+        self._waiting: OrderedDict[str, ClientSession] = OrderedDict()
+        """The detached sessions, oldest first (a subset of ``_sessions``)."""
         self._active = 0
 
     @property
@@ -142,6 +153,7 @@ class TsWireTransport(Transport):
         for server, _ in servers:
             server.close(close_connections=False)
         sessions, self._sessions = list(self._sessions.values()), {}
+        self._waiting.clear()
         for session in sessions:
             await session.aclose()
         for server, path in servers:
@@ -173,7 +185,8 @@ class TsWireTransport(Transport):
         admission = await self.host.admit(facts, "session", at_capacity=at_capacity)
         if admission.status == http.HTTPStatus.UNAUTHORIZED:
             # Accepted, then closed with 4401 by the handler: what the TypeScript clients expect.
-            self._admitted[connection] = _Admitted(None, admission.observed)
+            refusal = "Incorrect password" if facts.credential else "Password required"
+            self._admitted[connection] = _Admitted(None, admission.observed, refusal)
             return None
         if not admission.admitted or admission.kind is None or admission.observed is None:
             status = http.HTTPStatus(admission.status if not admission.admitted else 401)
@@ -193,7 +206,8 @@ class TsWireTransport(Transport):
 
         admitted = self._admitted.pop(connection, None)
         if admitted is None or admitted.kind is None or admitted.observed is None:
-            await connection.close(handshake.CLOSE_UNAUTHORIZED, "Password required")
+            refusal = admitted.refusal if admitted is not None else "Password required"
+            await connection.close(handshake.CLOSE_UNAUTHORIZED, refusal)
             return
         self._active += 1
         try:
@@ -217,6 +231,10 @@ class TsWireTransport(Transport):
             hello = _first_hello(first)
         except handshake.HelloRefused as exc:
             await connection.close(exc.code, exc.reason[:120])
+            return
+        held = self._sessions.get(hello.clientId)
+        if held is not None and held.attached:
+            await connection.close(CLOSE_IN_USE, "clientId is in use by a live connection")
             return
         session = await self._session_for(hello, kind, observed)
         if session is None:
@@ -251,7 +269,8 @@ class TsWireTransport(Transport):
                     tasks.add(task)
                     task.add_done_callback(functools.partial(_finished, tasks, in_flight))
         finally:
-            session.detach(send)
+            if session.detach(send):
+                self._detached(session)
             for task in list(tasks):
                 task.cancel()
 
@@ -259,6 +278,8 @@ class TsWireTransport(Transport):
         self, hello: handshake.Hello, kind: str, observed: Observed
     ) -> ClientSession | None:
         existing = self._sessions.get(hello.clientId)
+        if existing is not None and self._waiting.get(hello.clientId) is existing:
+            del self._waiting[hello.clientId]
         if existing is not None and existing.kind == kind and not existing.bridge.closed:
             existing.extra["capabilities"] = hello.capabilities
             return existing
@@ -287,7 +308,20 @@ class TsWireTransport(Transport):
         self._sessions[hello.clientId] = session
         return session
 
+    def _detached(self, session: ClientSession) -> None:
+        """Bound the sessions kept for a reattach (``maxDetachedSessions``): beyond it the
+        oldest detached ones are closed, so clients that say hello and go away cannot pile
+        up sessions for the whole reattach window."""
+        self._waiting.pop(session.client_id, None)
+        self._waiting[session.client_id] = session
+        while len(self._waiting) > self._settings.maxDetachedSessions:
+            _client_id, oldest = self._waiting.popitem(last=False)
+            log.debug("tswire: dropped the detached session of %s (cap)", oldest.client_id)
+            self._expire(oldest)
+
     def _expire(self, session: ClientSession) -> None:
+        if self._waiting.get(session.client_id) is session:
+            del self._waiting[session.client_id]
         if self._sessions.get(session.client_id) is session:
             del self._sessions[session.client_id]
         task = asyncio.get_running_loop().create_task(session.aclose())

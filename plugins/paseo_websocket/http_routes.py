@@ -6,6 +6,15 @@ TCP connection's request line is looked at first: when the host has an app mount
 path, the raw connection is handed, with the bytes already read, to uvicorn's HTTP/1.1
 protocol serving that app; every other connection continues as a WebSocket connection,
 untouched. Routing costs one ``find`` on the first packet of each connection.
+
+uvicorn's HTTP/1.1 protocol waits as long as a client likes for a request's headers and body,
+and the websockets handshake timeout no longer applies once a connection is diverted. So every
+diverted connection is bounded here, for every mounted app alike, before any app (or its token
+check) sees a request: its headers must be complete within :data:`REQUEST_HEAD_TIMEOUT` and its
+body within :data:`REQUEST_BODY_TIMEOUT` of its request line, or the connection is closed; and at
+most :data:`MAX_RECEIVING` diverted connections may be receiving their request at once (a
+request not yet read has proved nothing, not even a token): the next one is answered ``503``
+and closed. A request once received is the app's to answer (a tool call may wait for an agent).
 """
 
 from __future__ import annotations
@@ -32,7 +41,31 @@ MAX_REQUEST_LINE = 8192
 """Bytes read before giving up looking for the request line; the WebSocket parser takes over
 (and refuses what it cannot read)."""
 
+REQUEST_HEAD_TIMEOUT = 10.0
+"""Seconds from a diverted connection's request line until its headers are complete."""
+
+REQUEST_BODY_TIMEOUT = 30.0
+"""Seconds from a diverted connection's request line until its whole body is read."""
+
+MAX_RECEIVING = 32
+"""Diverted connections that may be receiving their request at once; more are answered 503."""
+
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\ncontent-length: 5\r\n"
+    b"retry-after: 1\r\nconnection: close\r\n\r\nBusy\n"
+)
+
 Lookup = Callable[[str], AsgiApp | None]
+
+
+def _received(protocol: H11Protocol) -> bool:
+    """Whether the connection's request (headers and body) has been read."""
+    cycle = getattr(protocol, "cycle", None)
+    return cycle is not None and not getattr(cycle, "more_body", True)
+
+
+def _headers_read(protocol: H11Protocol) -> bool:
+    return getattr(protocol, "cycle", None) is not None
 
 
 class _Detached(asyncio.BaseTransport):
@@ -86,6 +119,29 @@ class HttpRoutes:
         self.lookup = lookup
         self.state: ServerState | None = None
         self._configs: dict[int, Config] = {}
+        self._receiving: dict[H11Protocol, asyncio.BaseTransport] = {}
+
+    def admit(self) -> bool:
+        """Whether one more diverted connection may start receiving its request."""
+        for protocol, transport in list(self._receiving.items()):
+            if transport.is_closing() or _received(protocol):
+                del self._receiving[protocol]
+        return len(self._receiving) < MAX_RECEIVING
+
+    def watch(self, protocol: H11Protocol, transport: asyncio.BaseTransport) -> None:
+        """Close ``transport`` if its request is not read in time (see the module docstring)."""
+        self._receiving[protocol] = transport
+        loop = asyncio.get_running_loop()
+
+        def expire(done: Callable[[H11Protocol], bool], what: str) -> None:
+            if transport.is_closing() or done(protocol):
+                return
+            log.info("closing an HTTP connection whose request %s was not read in time", what)
+            self._receiving.pop(protocol, None)
+            transport.close()
+
+        loop.call_later(REQUEST_HEAD_TIMEOUT, expire, _headers_read, "head")
+        loop.call_later(REQUEST_BODY_TIMEOUT, expire, _received, "body")
 
     def protocol_for(self, app: AsgiApp) -> H11Protocol:
         from uvicorn.config import Config
@@ -137,12 +193,21 @@ class HttpRoutes:
                 if app is None:
                     super().data_received(buffered)
                     return
+                if not routes.admit():
+                    self._refuse()
+                    return
                 self._divert(routes.protocol_for(app), buffered)
+
+            def _refuse(self) -> None:
+                transport = self.transport
+                transport.write(BUSY)
+                transport.close()
 
             def _divert(self, protocol: H11Protocol, buffered: bytes) -> None:
                 transport = self.transport
                 transport.set_protocol(protocol)
                 protocol.connection_made(transport)
+                routes.watch(protocol, transport)
                 protocol.data_received(buffered)
                 self.transport = _Detached()  # type: ignore[assignment]
                 # Ends the websockets side: its handshake sees no request and returns.

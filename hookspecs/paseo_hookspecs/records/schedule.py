@@ -73,6 +73,7 @@ class NewAgentConfig(RecordModel):
             "systemPrompt",
             "mcpServers",
             "profile",
+            "labels",
         }
     )
 
@@ -91,6 +92,12 @@ class NewAgentConfig(RecordModel):
     profile: _NonBlank | None = None
     """An agent profile (``daemon.agentProfiles``, by id or name) resolved at each run: its
     settings fill in what this config leaves unset (a Paseo for Python addition)."""
+    labels: dict[str, str] | None = None
+    """Labels every agent a run creates carries, beside the schedule's own (a Paseo for Python
+    addition: an agent's schedule gives its runs' agents ``paseo.parent-agent-id``).
+
+    .. versionadded:: 2.0
+    """
 
 
 class AgentScheduleTarget(RecordModel):

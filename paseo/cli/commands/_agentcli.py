@@ -58,11 +58,41 @@ def add_host(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="daemon address (default: this home's daemon)")
 
 
-def connect(args: argparse.Namespace) -> SyncClient:
-    """A client of the daemon of ``--home`` (or ``--host``); raises when it is not running."""
+RECONNECTS = 12
+"""Attempts a following command makes after losing the daemon (backoff 0.1 s doubling to 10 s:
+about a minute, enough for ``paseo daemon restart``) before it gives up."""
+
+
+def say_reconnecting(attempt: int, limit: int | None) -> None:
+    """The line a following command writes on stderr while it gets its daemon back."""
+    if attempt == 1:
+        sys.stderr.write(
+            f"paseo: lost the connection to the daemon; reconnecting (up to {limit} tries)\n"
+        )
+    elif attempt == 0:
+        sys.stderr.write("paseo: reconnected to the daemon\n")
+    sys.stderr.flush()
+
+
+def connect(args: argparse.Namespace, *, follow: bool = False) -> SyncClient:
+    """A client of the daemon of ``--home`` (or ``--host``); raises when it is not running.
+
+    ``follow``: a command that streams until the user stops it (``attach``, ``logs -f``)
+    reconnects by itself when the daemon goes away (a restart), a bounded number of times,
+    saying so on stderr; its subscriptions come back and it resumes after the last entry
+    it showed (:class:`Follower`)."""
     from paseo.cli.context import home_layout
     from paseo.client.sync import SyncClient
 
+    if follow:
+        return SyncClient(
+            getattr(args, "host", None),
+            home=home_layout(args).root,
+            client_type="cli",
+            reconnect=True,
+            max_reconnects=RECONNECTS,
+            on_reconnecting=say_reconnecting,
+        )
     return SyncClient(
         getattr(args, "host", None),
         home=home_layout(args).root,
@@ -477,7 +507,7 @@ class Follower:
             try:
                 kind, payload = self.events.get(timeout=timeout)
             except queue.Empty:
-                if not self.client.client.connected:
+                if self.client.client.lost:
                     return "lost"
                 if until is not None and time.monotonic() >= until:
                     return "timeout"

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from paseo.cli.commands._agentcli import Follower, Renderer, add_host, connect, entry_writer
+from paseo.cli.commands._agentcli import (
+    RECONNECTS,
+    Follower,
+    Renderer,
+    add_host,
+    connect,
+    entry_writer,
+)
 from paseo.cli.errors import CliError
 
 
@@ -19,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with connect(args) as client:
+    with connect(args, follow=True) as client:
         agent = client.call("agent.get", {"agentId": args.agent})["agent"]
         renderer = Renderer(sys.stdout, color=sys.stdout.isatty(), agent=agent["id"][:8])
         write = entry_writer(args, renderer)
@@ -31,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         ended = follower.follow(write)
         renderer.close()
     if ended == "lost":
-        raise CliError("the connection to the daemon was lost")
+        raise CliError(
+            "the connection to the daemon was lost and did not come back "
+            f"({RECONNECTS} reconnect attempts); is it running? (`paseo daemon status`)"
+        )
     sys.stderr.write(f"paseo: agent {agent['id'][:8]} was deleted\n")
     return 0

@@ -63,6 +63,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     password.add_argument("--clear", action="store_true", help="remove the password")
     password.set_defaults(run=run_set_password)
 
+    from paseo.cli.commands import apptoken
+
+    apptoken.configure(subs)
+
 
 def configure_start(parser: argparse.ArgumentParser) -> None:
     """``daemon start``, also the top-level ``paseo start``."""

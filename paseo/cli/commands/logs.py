@@ -71,7 +71,7 @@ def _filtered_unit(name: str | None) -> Callable[[Mapping[str, Any]], str | None
 
 
 def run(args: argparse.Namespace) -> int:
-    with connect(args) as client:
+    with connect(args, follow=args.follow) as client:
         agent = client.call("agent.get", {"agentId": args.agent})["agent"]
         renderer = Renderer(sys.stdout, color=sys.stdout.isatty(), agent=agent["id"][:8])
         write = entry_writer(args, renderer)
@@ -90,5 +90,8 @@ def run(args: argparse.Namespace) -> int:
         ended = follower.follow(show) if args.follow else "done"
         renderer.close()
     if ended == "lost":
-        raise CliError("the connection to the daemon was lost")
+        raise CliError(
+            "the connection to the daemon was lost and did not come back; is it running? "
+            "(`paseo daemon status`)"
+        )
     return 0

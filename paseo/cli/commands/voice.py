@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import io
 import sys
 import wave
@@ -22,7 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import IO, Any
 
-from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.errors import NotFound, PaseoError, Unavailable
 
 from paseo.cli.errors import CliError
 from paseo.cli.files import open_named_file
@@ -30,6 +31,10 @@ from paseo.cli.output import emit
 
 CHUNK_SECONDS = 1.0
 DEFAULT_TIMEOUT = 300.0
+MAX_KEPT = 120
+"""Chunks (seconds) kept to send again after a daemon restart."""
+MAX_RESUMES = 8
+"""Times one chunk is sent again after its session was lost before the command gives up."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -135,6 +140,14 @@ class Conversation:
         self.errors: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
         self.show = True
+        self.earlier: list[dict[str, Any]] = []
+        """Transcripts of the sessions before a daemon restart."""
+
+    def reset(self) -> None:
+        """A new session replaces one a restart ended: its transcripts are kept aside."""
+        self.earlier += self.transcripts
+        self.transcripts = []
+        self.errors = []
 
     def on(self, method: str, event: dict[str, Any]) -> None:
         if event.get("voiceId") != self.voice_id:
@@ -171,7 +184,107 @@ class Conversation:
             raise CliError(f"gave up after {seconds:.0f} s waiting for {what}") from None
 
 
+class Link:
+    """The voice session on the daemon, kept across lost connections.
+
+    The client reconnects by itself (a bounded number of times, saying so on stderr). The same
+    daemon still holds the session: it is resumed (``voice.start {voiceId}``) and the chunks it
+    did not store are sent again. After a restart the session is gone: a new one is started and
+    the audio from the end of the last transcribed utterance on is sent again (at most
+    :data:`MAX_KEPT` seconds), so no utterance is heard twice and none that was not transcribed
+    is lost.
+    """
+
+    def __init__(self, client: Any, params: dict[str, Any], talk: Conversation) -> None:
+        self.client = client
+        self.params = params
+        self.talk = talk
+        self.seq = 0
+        self.utterances = 0
+        """Utterances the current session heard (its last ack)."""
+        self.heard_before = 0
+        """Transcripts (and errors) of earlier sessions, lost with their daemon."""
+        self.kept: list[tuple[int, bytes]] = []
+        """Chunks sent since the end of the last transcribed utterance, in case they must be
+        sent again (at most :data:`MAX_KEPT`)."""
+        self.cuts: dict[int, int] = {}
+        """Utterance number → the seq of the chunk it ended in."""
+
+    async def start(self) -> Any:
+        state = await self.client.call("voice.start", self.params, timeout=120)
+        self.talk.voice_id = str(state["voiceId"])
+        return state
+
+    async def send(self, chunk: bytes, *, end: bool = False) -> Any:
+        """Send one chunk (``end``: the last one); its ack."""
+        self.seq += 1
+        for _attempt in range(MAX_RESUMES):
+            seq = self.seq
+            try:
+                ack = await self._audio(seq, chunk, end)
+            except (Unavailable, NotFound):
+                # Lost on the way (Unavailable), or the client already reconnected to a
+                # restarted daemon that never heard of the session (NotFound). The same seq
+                # again: a chunk the daemon stored before the answer was lost is a duplicate
+                # it ignores. A new session numbers the chunks afresh.
+                with contextlib.suppress(Unavailable):  # lost again: the next turn retries
+                    if await self._resume():
+                        self.seq += 1
+                continue
+            self.kept.append((seq, chunk))
+            self._note(seq, ack)
+            return ack
+        raise CliError(f"the daemon kept failing voice mode ({MAX_RESUMES} tries); gave up")
+
+    async def _audio(self, seq: int, chunk: bytes, end: bool) -> Any:
+        audio = base64.b64encode(chunk).decode()
+        body = {"voiceId": self.talk.voice_id, "seq": seq, "audio": audio}
+        return await self.client.call("voice.audio", {**body, "endOfTurn": end} if end else body)
+
+    def _note(self, seq: int, ack: Any) -> None:
+        heard = int(ack["utterances"])
+        for number in range(self.utterances + 1, heard + 1):
+            self.cuts[number] = seq  # utterance ``number`` ended in this chunk
+        self.utterances = heard
+        # What came before the end of the last transcribed utterance is never sent again.
+        cut = self.cuts.get(len(self.talk.transcripts) + len(self.talk.errors), 0)
+        self.kept = [(n, c) for n, c in self.kept if n >= cut][-MAX_KEPT:]
+
+    async def _resume(self) -> bool:
+        """Get the session back after a lost connection; True when it is a new one."""
+        if self.client.lost:
+            raise CliError(
+                "the connection to the daemon was lost and did not come back; is it running? "
+                "(`paseo daemon status`)"
+            )
+        try:
+            state = await self.client.call("voice.start", {"voiceId": self.talk.voice_id})
+        except NotFound:
+            # A restarted daemon: the session and what it had not transcribed are gone.
+            self.heard_before += len(self.talk.transcripts) + len(self.talk.errors)
+            self.talk.reset()
+            await self.start()
+            self.kept = [(n, chunk) for n, (_seq, chunk) in enumerate(self.kept, 1)]
+            self.seq, self.utterances, self.cuts = len(self.kept), 0, {}
+            for seq, chunk in list(self.kept):
+                self._note(seq, await self._audio(seq, chunk, False))
+            return True
+        for seq, chunk in self.kept:
+            if seq > int(state["ackedSeq"]):
+                await self._audio(seq, chunk, False)
+        return False
+
+    @property
+    def heard(self) -> int:
+        return self.heard_before + self.utterances
+
+    @property
+    def answered(self) -> int:
+        return self.heard_before + len(self.talk.transcripts) + len(self.talk.errors)
+
+
 async def _converse(args: argparse.Namespace, source: IO[bytes]) -> dict[str, Any]:
+    from paseo.cli.commands._agentcli import RECONNECTS, say_reconnecting
     from paseo.cli.context import home_layout
     from paseo.client import PaseoClient
 
@@ -185,10 +298,15 @@ async def _converse(args: argparse.Namespace, source: IO[bytes]) -> dict[str, An
     if args.instructions:
         params["instructions"] = args.instructions
     async with PaseoClient(
-        getattr(args, "host", None), home=home_layout(args).root, client_type="cli"
+        getattr(args, "host", None),
+        home=home_layout(args).root,
+        client_type="cli",
+        max_reconnects=RECONNECTS,
+        on_reconnecting=say_reconnecting,
     ) as client:
-        state = await client.call("voice.start", params, timeout=120)
-        talk = Conversation(str(state["voiceId"]))
+        talk = Conversation("")
+        link = Link(client, params, talk)
+        state = await link.start()
         talk.show = getattr(args, "output", "table") == "table" and not getattr(
             args, "quiet", False
         )
@@ -196,39 +314,30 @@ async def _converse(args: argparse.Namespace, source: IO[bytes]) -> dict[str, An
             client.on(m, talk.on) for m in ("voice.transcript", "voice.output", "voice.error")
         ]
         try:
-            return await _run(client, args, audio, talk, state)
+            return await _run(client, args, audio, link, state)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            await client.call("voice.abort", {"voiceId": talk.voice_id})
+            with contextlib.suppress(PaseoError):
+                await client.call("voice.abort", {"voiceId": talk.voice_id})
             raise
         finally:
             for remove in removers:
                 remove()
-            await client.call("voice.stop", {"voiceId": talk.voice_id})
+            with contextlib.suppress(PaseoError):
+                await client.call("voice.stop", {"voiceId": talk.voice_id})
 
 
 async def _run(
-    client: Any, args: argparse.Namespace, audio: Input, talk: Conversation, state: Any
+    client: Any, args: argparse.Namespace, audio: Input, link: Link, state: Any
 ) -> dict[str, Any]:
-    seq = 0
+    talk = link.talk
     async for chunk in audio.chunks():
-        seq += 1
-        await client.call(
-            "voice.audio",
-            {"voiceId": talk.voice_id, "seq": seq, "audio": base64.b64encode(chunk).decode()},
-        )
-    seq += 1
-    ack = await client.call(
-        "voice.audio", {"voiceId": talk.voice_id, "seq": seq, "audio": "", "endOfTurn": True}
-    )
-    heard = int(ack["utterances"])
+        await link.send(chunk)
+    await link.send(b"", end=True)
+    heard = link.heard
     if heard == 0:
         raise CliError(f"heard no speech in {args.file}")
-    await talk.until(
-        lambda: len(talk.transcripts) + len(talk.errors) >= heard,
-        args.timeout,
-        "the transcripts",
-    )
-    if not any(t.get("prompted") for t in talk.transcripts):
+    await talk.until(lambda: link.answered >= heard, args.timeout, "the transcripts")
+    if not any(t.get("prompted") for t in talk.transcripts + talk.earlier):
         if talk.errors:
             first = talk.errors[0]
             raise CliError(f"voice mode failed: {first.get('message')} ({first.get('code')})")
@@ -236,17 +345,14 @@ async def _run(
             f"heard {heard} utterance(s) but recognised no words; check "
             "features.voiceMode.stt (a grammar model recognises only its phrases)"
         )
-    waited = await client.call(
-        "agent.wait",
-        {"agentId": state["agentId"], "timeout": min(args.timeout, 600)},
-        timeout=args.timeout + 10,
-    )
+    waited = await _wait(client, state["agentId"], args.timeout)
+    transcripts = talk.earlier + talk.transcripts
     return {
         "voiceId": talk.voice_id,
         "agentId": state["agentId"],
         "transcripts": [
             {"utterance": t["utterance"], "text": t["text"], "prompted": t["prompted"]}
-            for t in talk.transcripts
+            for t in transcripts
         ],
         "replies": [
             {
@@ -261,6 +367,20 @@ async def _run(
         "outcome": waited["outcome"],
         "errors": [{"code": e.get("code"), "message": e.get("message")} for e in talk.errors],
     }
+
+
+async def _wait(client: Any, agent_id: str, seconds: float) -> Any:
+    """``agent.wait``, asked again after a reconnect (a restart ends the turn it waited on)."""
+    while True:
+        try:
+            return await client.call(
+                "agent.wait",
+                {"agentId": agent_id, "timeout": min(seconds, 600)},
+                timeout=seconds + 10,
+            )
+        except Unavailable:
+            if client.lost:
+                raise
 
 
 def _wav(pieces: list[bytes], mime_type: str | None) -> bytes:

@@ -14,6 +14,8 @@ from e2e.daemon.harness import RealDaemon
 from paseo.testing.fake_model import RefusingProxy
 
 HELLO_TIMEOUT = 1.0
+MAX_DETACHED = 24
+"""Detached sessions the shared daemon keeps (small, so the cap's test stays quick)."""
 
 
 class TsDaemon(RealDaemon):
@@ -45,6 +47,7 @@ class TsDaemon(RealDaemon):
                     "settings": {
                         "listen": "127.0.0.1:0",
                         "helloTimeout": HELLO_TIMEOUT,
+                        "maxDetachedSessions": MAX_DETACHED,
                     }
                 },
             },

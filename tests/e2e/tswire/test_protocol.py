@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from e2e.daemon.harness import RealDaemon
 from e2e.tswire.client import TsClient
-from e2e.tswire.conftest import TsDaemon
+from e2e.tswire.conftest import MAX_DETACHED, TsDaemon
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from paseo.testing.fake_model import RefusingProxy
@@ -78,6 +78,50 @@ def test_no_hello_closes_4001_and_a_second_hello_4002(ts_daemon: TsDaemon) -> No
             {"type": "hello", "clientId": "cid_twice", "clientType": "cli", "protocolVersion": 1}
         )
         assert closed_with(client) == 4002
+
+
+def test_a_live_session_is_not_taken_over_by_its_client_id(ts_daemon: TsDaemon) -> None:
+    with TsClient(socket_path=ts_daemon.socket_path) as first:
+        first.hello("cid_owned")
+        # A second connection naming the live session's clientId is refused ("try again
+        # later"), and hears none of the first client's answers.
+        with TsClient(socket_path=ts_daemon.socket_path) as second:
+            second.send(
+                {
+                    "type": "hello",
+                    "clientId": "cid_owned",
+                    "clientType": "cli",
+                    "protocolVersion": 1,
+                }
+            )
+            assert closed_with(second) == 1013
+            assert second.messages("status") == []
+        # The first client still gets its own answers.
+        pong = first.request("ping", "pong", clientSentAt=7)
+        assert pong["clientSentAt"] == 7
+    # Once its connection is gone, the session reattaches.
+    with TsClient(socket_path=ts_daemon.socket_path) as again:
+        assert again.hello("cid_owned")["serverId"]
+        assert again.request("ping", "pong", clientSentAt=8)["clientSentAt"] == 8
+
+
+def _open_sessions(daemon: TsDaemon) -> int:
+    status = json.loads(daemon.cli("daemon", "status", "-o", "json").stdout)
+    return int(status["counts"]["connections"])
+
+
+def test_detached_sessions_are_capped_oldest_first(ts_daemon: TsDaemon) -> None:
+    for n in range(MAX_DETACHED + 16):
+        with TsClient(socket_path=ts_daemon.socket_path) as client:
+            client.hello(f"cid_drop_{n}")
+    # Sessions are dropped as their connections close; the status call is the CLI's own.
+    assert _open_sessions(ts_daemon) <= MAX_DETACHED + 1
+    # The newest is still kept for a reattach, the oldest is not: a reattach of the newest
+    # keeps the count, a hello from the oldest opens a new session (dropping another).
+    before = _open_sessions(ts_daemon)
+    with TsClient(socket_path=ts_daemon.socket_path) as client:
+        client.hello(f"cid_drop_{MAX_DETACHED + 15}")
+        assert _open_sessions(ts_daemon) == before
 
 
 def test_tcp_needs_a_credential_and_screens_origins(ts_daemon: TsDaemon) -> None:

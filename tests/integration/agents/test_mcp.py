@@ -316,8 +316,15 @@ def test_terminals_of_another_workspace_are_out_of_reach(
 
 
 def test_every_tool_answers_with_data_or_a_stable_code(
-    agent_daemon: LiveDaemon, create_agent: Callable[..., dict[str, Any]], workdir: Path
+    agent_daemon: LiveDaemon,
+    client: Any,
+    create_agent: Callable[..., dict[str, Any]],
+    workdir: Path,
 ) -> None:
+    # A parent answers its child's permissions only when the user allows it (by default a
+    # person must): allowed here, so the answer reaches the (missing) request.
+    settings = {"plugins": {"mcp": {"settings": {"childPermissions": "parent"}}}}
+    assert client.config_patch(settings).applied == ["plugins.mcp.settings.childPermissions"]
     parent = create_agent(title="caller")
 
     async def scenario(s: ClientSession) -> dict[str, tuple[bool, Any]]:

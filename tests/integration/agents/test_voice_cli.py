@@ -7,12 +7,16 @@ voice session's instructions), and the reply comes back as audio the command sav
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 import wave
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import RunPaseo
-from helpers.daemon_rpc import LiveDaemon
+from helpers.daemon_rpc import LiveDaemon, start_daemon, stop_daemon
 from helpers.waiting import wait_for
 
 from .conftest import scripted_config
@@ -193,3 +197,82 @@ def test_ctrl_c_aborts_the_agents_turn_and_detaches(
     # The session was stopped on the way out: a new one can attach.
     fresh = client.call("voice.start", {"agentId": agent_id}, timeout=60)
     assert client.call("voice.stop", {"voiceId": fresh["voiceId"]})["stopped"] is True
+
+
+class _Lines:
+    """A process's stderr read by a thread, so every wait for a line is bounded."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
+        self._reader = threading.Thread(
+            target=lambda: [self.lines.put(line) for line in text], daemon=True
+        )
+        self._reader.start()
+
+    def all(self) -> str:
+        """Everything, once the process has ended (its stream is then at its end)."""
+        self._reader.join(timeout=30)
+        while not self.lines.empty():
+            self.seen.append(self.lines.get())
+        return "".join(self.seen)
+
+    def until(self, wanted: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(wanted in line for line in self.seen):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no line with {wanted!r} in {timeout:.0f}s: {self.seen}")
+            try:
+                self.seen.append(self.lines.get(timeout=left))
+            except queue.Empty:
+                continue
+
+
+def test_voice_reconnects_after_a_daemon_restart(
+    voice_daemon: LiveDaemon, client: Any, workdir: Path, tmp_path: Path
+) -> None:
+    agent_id = _agent(client, workdir)
+    with wave.open(str(_espeak(PHRASE, tmp_path / "prompt.wav"))) as reader:
+        rate = reader.getframerate()
+        speech = reader.readframes(reader.getnframes()) + bytes(rate * 2 * 2)  # then 2 s quiet
+    command = [sys.executable, "-m", "paseo", "voice", agent_id, "-"]
+    process = subprocess.Popen(
+        [
+            *command,
+            "--format",
+            f"audio/pcm;rate={rate};channels=1",
+            "--instructions",
+            '[[mcp:speak {"text": "the gate is open"}]]',
+        ],
+        env={**os.environ, "PASEO_HOME": str(voice_daemon.home)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stdin is not None
+        err = _Lines(process.stderr)
+        process.stdin.write(speech)
+        process.stdin.flush()
+        err.until("agent: the gate is open", 90)
+        stop_daemon(voice_daemon.home)
+        err.until("reconnecting", 30)
+        start_daemon(voice_daemon.home, {"PASEO_AGENT_START_TIMEOUT": "5"})
+        err.until("reconnected", 60)
+        # The second utterance goes to a new voice session of the restarted daemon.
+        process.stdin.write(speech)
+        process.stdin.close()
+        process.wait(timeout=120)
+        assert process.stdout is not None
+        out = process.stdout.read()  # a few lines: never more than the pipe holds
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    stderr = err.all()
+    assert process.returncode == 0, stderr
+    assert stderr.count(f"you: {PHRASE}") == 2, stderr
+    assert "Traceback" not in stderr
+    assert b"the gate is open" in out

@@ -57,8 +57,9 @@ def test_second_daemon_on_same_home_fails_before_writing(
     # The running daemon's own start-up writes come first (its first trash sweep marks the
     # home after "ready"), so only the second daemon can change what is compared.
     wait_for(
-        lambda: (paseo_home / "trash" / "sweep.json").exists()
-        and not any(paseo_home.rglob("*.tmp")),
+        lambda: (
+            (paseo_home / "trash" / "sweep.json").exists() and not any(paseo_home.rglob("*.tmp"))
+        ),
         what="the running daemon's start-up writes",
     )
     before = _snapshot(paseo_home)
@@ -124,4 +125,20 @@ def test_invalid_config_refuses_to_start_and_is_not_rewritten(paseo_home: Path, 
     assert "config.json" in result.stderr
     assert "daemon.git.maxProcessConcurrency" in result.stderr
     assert (paseo_home / "config.json").read_text() == bad
+    assert not (paseo_home / "local-credential").exists()
+
+
+def test_a_killed_daemons_credential_is_removed_by_the_next_start(
+    paseo_home: Path, run_paseo
+) -> None:
+    process = spawn_foreground()
+    wait_for((paseo_home / "local-credential").exists, what="first daemon")
+    process.kill()
+    process.wait(timeout=10)
+    assert (paseo_home / "local-credential").exists()
+    # The next start fails (a config.json it refuses) yet leaves no dead daemon's secret.
+    (paseo_home / "config.json").write_text('{"daemon": {"git": {"maxProcessConcurrency": "x"}}}')
+    result = run_paseo("daemon", "start", "--foreground", timeout=30)
+    assert result.returncode != 0
+    assert "config.json" in result.stderr
     assert not (paseo_home / "local-credential").exists()

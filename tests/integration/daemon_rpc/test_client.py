@@ -12,7 +12,7 @@ from helpers.daemon_rpc import LiveDaemon, start_daemon, stop_daemon
 from paseo_hookspecs.errors import AccessDenied, InvalidParams, NotFound
 
 from paseo.client import PaseoClient, SyncClient
-from paseo.rpc.errors import DaemonNotRunning, MethodNotFound
+from paseo.rpc.errors import ConnectionLost, DaemonNotRunning, MethodNotFound
 from paseo.rpc.models import StatusResult
 
 
@@ -96,5 +96,34 @@ def test_client_reconnects_after_a_restart(paseo_home: Path) -> None:
         pid, gaps = asyncio.run(run())
         assert pid != first.pid
         assert gaps == ["config"]  # the reconnect is reported as a gap on subscribed streams
+    finally:
+        stop_daemon(paseo_home)
+
+
+def test_a_bounded_client_gives_up_when_the_daemon_stays_away(paseo_home: Path) -> None:
+    start_daemon(paseo_home)
+    try:
+
+        async def run() -> tuple[list[tuple[int, int | None]], bool]:
+            said: list[tuple[int, int | None]] = []
+            client = PaseoClient(
+                home=paseo_home,
+                max_backoff=0.2,
+                max_reconnects=3,
+                on_reconnecting=lambda attempt, limit: said.append((attempt, limit)),
+            )
+            await client.connect()
+            await asyncio.to_thread(stop_daemon, paseo_home)
+            async with asyncio.timeout(30):
+                while not client.lost:  # noqa: ASYNC110 - a property, not an event
+                    await asyncio.sleep(0.05)
+            with pytest.raises(ConnectionLost):
+                await client.call("server.status", timeout=5)
+            await client.close()
+            return said, client.lost
+
+        said, lost = asyncio.run(run())
+        assert said == [(1, 3), (2, 3), (3, 3)]
+        assert lost
     finally:
         stop_daemon(paseo_home)

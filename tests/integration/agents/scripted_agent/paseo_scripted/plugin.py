@@ -40,6 +40,7 @@ from paseo_hookspecs.interfaces.agent import (
     Availability,
     DraftConfig,
     EventSink,
+    ModeAccess,
     ModeInfo,
     ModelInfo,
     PersistenceHandle,
@@ -56,6 +57,8 @@ from paseo_hookspecs.records import (
 
 PROGRAM = Path(__file__).with_name("program.py")
 MODES = ("default", "plan")
+MODE_ACCESS: dict[str, ModeAccess] = {"default": "ask", "plan": "read-only"}
+"""Their access levels, as a real provider declares them (the MCP caller rules compare them)."""
 MODELS = ("default", "reject", "hang", "crash", "missing")
 TONES = ("plain", "terse")
 
@@ -262,7 +265,7 @@ class ScriptedProvider(AgentProvider):
         ]
 
     async def list_modes(self, launcher: ProcessLauncher) -> list[ModeInfo]:
-        return [ModeInfo(id=mode, label=mode.title()) for mode in MODES]
+        return [ModeInfo(id=mode, label=mode.title(), access=MODE_ACCESS[mode]) for mode in MODES]
 
     async def list_features(
         self, draft: DraftConfig, launcher: ProcessLauncher
