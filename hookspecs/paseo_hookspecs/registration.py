@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from paseo_hookspecs.context import RpcContext
+    from paseo_hookspecs.doctor import DoctorCheck
     from paseo_hookspecs.interfaces.agent import AgentProvider
     from paseo_hookspecs.interfaces.source import PluginSource
     from paseo_hookspecs.interfaces.transport import Transport
@@ -123,3 +124,8 @@ class RpcRegistrar(Protocol):
 class ConfigSectionRegistrar(Protocol):
     def __call__(self, section: ConfigSection) -> None:
         """Register the calling plugin's configuration section."""
+
+
+class DoctorCheckRegistrar(Protocol):
+    def __call__(self, check: DoctorCheck) -> None:
+        """Register a ``paseo doctor`` check (since 2.0)."""

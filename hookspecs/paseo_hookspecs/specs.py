@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.registration import (
         CliRegistrar,
         ConfigSectionRegistrar,
+        DoctorCheckRegistrar,
         PluginSourceRegistrar,
         ProviderRegistrar,
         RpcRegistrar,
@@ -98,6 +99,21 @@ def paseo_register_config_sections(register: ConfigSectionRegistrar) -> None:
     :return: nothing.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_doctor_checks(register: DoctorCheckRegistrar) -> None:
+    """Contribute checks to ``paseo doctor``.
+
+    Called in the ``paseo doctor`` process only (never by the daemon, never by ``paseo
+    --help``), with the daemon stopped or running.
+
+    :param register: call ``register(check)`` with each
+        :class:`~paseo_hookspecs.doctor.DoctorCheck`.
+    :return: nothing.
+
+    .. versionadded:: 2.0
     """
 
 

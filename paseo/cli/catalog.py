@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("Read, change and validate config.json", "config"),
     "plugins": ("List and manage plugins", "plugins"),
     "store": ("Durable state: migrate between store drivers", "store"),
+    "doctor": ("Check everything Paseo needs and say what to fix", "doctor"),
     "run": ("Create an agent, send it a prompt, print its reply", "run"),
     "ls": ("List agents", "ls"),
     "attach": ("Follow an agent's live events", "attach"),

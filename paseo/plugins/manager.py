@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 from paseo_hookspecs import HOOK_GROUP, PROJECT_NAME, specs
+from paseo_hookspecs.doctor import DoctorCheck
 from paseo_hookspecs.registration import (
     CliCommandGroup,
     ConfigSection,
@@ -384,6 +385,14 @@ class PaseoPluginManager:
             g
             for _, g in self._collect("paseo_register_cli_commands")
             if isinstance(g, CliCommandGroup)
+        ]
+
+    def doctor_checks(self) -> list[tuple[str, DoctorCheck]]:
+        """``paseo_register_doctor_checks``: ``(plugin name, check)`` in registration order."""
+        return [
+            (name, check)
+            for name, check in self._collect("paseo_register_doctor_checks")
+            if isinstance(check, DoctorCheck)
         ]
 
     def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:

@@ -11,6 +11,7 @@ from paseo_hookspecs.registration import (
     CliRegistrar,
     ConfigSection,
     ConfigSectionRegistrar,
+    DoctorCheckRegistrar,
     RpcRegistrar,
 )
 
@@ -36,6 +37,16 @@ def paseo_register_cli_commands(register: CliRegistrar) -> None:
     from paseo_hub.cli import configure
 
     register(CliCommandGroup("hub", "Connect this daemon to a Paseo Hub", configure))
+
+
+@hookimpl
+def paseo_register_doctor_checks(register: DoctorCheckRegistrar) -> None:
+    """``paseo doctor``: the relationship and its record's permissions."""
+    from paseo_hookspecs.doctor import DoctorCheck
+
+    from paseo_hub.doctor import check
+
+    register(DoctorCheck("hub", check))
 
 
 @hookimpl

@@ -28,7 +28,11 @@ from typing import TYPE_CHECKING
 from paseo_hookspecs import hookimpl
 from paseo_hookspecs.agents import Subscription
 from paseo_hookspecs.http import AsgiReceive, AsgiScope, AsgiSend, HttpMounting
-from paseo_hookspecs.registration import ConfigSection, ConfigSectionRegistrar
+from paseo_hookspecs.registration import (
+    ConfigSection,
+    ConfigSectionRegistrar,
+    DoctorCheckRegistrar,
+)
 from paseo_hookspecs.schedules import ScheduleSource
 from paseo_hookspecs.terminal_control import TerminalSource
 from paseo_hookspecs.voice import VoiceSource
@@ -114,6 +118,15 @@ class McpPlugin:
         self._undo: list[Callable[[], None]] = []
         self._subscription: Subscription | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+
+    @hookimpl
+    def paseo_register_doctor_checks(self, register: DoctorCheckRegistrar) -> None:
+        """``paseo doctor``: the endpoint as an agent reaches it."""
+        from paseo_hookspecs.doctor import DoctorCheck
+
+        from paseo_mcp.doctor import check
+
+        register(DoctorCheck("mcp", check))
 
     @hookimpl
     def paseo_register_config_sections(self, register: ConfigSectionRegistrar) -> None:
