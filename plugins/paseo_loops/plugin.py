@@ -46,6 +46,7 @@ def paseo_shutdown(context: DaemonContext) -> None:
     """Cancel the loop tasks; running loops stay ``running`` on disk and resume next start."""
     service, RUNTIME.service = RUNTIME.service, None
     if service is not None:
+        service.cancel()  # at once, before the kernel stops the agents: see LoopService.cancel
         task = asyncio.get_running_loop().create_task(service.close())
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)

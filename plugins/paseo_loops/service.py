@@ -71,11 +71,19 @@ class LoopService:
                 self._save()
                 self._spawn(loop)
 
-    async def close(self) -> None:
-        """Cancel the loop tasks (the records stay ``running``, to resume at the next start)."""
+    def cancel(self) -> list[asyncio.Task[None]]:
+        """Cancel the loop tasks at once (the records stay ``running``, to resume at the next
+        start). Synchronous, so the cancellation is delivered before the kernel, after
+        ``paseo_shutdown``, stops the agents: a worker closed by a shutdown must not count as
+        the iteration's outcome."""
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
+        return tasks
+
+    async def close(self) -> None:
+        """:meth:`cancel`, then wait for the tasks to have saved their records."""
+        tasks = self.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

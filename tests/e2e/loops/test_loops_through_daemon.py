@@ -159,7 +159,7 @@ def test_a_check_that_never_passes_fails_the_loop_at_max_iterations(
     assert all(agents[w]["archivedAt"] for w in workers)
 
 
-def test_a_verifier_rejection_reaches_the_next_worker_and_stop_ends_the_loop(
+def test_a_verifier_rejection_reaches_the_next_worker(
     daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
 ) -> None:
     work = start(daemon, fake, tmp_path)
@@ -169,27 +169,65 @@ def test_a_verifier_rejection_reaches_the_next_worker_and_stop_ends_the_loop(
         "second-task [[reply:did my best]]",
         "--verify",
         'judge-it [[reply:{"passed": false, "reason": "the tests are missing"}]]',
+        "--max-iterations",
+        "2",
         "--sleep",
-        "60s",
+        "100ms",
     )
-
-    def rejected() -> dict[str, Any] | None:
-        loop = inspect(daemon, created["id"])
-        iterations = loop["iterations"]
-        return loop if iterations and iterations[0]["status"] == "failed" else None
-
-    loop = poll(rejected, timeout=LOOP_TIMEOUT, what="the verifier's verdict")
-    first = loop["iterations"][0]
+    loop = poll(lambda: finished(daemon, created["id"]), timeout=LOOP_TIMEOUT, what="the loop")
+    assert loop["status"] == "failed"
+    first, second = loop["iterations"]
     assert first["failureReason"] == "Verifier rejected: the tests are missing"
     assert first["verifyPrompt"]["passed"] is False
-    assert first["verifierAgentId"] is not None
+    assert first["verifierAgentId"] not in (None, first["workerAgentId"])
+    assert first["verifyChecks"] == []
+    # The verifier saw the worker's reply; the second worker heard the verifier's reasons.
+    judged = [r.prompt for r in fake.model_requests() if "judge-it" in r.prompt]
+    assert any("did my best" in prompt for prompt in judged)
+    workers = [
+        r.prompt
+        for r in fake.model_requests()
+        if "second-task" in r.prompt and "judge-it" not in r.prompt
+    ]
+    assert any("did not pass: Verifier rejected: the tests are missing" in p for p in workers)
+    assert second["status"] == "failed"
 
-    # Asleep between iterations: stop answers stopped, the finished iteration stays failed.
-    stopped = json.loads(daemon.cli("loop", "stop", created["id"], "-o", "json").stdout)
+
+def test_stop_ends_a_loop_whose_worker_runs_and_one_asleep(
+    daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
+) -> None:
+    work = start(daemon, fake, tmp_path)
+    busy = run_loop(daemon, work, "[[slow:300]]", "--verify-check", "true")
+
+    def working() -> str | None:
+        iterations = inspect(daemon, busy["id"])["iterations"]
+        return iterations[0]["workerAgentId"] if iterations else None
+
+    worker = poll(working, timeout=LOOP_TIMEOUT, what="the worker")
+    stopped = json.loads(daemon.cli("loop", "stop", busy["id"], "-o", "json").stdout)
     assert stopped["status"] == "stopped"
     assert stopped["stopRequestedAt"] is not None
+    (only,) = stopped["iterations"]
+    assert (only["status"], only["verifyChecks"]) == ("stopped", [])
+    agent = json.loads(daemon.cli("inspect", worker, "-o", "json").stdout)["agent"]
+    assert agent["lastStatus"] != "running"
+
+    # Asleep between iterations: stopped, while its finished iteration stays failed.
+    asleep = run_loop(daemon, work, "[[reply:no]]", "--verify-check", "false", "--sleep", "60s")
+
+    def slept() -> dict[str, Any] | None:
+        loop = inspect(daemon, asleep["id"])
+        done = [it for it in loop["iterations"] if it["status"] == "failed"]
+        return loop if done else None
+
+    poll(slept, timeout=LOOP_TIMEOUT, what="the first iteration to fail")
+    stopped = json.loads(daemon.cli("loop", "stop", asleep["id"], "-o", "json").stdout)
+    assert stopped["status"] == "stopped"
     assert [it["status"] for it in stopped["iterations"]] == ["failed"]
-    assert inspect(daemon, created["id"])["status"] == "stopped"
+    statuses = {
+        e["id"]: e["status"] for e in json.loads(daemon.cli("loop", "ls", "-o", "json").stdout)
+    }
+    assert statuses == {busy["id"]: "stopped", asleep["id"]: "stopped"}
 
 
 def test_a_daemon_killed_mid_iteration_reruns_that_iteration_once(
@@ -197,13 +235,13 @@ def test_a_daemon_killed_mid_iteration_reruns_that_iteration_once(
 ) -> None:
     work = start(daemon, fake, tmp_path)
     marker = work / "attempts"
-    # Each worker turn streams slowly at first, so the kill lands in the middle of one.
+    # Each worker turn streams for about 10 s, so a kill lands in the middle of one.
     created = run_loop(
         daemon,
         work,
-        "[[slow:30:0.2]] [[reply:slow]]",
+        "[[slow:50:0.2]] [[reply:slow]]",
         "--verify-check",
-        f"echo x >> {marker}; test $(wc -l < {marker}) -ge 1",
+        f"echo x >> {marker}",
         "--max-iterations",
         "3",
     )
@@ -220,11 +258,34 @@ def test_a_daemon_killed_mid_iteration_reruns_that_iteration_once(
     daemon.kill()
     daemon.start()
 
+    def rerunning() -> dict[str, Any] | None:
+        (iteration,) = inspect(daemon, created["id"])["iterations"]
+        if iteration["rerunAfterRestart"] and iteration["workerAgentId"] not in (
+            None,
+            first_worker,
+        ):
+            return iteration
+        return None
+
+    rerun = poll(rerunning, timeout=LOOP_TIMEOUT, what="the interrupted iteration's rerun")
+    # Killed again during the rerun: never a third run of it; the loop goes on to iteration 2.
+    daemon.kill()
+    assert rerun["index"] == 1
+    assert rerun["status"] == "running"
+    daemon.start()
+    assert any("running it again" in text for text in log_texts(daemon, created["id"]))
     loop = poll(lambda: finished(daemon, created["id"]), timeout=LOOP_TIMEOUT, what="the loop")
     assert loop["status"] == "succeeded"
-    (only,) = loop["iterations"]
-    assert only["index"] == 1
-    assert only["rerunAfterRestart"] is True
-    assert only["workerAgentId"] != first_worker
-    assert marker.read_text() == "x\n"  # the checks ran once: after the rerun, not before
-    assert any("running it again" in text for text in log_texts(daemon, created["id"]))
+    assert len(loop["iterations"]) == 2, "\n".join(log_texts(daemon, created["id"]))
+    first, second = loop["iterations"]
+    assert (first["status"], first["failureReason"]) == (
+        "failed",
+        "interrupted twice by a daemon restart",
+    )
+    assert first["workerAgentId"] == rerun["workerAgentId"]
+    assert (second["index"], second["status"], second["rerunAfterRestart"]) == (
+        2,
+        "succeeded",
+        False,
+    )
+    assert marker.read_text() == "x\n"  # the checks ran once: in iteration 2
