@@ -100,8 +100,9 @@ class LoopService:
             raise InvalidParams(f"the loop's cwd must be an absolute path: {params.cwd}")
         if not await asyncio.to_thread(cwd.is_dir):
             raise InvalidParams(f"the loop's cwd is not a directory: {params.cwd}")
-        if params.name and self._find_by_name(params.name) is not None:
-            raise Conflict(f"a loop named {params.name!r} already exists")
+        named = self._find_by_name(params.name) if params.name else None
+        if named is not None and named["status"] == "running":
+            raise Conflict(f"a running loop is already named {params.name!r}: {named['id']}")
         provider, model = params.provider, params.model
         if provider and "/" in provider and not model:
             provider, model = provider.split("/", 1)
@@ -159,10 +160,9 @@ class LoopService:
     # -- the loop --------------------------------------------------------------------------
 
     def _find_by_name(self, name: str) -> Loop | None:
-        for loop in self._loops.values():
-            if loop.get("name") == name:
-                return loop
-        return None
+        """The newest loop of that name (a name is reused once its loop has finished)."""
+        named = [loop for loop in self._loops.values() if loop.get("name") == name]
+        return max(named, key=lambda loop: str(loop["createdAt"])) if named else None
 
     def _save(self) -> None:
         self._store.save(list(self._loops.values()))

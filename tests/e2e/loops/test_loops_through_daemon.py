@@ -289,3 +289,29 @@ def test_a_daemon_killed_mid_iteration_reruns_that_iteration_once(
         False,
     )
     assert marker.read_text() == "x\n"  # the checks ran once: in iteration 2
+
+
+def test_a_clean_daemon_restart_mid_iteration_resumes_the_loop(
+    daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
+) -> None:
+    work = start(daemon, fake, tmp_path)
+    created = run_loop(
+        daemon, work, "[[slow:50:0.2]] [[reply:slow]]", "--verify-check", "true", "--name", "calm"
+    )
+
+    def working() -> str | None:
+        iterations = inspect(daemon, created["id"])["iterations"]
+        return iterations[0]["workerAgentId"] if iterations else None
+
+    first_worker = poll(working, timeout=LOOP_TIMEOUT, what="a worker in progress")
+    daemon.stop()
+    daemon.start()
+    loop = poll(lambda: finished(daemon, created["id"]), timeout=LOOP_TIMEOUT, what="the loop")
+    # The shutdown closing the worker is not the iteration's outcome: it is run again, once.
+    assert loop["status"] == "succeeded"
+    (only,) = loop["iterations"]
+    assert (only["rerunAfterRestart"], only["workerOutcome"]) == (True, "completed")
+    assert only["workerAgentId"] != first_worker
+    # A finished loop's name may be used again.
+    again = run_loop(daemon, work, "[[reply:hi]]", "--verify-check", "true", "--name", "calm")
+    assert inspect(daemon, "calm")["id"] == again["id"]
