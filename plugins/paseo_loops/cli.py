@@ -1,0 +1,277 @@
+"""``paseo loop run | ls | inspect | logs | stop``: each one ``loop.*`` call on the running
+daemon (the daemon owns the loops; the CLI never reads ``loops.json``).
+
+Flags follow the TypeScript CLI (``--verify-provider``/``--verify-model`` for the verifier;
+``--verifier-provider``/``--verifier-model`` are accepted too). Durations take ``ms``, ``s``,
+``m``, ``h`` or ``d`` (a bare number is seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+from typing import Any
+
+from paseo_loops.daemon_client import DaemonCaller
+
+EXIT_FAILED = 1
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def duration_ms(text: str) -> int:
+    match = _DURATION.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 500ms, 30s, 10m, 2h)")
+    return int(float(match.group(1)) * _UNIT_MS[match.group(2) or "s"])
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="loop_command", metavar="COMMAND", required=True)
+    run = commands.add_parser("run", help="start a loop: a fresh worker until the checks pass")
+    run.add_argument("prompt", help="the worker's task")
+    run.add_argument("--name", help="a name to refer to the loop by")
+    run.add_argument("--cwd", help="the directory the agents and checks work in (default: here)")
+    run.add_argument("--provider", help="the worker's provider (or provider/model)")
+    run.add_argument("--model", help="the worker's model")
+    run.add_argument(
+        "--verify-provider",
+        "--verifier-provider",
+        dest="verifier_provider",
+        help="the verifier's provider (default: the worker's)",
+    )
+    run.add_argument(
+        "--verify-model", "--verifier-model", dest="verifier_model", help="the verifier's model"
+    )
+    run.add_argument(
+        "--verify",
+        dest="verify_prompt",
+        help="a verifier agent checks the work with this prompt and approves or rejects it",
+    )
+    run.add_argument(
+        "--verify-check",
+        dest="verify_checks",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a shell command (sh -c, in the cwd) that must exit 0; repeatable",
+    )
+    run.add_argument("--archive", action="store_true", help="archive each iteration's agents")
+    run.add_argument("--sleep", type=duration_ms, default=0, help="pause between iterations")
+    run.add_argument("--max-iterations", type=_positive, help="give up after N iterations")
+    run.add_argument("--max-time", type=duration_ms, help="give up after this long")
+    run.set_defaults(run=_run_run)
+    ls = commands.add_parser("ls", help="list loops")
+    ls.set_defaults(run=_run_ls)
+    inspect = commands.add_parser("inspect", help="a loop with its iterations and check results")
+    inspect.add_argument("id", help="a loop's id, id prefix or name")
+    inspect.set_defaults(run=_run_inspect)
+    logs = commands.add_parser("logs", help="a loop's log")
+    logs.add_argument("id", help="a loop's id, id prefix or name")
+    logs.add_argument("--after-seq", type=int, default=0, help="only entries after this seq")
+    logs.set_defaults(run=_run_logs)
+    stop = commands.add_parser("stop", help="stop a running loop")
+    stop.add_argument("id", help="a loop's id, id prefix or name")
+    stop.set_defaults(run=_run_stop)
+
+
+def _caller(args: argparse.Namespace) -> DaemonCaller:
+    from paseo_loops.daemon_client import WebSocketCaller
+
+    return WebSocketCaller(getattr(args, "home", None))
+
+
+def _call(args: argparse.Namespace, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    from paseo_hookspecs.errors import PaseoError
+
+    try:
+        return asyncio.run(_caller(args).call(method, params))
+    except PaseoError as exc:
+        print(f"paseo loop: {_safe(exc.message, 400)} ({exc.code})", file=sys.stderr)
+        return None
+
+
+def _output(args: argparse.Namespace) -> str:
+    return str(getattr(args, "output", "table") or "table")
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {
+        "prompt": args.prompt,
+        "cwd": os.path.abspath(os.path.expanduser(args.cwd or os.getcwd())),
+        "name": args.name,
+        "provider": args.provider,
+        "model": args.model,
+        "verifierProvider": args.verifier_provider,
+        "verifierModel": args.verifier_model,
+        "verifyPrompt": args.verify_prompt,
+        "verifyChecks": args.verify_checks,
+        "archive": args.archive,
+        "sleepMs": args.sleep,
+        "maxIterations": args.max_iterations,
+        "maxTimeMs": args.max_time,
+    }
+    answer = _call(args, "loop.run", {k: v for k, v in params.items() if v is not None})
+    if answer is None:
+        return EXIT_FAILED
+    loop = answer["loop"]
+    if _structured(args, loop):
+        return 0
+    if getattr(args, "quiet", False):
+        print(loop["id"])
+    else:
+        print(f"Loop {loop['id']} ({_safe(loop['name'])}) started in {_safe(loop['cwd'])}")
+    return 0
+
+
+def _run_ls(args: argparse.Namespace) -> int:
+    answer = _call(args, "loop.list", {})
+    if answer is None:
+        return EXIT_FAILED
+    loops = answer["loops"]
+    if _structured(args, loops):
+        return 0
+    if getattr(args, "quiet", False):
+        for loop in loops:
+            print(loop["id"])
+        return 0
+    rows = [
+        [
+            loop["id"],
+            loop["name"],
+            loop["status"],
+            loop.get("activeIteration") or "-",
+            loop["updatedAt"],
+            loop["cwd"],
+        ]
+        for loop in loops
+    ]
+    header = (
+        None
+        if getattr(args, "no_headers", False)
+        else ["ID", "NAME", "STATUS", "ITERATION", "UPDATED", "CWD"]
+    )
+    _table(header, rows)
+    return 0
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    answer = _call(args, "loop.inspect", {"id": args.id})
+    if answer is None:
+        return EXIT_FAILED
+    loop = answer["loop"]
+    if _structured(args, loop):
+        return 0
+    fields = [
+        ("Id", loop["id"]),
+        ("Name", loop["name"]),
+        ("Status", loop["status"]),
+        ("Cwd", loop["cwd"]),
+        ("Prompt", loop["prompt"]),
+        ("Provider", loop["provider"]),
+        ("Model", loop.get("model")),
+        ("Verify", loop.get("verifyPrompt")),
+        ("Checks", ", ".join(loop.get("verifyChecks") or [])),
+        ("Max iterations", loop.get("maxIterations")),
+        ("Max time (ms)", loop.get("maxTimeMs")),
+        ("Sleep (ms)", loop.get("sleepMs")),
+        ("Created", loop["createdAt"]),
+        ("Completed", loop.get("completedAt")),
+    ]
+    width = max(len(label) for label, _ in fields)
+    for label, value in fields:
+        if value not in (None, ""):
+            print(f"{label:<{width}}  {_safe(str(value), 400)}")
+    print()
+    rows = []
+    for iteration in loop["iterations"]:
+        checks = " ".join(
+            f"{'pass' if c['passed'] else 'FAIL'}:{c['command']}" for c in iteration["verifyChecks"]
+        )
+        verdict = iteration.get("verifyPrompt") or {}
+        rows.append(
+            [
+                iteration["index"],
+                iteration["status"],
+                iteration.get("workerOutcome") or "-",
+                iteration.get("workerAgentId") or "-",
+                checks or "-",
+                ("approved" if verdict.get("passed") else "rejected") if verdict else "-",
+                iteration.get("failureReason") or "",
+            ]
+        )
+    _table(["ITERATION", "STATUS", "WORKER", "WORKER AGENT", "CHECKS", "VERIFIER", "REASON"], rows)
+    return 0
+
+
+def _run_logs(args: argparse.Namespace) -> int:
+    answer = _call(args, "loop.logs", {"id": args.id, "afterSeq": args.after_seq})
+    if answer is None:
+        return EXIT_FAILED
+    entries = answer["entries"]
+    if _structured(args, entries):
+        return 0
+    for entry in entries:
+        where = f"#{entry['iteration']}" if entry.get("iteration") is not None else "-"
+        print(
+            f"{entry['seq']:>4} {entry['timestamp']} {where:>4} {entry['source']:<12} "
+            f"{entry['level']:<5} {_safe(entry['text'], 2000)}"
+        )
+    return 0
+
+
+def _run_stop(args: argparse.Namespace) -> int:
+    answer = _call(args, "loop.stop", {"id": args.id})
+    if answer is None:
+        return EXIT_FAILED
+    loop = answer["loop"]
+    if _structured(args, loop):
+        return 0
+    print(f"Loop {loop['id']} {loop['status']}")
+    return 0
+
+
+def _structured(args: argparse.Namespace, value: Any) -> bool:
+    output = _output(args)
+    if output == "json":
+        print(json.dumps(value, indent=2))
+        return True
+    if output == "yaml":
+        import yaml
+
+        print(yaml.safe_dump(value, sort_keys=False, allow_unicode=False), end="")
+        return True
+    return False
+
+
+def _safe(text: str, limit: int = 200) -> str:
+    """One line of printable characters: prompts, reasons and agents' text never act on the
+    terminal."""
+    cleaned = "".join(ch if ch.isprintable() else " " for ch in text[: limit * 4]).strip()
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1].rstrip() + "…"
+
+
+def _table(header: list[str] | None, rows: list[list[Any]]) -> None:
+    cells = [[_safe(str(cell), 120) for cell in row] for row in rows]
+    every = ([header] if header else []) + cells
+    if not every:
+        return
+    widths = [max(len(row[i]) for row in every) for i in range(len(every[0]))]
+    for row in every:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )

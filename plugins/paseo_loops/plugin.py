@@ -1,0 +1,52 @@
+"""Hook implementations of the loops plugin."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs import hookimpl
+from paseo_hookspecs.registration import CliCommandGroup, CliRegistrar, RpcRegistrar
+
+from paseo_loops.rpc import Runtime, method_group
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import DaemonContext
+
+RUNTIME = Runtime()
+_TASKS: set[asyncio.Task[None]] = set()
+
+
+@hookimpl
+def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
+    """``loop.run | list | inspect | logs | stop``."""
+    register(method_group(RUNTIME))
+
+
+@hookimpl
+def paseo_register_cli_commands(register: CliRegistrar) -> None:
+    """``paseo loop run | ls | inspect | logs | stop``."""
+    from paseo_loops.cli import configure
+
+    register(CliCommandGroup("loop", "Repeat a worker agent until checks pass", configure))
+
+
+@hookimpl
+def paseo_startup(context: DaemonContext) -> None:
+    """Load the loops and resume those a stop or crash left running."""
+    from paseo_loops.service import LoopService
+
+    service = LoopService(context.home, context.agents)
+    RUNTIME.service = service
+    service.start()
+
+
+@hookimpl
+def paseo_shutdown(context: DaemonContext) -> None:
+    """Cancel the loop tasks; running loops stay ``running`` on disk and resume next start."""
+    service, RUNTIME.service = RUNTIME.service, None
+    if service is not None:
+        service.cancel()  # at once, before the kernel stops the agents: see LoopService.cancel
+        task = asyncio.get_running_loop().create_task(service.close())
+        _TASKS.add(task)
+        task.add_done_callback(_TASKS.discard)

@@ -1,0 +1,88 @@
+"""The ``loop.*`` RPC group: ``loop.run | list | inspect | logs | stop``.
+
+Parameters take the TypeScript wire's names (``verifyChecks``, ``sleepMs``, ``maxIterations``,
+``maxTimeMs``…); results are the TypeScript daemon's records.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paseo_hookspecs.errors import Unavailable
+from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.context import RpcContext
+
+    from paseo_loops.service import LoopService
+
+
+class RunParams(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    prompt: str = Field(min_length=1, max_length=200_000)
+    cwd: str = Field(min_length=1, max_length=4096)
+    name: str | None = Field(default=None, max_length=200)
+    provider: str | None = Field(default=None, max_length=200)
+    model: str | None = Field(default=None, max_length=200)
+    verifierProvider: str | None = Field(default=None, max_length=200)
+    verifierModel: str | None = Field(default=None, max_length=200)
+    verifyPrompt: str | None = Field(default=None, max_length=200_000)
+    verifyChecks: list[str] = Field(default_factory=list, max_length=50)
+    archive: bool = False
+    sleepMs: int = Field(default=0, ge=0, le=7 * 24 * 3600 * 1000)
+    maxIterations: int | None = Field(default=None, ge=1, le=10_000)
+    maxTimeMs: int | None = Field(default=None, ge=1)
+
+
+class LoopRef(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1, max_length=200, description="a loop's id, id prefix or name")
+
+
+class LogsParams(LoopRef):
+    afterSeq: int = Field(default=0, ge=0, description="only entries after this seq")
+
+
+class Runtime:
+    """The running service, set by ``paseo_startup``."""
+
+    def __init__(self) -> None:
+        self.service: LoopService | None = None
+
+    def require(self) -> LoopService:
+        if self.service is None:
+            raise Unavailable("the loop service is not running")
+        return self.service
+
+
+def method_group(runtime: Runtime) -> RpcMethodGroup:
+    async def run(ctx: RpcContext, params: Any) -> dict[str, Any]:
+        return {"loop": await runtime.require().run(params)}
+
+    async def list_(ctx: RpcContext, params: Any) -> dict[str, Any]:
+        return {"loops": runtime.require().list()}
+
+    async def inspect(ctx: RpcContext, params: Any) -> dict[str, Any]:
+        return {"loop": runtime.require().get(params.id)}
+
+    async def logs(ctx: RpcContext, params: Any) -> dict[str, Any]:
+        loop = runtime.require().get(params.id)
+        entries = [entry for entry in loop["logs"] if entry["seq"] > params.afterSeq]
+        return {"loop": loop, "entries": entries, "nextSeq": loop["nextLogSeq"]}
+
+    async def stop(ctx: RpcContext, params: Any) -> dict[str, Any]:
+        return {"loop": await runtime.require().stop(params.id)}
+
+    return RpcMethodGroup(
+        area="loop",
+        methods=[
+            RpcMethod("loop.run", run, RunParams, None, "Start a loop"),
+            RpcMethod("loop.list", list_, None, None, "Every loop, newest first"),
+            RpcMethod("loop.inspect", inspect, LoopRef, None, "One loop with its iterations"),
+            RpcMethod("loop.logs", logs, LogsParams, None, "A loop's log entries after a seq"),
+            RpcMethod("loop.stop", stop, LoopRef, None, "Stop a running loop"),
+        ],
+    )
