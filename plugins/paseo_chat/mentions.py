@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from paseo_hookspecs.agents import AgentObserver, Agents, RecordChange
 from paseo_hookspecs.errors import PaseoError
 
-from paseo_chat.models import ChatMessage, ChatRoom
+from paseo_chat.models import ChatMessage, ChatRoom, now_iso
 
 log = logging.getLogger("paseo.chat")
 
@@ -82,8 +82,8 @@ class MentionDispatcher(AgentObserver):
         self.agents = agents
         self._turn_depth: dict[str, int] = {}
         self._queued: dict[str, deque[_Prompt]] = {}
-        self._sent: set[str] = set()
-        """Agents prompted whose turn has not been seen running yet."""
+        self._sent: dict[str, str] = {}
+        """Agents prompted whose turn has not been seen running yet, with when (ISO)."""
         self._running: set[str] = set()
         self._rate: dict[str, deque[float]] = {}
         self._lock = asyncio.Lock()
@@ -154,13 +154,18 @@ class MentionDispatcher(AgentObserver):
 
     async def _send(self, agent_id: str, prompt: _Prompt) -> None:
         self._turn_depth[agent_id] = prompt.depth
-        self._sent.add(agent_id)
+        self._sent[agent_id] = now_iso()
         try:
-            await self.agents.send(agent_id, prompt.text, message_id=f"chat-{prompt.message_id}")
+            sent = await self.agents.send(
+                agent_id, prompt.text, message_id=f"chat-{prompt.message_id}"
+            )
         except PaseoError as exc:
-            self._sent.discard(agent_id)
-            self._turn_depth.pop(agent_id, None)
+            sent = None
             log.warning("chat: could not prompt agent %s: %s", agent_id, exc)
+        if sent is None or not sent.accepted:
+            # No turn starts: nothing will end it, so nothing may wait for its end.
+            self._sent.pop(agent_id, None)
+            self._turn_depth.pop(agent_id, None)
 
     async def on_record(self, change: RecordChange) -> None:
         record = change.record
@@ -169,11 +174,19 @@ class MentionDispatcher(AgentObserver):
             self._forget(agent_id)
             return
         if record.lastStatus == "running":
-            self._sent.discard(agent_id)
+            self._sent.pop(agent_id, None)
             self._running.add(agent_id)
             return
+        sent_at = self._sent.get(agent_id)
+        failed = record.lastStatus in ("error", "closed")
+        if sent_at is not None and failed and record.updatedAt >= sent_at:
+            # The prompt failed to start a turn: end it here, or its queue would wait for ever.
+            self._running.add(agent_id)
+            self._sent.pop(agent_id, None)
         if agent_id not in self._running:
-            return  # idle and never seen running since (or a change from before our send)
+            # Idle and not seen running since the prompt: a change from before the send (an
+            # idle change that follows the prompt's recording comes before ``running``).
+            return
         # The turn a mention (or anything else) started has ended: its chain ends with it,
         # and the next queued mention, if any, starts the next turn.
         async with self._lock:
@@ -184,7 +197,7 @@ class MentionDispatcher(AgentObserver):
                 await self._send(agent_id, queue.popleft())
 
     def _forget(self, agent_id: str) -> None:
-        self._sent.discard(agent_id)
+        self._sent.pop(agent_id, None)
         self._running.discard(agent_id)
         self._turn_depth.pop(agent_id, None)
         self._queued.pop(agent_id, None)
