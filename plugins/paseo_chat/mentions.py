@@ -38,6 +38,8 @@ RATE_WINDOW = 60.0
 CONTEXT_MESSAGES = 10
 """Recent messages of the room quoted in a mention prompt."""
 EVERYONE = "everyone"
+MIN_PREFIX = 6
+"""Shortest id prefix taken as a mention (an id or an exact title always is)."""
 
 _TOKEN = re.compile(r"(?<![\w@])@([\w][\w.\-]*)")
 
@@ -102,9 +104,12 @@ class MentionDispatcher(AgentObserver):
                 found = EVERYONE
             else:
                 try:
-                    found = (await self.agents.get(token)).id
+                    record = await self.agents.get(token)
                 except PaseoError:
                     continue
+                if token not in (record.id, record.title) and len(token) < MIN_PREFIX:
+                    continue  # "@ab" in prose is a word, not a one-in-a-few-agents id prefix
+                found = record.id
             if found not in ids:
                 ids.append(found)
         return ids

@@ -47,9 +47,14 @@ def test_rooms_lifecycle_wait_and_errors(daemon: RealDaemon) -> None:
     missing = chat(daemon, "post", "standup", "x", "--reply-to", "nope", check=False)
     assert "chat_message_not_found" in missing.stderr
 
-    # `chat wait` started before a post returns with that post.
+    # `chat wait` started before a post returns with that post. `--after` names the newest
+    # message: the waiter's request may reach the daemon after the post (a slow CLI start),
+    # and the answer must be the same either way.
     waiter = subprocess.Popen(
-        [*daemon.paseo, "chat", "wait", room["id"], "--timeout", "60s", "-o", "json"],
+        [
+            *daemon.paseo,
+            *("chat", "wait", room["id"], "--after", first["id"], "--timeout", "60s", "-o", "json"),
+        ],
         env={**os.environ, "PASEO_HOME": str(daemon.home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -76,6 +81,12 @@ def test_rooms_lifecycle_wait_and_errors(daemon: RealDaemon) -> None:
     older = chat(daemon, "read", "standup", "--before", reply["id"])
     assert [m["body"] for m in older["messages"]] == ["hello room"]
     assert chat(daemon, "inspect", "standup")["room"]["messageCount"] == 2
+    table = daemon.cli("chat", "read", "standup").stdout.splitlines()
+    assert [line.split("] ", 1)[1].split("  #")[0] for line in table] == [
+        "manual: hello room",
+        f"manual (re {first['id']}): a reply",
+    ]
+    assert "Standup" in daemon.cli("chat", "ls").stdout
 
     # Durable: a restarted daemon has the room and its messages.
     daemon.stop()
