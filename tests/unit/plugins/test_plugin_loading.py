@@ -262,7 +262,7 @@ def test_builtins_only_with_all_and_hook_filter(run_paseo, site: Path) -> None:
     hooked = _list(run_paseo, site, "--all", "--hook", "paseo_register_cli_commands")
     # The built-in Hub and loops plugins contribute `paseo hub` and `paseo loop`; no other
     # built-in adds commands.
-    assert set(hooked) == {"good", "hub", "loops"}
+    assert set(hooked) == {"good", "hub", "loops", "chat"}
 
 
 def test_plugins_list_does_not_create_the_home(run_paseo, paseo_home: Path) -> None:

@@ -1,0 +1,50 @@
+"""Hook implementations of the chat rooms plugin."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paseo_hookspecs import hookimpl
+from paseo_hookspecs.registration import CliCommandGroup, CliRegistrar, RpcRegistrar
+
+from paseo_chat.rpc import Runtime, method_group
+
+if TYPE_CHECKING:
+    from paseo_hookspecs.agents import Subscription
+    from paseo_hookspecs.context import DaemonContext
+
+RUNTIME = Runtime()
+_SUBSCRIPTIONS: list[Subscription] = []
+
+
+@hookimpl
+def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
+    """``chat.create | list | inspect | delete | post | read | wait``."""
+    register(method_group(RUNTIME))
+
+
+@hookimpl
+def paseo_register_cli_commands(register: CliRegistrar) -> None:
+    """``paseo chat create | ls | inspect | delete | post | read | wait``."""
+    from paseo_chat.cli import configure
+
+    register(CliCommandGroup("chat", "Chat rooms for people and agents", configure))
+
+
+@hookimpl
+def paseo_startup(context: DaemonContext) -> None:
+    """Load the rooms and follow agents' turns (a queued mention waits for the turn's end)."""
+    from paseo_chat.mentions import MentionDispatcher
+    from paseo_chat.service import ChatService
+    from paseo_chat.store import ChatStore
+
+    mentions = MentionDispatcher(context.agents)
+    _SUBSCRIPTIONS.append(context.agents.subscribe(mentions, name="chat.mentions"))
+    RUNTIME.service = ChatService(ChatStore(context.home), mentions)
+
+
+@hookimpl
+def paseo_shutdown(context: DaemonContext) -> None:
+    while _SUBSCRIPTIONS:
+        _SUBSCRIPTIONS.pop().close()
+    RUNTIME.service = None
