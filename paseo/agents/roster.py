@@ -37,6 +37,7 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import ValidationError
 
 from paseo.agents import ingest
+from paseo.agents.accounting import Accounting
 from paseo.agents.feed import AgentFeed
 from paseo.agents.listing import ListFilter, Page, list_page
 from paseo.agents.live import (
@@ -72,6 +73,7 @@ class AgentRoster:
         self.feed = feed
         self.agents: dict[str, LiveAgent] = {}
         """The loaded agents, least recently used first."""
+        self.accounting = Accounting(store)
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
         agent = self.agents.get(agent_id)
@@ -226,6 +228,9 @@ class AgentRoster:
         changes: dict[str, Any] = {}
         feed = self.feed
         for entry, event in batch:
+            if event.type in TERMINAL_TURN_EVENTS:
+                # Before any client learns the turn ended, so its usage is durable by then.
+                await self.accounting.turn_ended(agent.record, entry, event)
             withdrawn = self._apply(agent, event, changes)
             feed.entry_committed(agent.record, entry, event)
             if withdrawn:
