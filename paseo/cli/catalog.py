@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trash": ("Deleted agents: list, restore, empty for good", "trash"),
     "import": ("Adopt a Claude, Codex or ACP session, with its history", "import_session"),
     "inspect": ("Everything about one agent", "inspect"),
+    "usage": ("What agents spent: turns, tokens and USD, grouped", "usage"),
     "permit": ("List and answer permission requests", "permit"),
     "agent": ("Change an agent: mode, title, labels, reload", "agent"),
     "provider": ("Agent providers, their models and availability", "provider"),

@@ -120,6 +120,11 @@ def compose(daemon: Daemon) -> Composition:
     trash.restore_listeners.append(lambda record: schedules.agent_restored(record.id))
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 
+    from paseo.usage.service import UsageService
+
+    usage = UsageService(store=store, agents=agents)
+    composition.groups.extend((KERNEL, group) for group in _adapter("usage", usage))
+
     from paseo.skills.service import SkillsService
 
     # `~` is the daemon's HOME, as the agents it launches see it.
@@ -228,6 +233,7 @@ ADAPTERS: dict[str, str] = {
     "metadata": "paseo.metadata.rpc",
     "schedules": "paseo.schedules.rpc",
     "trash": "paseo.trash.rpc",
+    "usage": "paseo.usage.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
     "speech": "paseo.speech.rpc",
