@@ -273,7 +273,8 @@ class PermissionResolved(_Event):
 class AttentionRequired(_Event):
     type: Literal["attention_required"] = "attention_required"
     provider: str
-    reason: Literal["finished", "error", "permission"]
+    reason: Literal["finished", "error", "permission", "budget"]
+    """``budget``: the agent spent its budget (added in 2.0)."""
     timestamp: str
     shouldNotify: bool = True
 

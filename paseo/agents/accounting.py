@@ -18,7 +18,7 @@ import logging
 from paseo_hookspecs.events import AgentEvent, TurnCanceled, TurnCompleted, TurnFailed
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry
-from paseo_hookspecs.usage import UsageRecord
+from paseo_hookspecs.usage import UsageRecord, UsageTotals
 
 log = logging.getLogger("paseo.agents.usage")
 
@@ -116,3 +116,11 @@ class Accounting:
             log.exception("could not record the usage of agent %s", record.id)
             return None
         return usage
+
+    async def totals(self, agent_id: str) -> UsageTotals:
+        """Everything ``agent_id`` spent (zero on a store that keeps no usage)."""
+        repository = getattr(self._store, "usage", None)
+        if repository is None:
+            return UsageTotals(key=agent_id)
+        groups: list[UsageTotals] = await repository.query(agent_id=agent_id, group_by="agent")
+        return groups[0] if groups else UsageTotals(key=agent_id)

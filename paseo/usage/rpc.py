@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from paseo_hookspecs.errors import InvalidParams
+from paseo_hookspecs.records import AgentBudget
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import Field
 
@@ -63,6 +65,15 @@ class UsageAgentParams(WireModel):
 class UsageAgentResult(WireModel):
     agentId: str
     usage: UsageTotals
+    budget: AgentBudget | None = Field(default=None, description="the agent's cap, if any")
+
+
+class UsageBudgetParams(WireModel):
+    agentId: str
+    budget: AgentBudget | None = Field(
+        default=None, description="the new cap {tokens?, usd?} (replaces the old one)"
+    )
+    clear: bool = Field(default=False, description="lift the budget")
 
 
 def method_groups(ref: ServiceRef[UsageService]) -> list[RpcMethodGroup]:
@@ -82,8 +93,17 @@ def method_groups(ref: ServiceRef[UsageService]) -> list[RpcMethodGroup]:
 
     async def agent(ctx: RpcContext, params: UsageAgentParams) -> UsageAgentResult:
         service = ref.get()
-        agent_id = await service.resolve_agent(params.agentId)
-        return UsageAgentResult(agentId=agent_id, usage=_wire(await service.agent_totals(agent_id)))
+        record = await service.agent_record(params.agentId)
+        totals = await service.agent_totals(record.id)
+        return UsageAgentResult(agentId=record.id, usage=_wire(totals), budget=record.budget)
+
+    async def budget(ctx: RpcContext, params: UsageBudgetParams) -> UsageAgentResult:
+        if params.clear == (params.budget is not None):
+            raise InvalidParams("give a budget or clear: true (exactly one)")
+        service = ref.get()
+        record = await service.set_budget(params.agentId, None if params.clear else params.budget)
+        totals = await service.agent_totals(record.id)
+        return UsageAgentResult(agentId=record.id, usage=_wire(totals), budget=record.budget)
 
     return [
         RpcMethodGroup(
@@ -101,7 +121,15 @@ def method_groups(ref: ServiceRef[UsageService]) -> list[RpcMethodGroup]:
                     agent,
                     UsageAgentParams,
                     UsageAgentResult,
-                    "Everything one agent spent",
+                    "Everything one agent spent, and its budget",
+                ),
+                RpcMethod(
+                    "usage.budget",
+                    budget,
+                    UsageBudgetParams,
+                    UsageAgentResult,
+                    "Set or lift an agent's budget; raising it past what it spent lets its "
+                    "prompts run again",
                 ),
             ],
         )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.interfaces.store import Store
+from paseo_hookspecs.records import AgentBudget, AgentRecord
 from paseo_hookspecs.usage import TOKEN_FIELDS, USAGE_GROUPS, UsageGroup, UsageTotals
 
 from paseo.usage.window import resolve_since
@@ -84,6 +85,13 @@ class UsageService:
     async def resolve_agent(self, reference: str) -> str:
         """The id of the agent ``reference`` names (id, unique prefix or title)."""
         return (await self._agents.get(reference)).record.id
+
+    async def agent_record(self, reference: str) -> AgentRecord:
+        return (await self._agents.get(reference)).record
+
+    async def set_budget(self, reference: str, budget: AgentBudget | None) -> AgentRecord:
+        """Set (``None``: lift) the agent's budget."""
+        return (await self._agents.set_budget(reference, budget)).record
 
     async def agent_totals(self, agent_id: str) -> UsageTotals:
         """Everything one agent spent (all time)."""

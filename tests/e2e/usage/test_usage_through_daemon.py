@@ -113,3 +113,58 @@ def test_usage_equals_what_claude_code_reported(
         if not restarted:
             daemon.stop()
             daemon.start()
+
+
+def test_a_token_budget_refuses_the_next_prompt_until_raised(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    ran = daemon.cli(
+        "run",
+        "--provider",
+        "claude",
+        "--cwd",
+        str(work),
+        "--title",
+        "capped",
+        "--budget-tokens",
+        "1000",
+        "--wait-timeout",
+        WAIT,
+        "[[usage:900:200:0:0]] [[reply:spent]]",
+    )
+    assert ran.stdout == "spent\n"
+    agent = _json(daemon, "inspect", "capped")["agent"]
+    assert agent["budget"]["tokens"] == 1000
+    assert agent["attentionReason"] == "budget"
+    assert agent["requiresAttention"] is True
+    requests = len(fake.model_requests())
+
+    refused = daemon.cli("send", "--wait-timeout", WAIT, "capped", "over-marker", check=False)
+    assert refused.returncode == 9
+    assert "1100 of its 1000 tokens budget" in refused.stderr
+    assert f"paseo agent budget {agent['id'][:8]} --tokens N" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert len(fake.model_requests()) == requests  # nothing reached the model
+    assert not any("over-marker" in r.prompt for r in fake.model_requests())
+    kinds = [e["event"].get("item", {}).get("text") for e in logs(daemon, "capped")]
+    assert "over-marker" not in kinds
+
+    shown = _json(daemon, "agent", "budget", "capped")
+    assert shown["budget"]["tokens"] == 1000
+    raised = _json(daemon, "agent", "budget", "capped", "--tokens", "5000")
+    assert raised["budget"]["tokens"] == 5000
+    assert _json(daemon, "inspect", "capped")["agent"]["requiresAttention"] is False
+    sent = daemon.cli("send", "--wait-timeout", WAIT, "capped", "after-marker [[reply:again]]")
+    assert sent.stdout == "again\n"
+    assert any("after-marker" in r.prompt for r in fake.model_requests())
+
+    # Lifted, the budget survives no restart as a cap; the spend stays counted.
+    daemon.cli("agent", "budget", "capped", "--clear")
+    daemon.stop()
+    daemon.start()
+    assert _json(daemon, "inspect", "capped")["agent"].get("budget") is None
+    assert _json(daemon, "usage", "--agent", "capped")["total"]["turns"] == 2
