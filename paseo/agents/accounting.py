@@ -89,7 +89,7 @@ class Accounting:
     def enabled(self) -> bool:
         return getattr(self._store, "usage", None) is not None
 
-    async def _project_of(self, workspace_id: str | None) -> str | None:
+    async def project_of(self, workspace_id: str | None) -> str | None:
         if workspace_id is None:
             return None
         if workspace_id not in self._projects:
@@ -105,7 +105,7 @@ class Accounting:
         if repository is None:
             return None
         try:
-            project = await self._project_of(record.workspaceId)
+            project = await self.project_of(record.workspaceId)
             usage = usage_record(record, entry, event, project_id=project)
             if usage is None:
                 return None

@@ -237,6 +237,10 @@ class AgentService:
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
+        if params.initialPrompt:
+            # A spent daemon budget refuses the agent before it exists (a schedule's new
+            # agent included), not after with a prompt it will never run.
+            await self._check_daemon_budgets(record)
         # Before the record: no session of the agent can start without its variables.
         await self.environments.put(record.id, variables)
         try:
@@ -314,12 +318,27 @@ class AgentService:
 
     async def check_budget(self, agent: LiveAgent) -> None:
         """Refuse (:class:`~paseo.agents.budgets.BudgetExceeded`) a prompt to an agent that
-        spent its budget, before anything reaches its program."""
-        if agent.record.budget is None:
+        spent its budget, or that a spent ``daemon.budgets`` cap covers, before anything
+        reaches its program."""
+        if agent.record.budget is not None:
+            totals = await self.roster.accounting.totals(agent.id)
+            what = budgets.reached(agent.record.budget, totals)
+            if what is not None:
+                raise budgets.refusal(agent.record, what)
+        await self._check_daemon_budgets(agent.record)
+
+    async def _check_daemon_budgets(self, record: AgentRecord) -> None:
+        caps = self.config.resolved.daemon.budgets
+        if not caps or record.internal:
             return
-        what = budgets.reached(agent.record.budget, await self.roster.accounting.totals(agent.id))
-        if what is not None:
-            raise budgets.refusal(agent.record, what)
+        refusal = await budgets.daemon_budget_refusal(
+            caps,
+            provider=record.provider,
+            project_id=await self.roster.accounting.project_of(record.workspaceId),
+            repository=getattr(self.store, "usage", None),
+        )
+        if refusal is not None:
+            raise refusal
 
     async def set_budget(self, reference: str, budget: AgentBudget | None) -> LiveAgent:
         """Set (``None``: lift) the agent's budget; a ``budget`` attention it raised is

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from paseo_hookspecs.errors import InvalidParams, Unavailable
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentBudget, AgentRecord
-from paseo_hookspecs.usage import TOKEN_FIELDS, USAGE_GROUPS, UsageGroup, UsageTotals
+from paseo_hookspecs.usage import USAGE_GROUPS, UsageGroup, UsageTotals
 
+from paseo.agents.budgets import total_of
 from paseo.usage.window import resolve_since
 
 if TYPE_CHECKING:
@@ -27,20 +28,6 @@ class UsageReport:
     until: str | None
     groups: list[UsageTotals]
     total: UsageTotals
-
-
-def total_of(groups: list[UsageTotals]) -> UsageTotals:
-    """The sum of ``groups`` (a total no group knows stays unknown)."""
-    total = UsageTotals(key=None)
-    for group in groups:
-        total.turns += group.turns
-        total.costUnknownTurns += group.costUnknownTurns
-        for name in (*TOKEN_FIELDS, "costUsd"):
-            value = getattr(group, name)
-            if value is not None:
-                so_far = getattr(total, name)
-                setattr(total, name, value if so_far is None else so_far + value)
-    return total
 
 
 class UsageService:

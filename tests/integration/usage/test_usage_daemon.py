@@ -145,3 +145,52 @@ def test_a_usd_budget_refuses_prompts_and_an_interrupted_turn_is_accounted(
     spent = _json(run_paseo, home, "usage", "--agent", "c")["total"]
     assert spent["turns"] == 3
     assert spent["inputTokens"] == 18
+
+
+def test_a_daily_project_cap_refuses_prompts_and_pauses_a_schedule(
+    agent_daemon_factory: Callable[..., LiveDaemon], run_paseo: Run, workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    home = agent_daemon_factory().home
+    run = ["run", "--provider", "scripted", "--cwd", str(workdir), "--wait-timeout", "30s"]
+    _cli(run_paseo, home, *run, "--title", "d", "[[usage:100:50:-]] spend").check_returncode()
+    [project] = _json(run_paseo, home, "usage", "--by", "project")["groups"]
+    assert project["key"]
+    cap = [{"scope": "project", "id": project["key"], "period": "daily", "tokens": 100}]
+    _cli(run_paseo, home, "config", "set", "daemon.budgets", json.dumps(cap)).check_returncode()
+    _cli(run_paseo, home, "reload").check_returncode()
+
+    refused = _cli(run_paseo, home, "send", "d", "never-sent")
+    assert refused.returncode == 9
+    assert f"the daily budget of project {project['key']} is spent" in refused.stderr
+    assert "paseo config set daemon.budgets[0].tokens" in refused.stderr
+    before = _json(run_paseo, home, "ls", "-a")
+    with SyncClient(home=home, client_type="sdk") as client:
+        target = {"type": "new-agent", "config": {"provider": "scripted", "cwd": str(workdir)}}
+        created = client.call(
+            "schedule.create",
+            {
+                "prompt": "scheduled",
+                "cadence": {"type": "every", "everyMs": 3_600_000},
+                "target": target,
+            },
+        )["schedule"]
+        client.call("schedule.run-now", {"scheduleId": created["id"]})
+
+        def paused() -> dict[str, Any] | None:
+            got = client.call("schedule.inspect", {"scheduleId": created["id"]})["schedule"]
+            return got if got["status"] == "paused" else None
+
+        wait_for(paused, timeout=30, what="the schedule to pause itself")
+        schedule = paused()
+    assert schedule is not None
+    assert schedule["pausedReason"].startswith("budget: the daily budget of project")
+    assert schedule["runs"][-1]["status"] == "failed"
+    assert len(_json(run_paseo, home, "ls", "-a")) == len(before)  # no agent was created
+    # Raised, prompts run again.
+    cap[0]["tokens"] = 10_000
+    _cli(run_paseo, home, "config", "set", "daemon.budgets", json.dumps(cap)).check_returncode()
+    _cli(run_paseo, home, "reload").check_returncode()
+    again = _cli(run_paseo, home, "send", "--wait-timeout", "30s", "d", "after")
+    assert again.returncode == 0, again.stderr
