@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from paseo_hookspecs.records import ScheduleRecord, ScheduleRun
+from paseo_hookspecs.records import AgentBudget, ScheduleRecord, ScheduleRun
 from pydantic import Field
 
 from paseo.rpc.models import StreamEvent, WireModel
@@ -51,6 +51,9 @@ class NewAgentConfigParams(WireModel):
     providerOptions: dict[str, Any] | None = None
     featureValues: dict[str, Any] | None = None
     mcpServers: dict[str, Any] | None = None
+    budget: AgentBudget | None = Field(
+        default=None, description="spending cap {tokens?, usd?} of each agent a run creates"
+    )
 
 
 class AgentTargetParams(WireModel):

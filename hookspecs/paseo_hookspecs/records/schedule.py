@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from paseo_hookspecs.records._base import RecordModel
+from paseo_hookspecs.records.agent import AgentBudget
 from paseo_hookspecs.records.ids import AGENT_ID_PATTERN
 
 __all__ = [
@@ -73,6 +74,7 @@ class NewAgentConfig(RecordModel):
             "systemPrompt",
             "mcpServers",
             "profile",
+            "budget",
         }
     )
 
@@ -91,6 +93,9 @@ class NewAgentConfig(RecordModel):
     profile: _NonBlank | None = None
     """An agent profile (``daemon.agentProfiles``, by id or name) resolved at each run: its
     settings fill in what this config leaves unset (a Paseo for Python addition)."""
+    budget: AgentBudget | None = None
+    """The spending cap of each agent a run creates (added in 2.0, a Paseo for Python
+    addition): see :class:`paseo_hookspecs.records.agent.AgentBudget`."""
 
 
 class AgentScheduleTarget(RecordModel):

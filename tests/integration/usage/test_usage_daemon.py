@@ -194,3 +194,44 @@ def test_a_daily_project_cap_refuses_prompts_and_pauses_a_schedule(
     _cli(run_paseo, home, "reload").check_returncode()
     again = _cli(run_paseo, home, "send", "--wait-timeout", "30s", "d", "after")
     assert again.returncode == 0, again.stderr
+
+
+def test_a_schedule_gives_each_new_agent_its_budget(
+    agent_daemon_factory: Callable[..., LiveDaemon], run_paseo: Run, workdir: Path
+) -> None:
+    from paseo.client import SyncClient
+
+    home = agent_daemon_factory().home
+    created = _json(
+        run_paseo,
+        home,
+        "schedule",
+        "create",
+        "--every",
+        "1h",
+        "--provider",
+        "scripted",
+        "--cwd",
+        str(workdir),
+        "--budget-tokens",
+        "10",
+        "[[usage:20:0:-]] scheduled",
+    )
+    assert created["target"]["config"]["budget"]["tokens"] == 10
+    with SyncClient(home=home, client_type="sdk") as client:
+        client.call("schedule.run-now", {"scheduleId": created["id"]})
+
+        def finished() -> dict[str, Any] | None:
+            got = client.call("schedule.inspect", {"scheduleId": created["id"]})["schedule"]
+            runs = got.get("runs") or []
+            return runs[-1] if runs and runs[-1].get("endedAt") else None
+
+        wait_for(finished, timeout=30, what="the scheduled run to end")
+        run = finished()
+    assert run is not None
+    assert run["status"] == "succeeded"
+    agent = _json(run_paseo, home, "inspect", run["agentId"])["agent"]
+    assert agent["budget"]["tokens"] == 10
+    assert agent["attentionReason"] == "budget"
+    refused = _cli(run_paseo, home, "send", run["agentId"], "more")
+    assert refused.returncode == 9
