@@ -43,7 +43,12 @@ if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext, RpcContext
 
 PLUGIN_ID = "push"
-REASON_TEXT = {"finished": "Finished", "permission": "Needs your permission", "error": "Failed"}
+REASON_TEXT = {
+    "finished": "Finished",
+    "permission": "Needs your permission",
+    "error": "Failed",
+    "budget": "Spent its budget",
+}
 
 log = logging.getLogger("paseo.plugins.push")
 
