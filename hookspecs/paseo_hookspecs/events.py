@@ -207,7 +207,11 @@ class Usage(_Event):
     inputTokens: int | None = None
     outputTokens: int | None = None
     cachedInputTokens: int | None = None
+    """Input tokens read from the provider's prompt cache."""
+    cacheWriteTokens: int | None = None
+    """Input tokens written to the provider's prompt cache (added in 2.0, optional)."""
     costUsd: float | None = None
+    """What the turn cost, as the provider reported it; ``None`` when it did not."""
     contextWindow: int | None = None
 
 
@@ -235,12 +239,16 @@ class TurnFailed(_Event):
     error: str
     code: str | None = None
     diagnostic: str | None = None
+    usage: Usage | None = None
+    """What the turn spent before it failed, when the provider reported it."""
 
 
 class TurnCanceled(_Event):
     type: Literal["turn_canceled"] = "turn_canceled"
     provider: str
     reason: str = "interrupted"
+    usage: Usage | None = None
+    """What the turn spent before it was interrupted, when the provider reported it."""
 
 
 class Timeline(_Event):
@@ -265,7 +273,8 @@ class PermissionResolved(_Event):
 class AttentionRequired(_Event):
     type: Literal["attention_required"] = "attention_required"
     provider: str
-    reason: Literal["finished", "error", "permission"]
+    reason: Literal["finished", "error", "permission", "budget"]
+    """``budget``: the agent spent its budget (added in 2.0)."""
     timestamp: str
     shouldNotify: bool = True
 

@@ -44,6 +44,7 @@ from paseo_hookspecs.records import (
     WorkspaceLabelDefinition,
     WorkspaceRecord,
 )
+from paseo_hookspecs.usage import UsageRepository
 
 T = TypeVar("T")
 
@@ -420,6 +421,9 @@ class Repositories(ABC):
     managed_processes: ManagedProcessRepository
     plugin_sources: PluginSourceRepository
     trash: TrashRepository
+    usage: UsageRepository | None = None
+    """Usage accounting (added in 2.0, optional): ``None`` on a store that keeps none, and
+    then the daemon accounts nothing."""
 
     quarantined: list[QuarantinedFile]
     """Files moved aside by the last :meth:`Store.open` (corrupt or schema-invalid)."""

@@ -78,6 +78,8 @@ async def new_record(
     }
     if params.internal:
         fields["internal"] = True
+    if params.budget is not None and (params.budget.tokens, params.budget.usd) != (None, None):
+        fields["budget"] = params.budget.model_dump(exclude_none=True)
     fields.update(extra_fields or {})
     return AgentRecord.model_validate(fields)
 

@@ -33,10 +33,10 @@ from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailabl
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
-from paseo_hookspecs.records import AgentRecord, TimelineEntry, dump_record
+from paseo_hookspecs.records import AgentBudget, AgentRecord, TimelineEntry, dump_record
 from paseo_hookspecs.records.agent import PersistenceHandle
 
-from paseo.agents import creation, environments, permissions, recovery
+from paseo.agents import budgets, creation, environments, permissions, recovery
 from paseo.agents.contributions import SessionContributions
 from paseo.agents.environments import AgentEnvironments
 from paseo.agents.feed import AgentFeed, FeedListener, PluginTaps, WireStreams
@@ -114,6 +114,8 @@ class AgentService:
         # The wire streams first: clients hear of a change before any plugin acts on it.
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
         self.roster = AgentRoster(store, publisher, feed)
+        self.roster.budget_reached = self._budget_reached
+        self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None
 
     # ================================================================ service lifecycle
@@ -231,6 +233,10 @@ class AgentService:
         record = await creation.new_record(
             params, self.registry, self.store.workspaces, self._placement, extra_fields
         )
+        if params.initialPrompt:
+            # A spent daemon budget refuses the agent before it exists (a schedule's new
+            # agent included), not after with a prompt it will never run.
+            await self._check_daemon_budgets(record)
         # Before the record: no session of the agent can start without its variables.
         await self.environments.put(record.id, variables)
         try:
@@ -258,9 +264,7 @@ class AgentService:
             params, self.registry, self.store.workspaces, self._placement
         )
         loaded = [agent.record for agent in self.agents.values()]
-        holder = await creation.holder_of(
-            self.store.agents, loaded, record.provider, session_id
-        )
+        holder = await creation.holder_of(self.store.agents, loaded, record.provider, session_id)
         if holder is not None:
             raise Conflict(
                 f"agent {holder[:8]} already holds {record.provider} conversation "
@@ -302,8 +306,54 @@ class AgentService:
         """Queue ``text`` (with ``images``) as the agent's next prompt; returns ``(agent,
         messageId, accepted)`` (see :meth:`paseo.agents.runner.PromptRunner.send`)."""
         agent = await self.get(reference)
+        await self.check_budget(agent)
         message_id, accepted = await self._started.runner.send(agent, text, message_id, images)
         return agent, message_id, accepted
+
+    async def check_budget(self, agent: LiveAgent) -> None:
+        """Refuse (:class:`~paseo.agents.budgets.BudgetExceeded`) a prompt to an agent that
+        spent its budget, or that a spent ``daemon.budgets`` cap covers, before anything
+        reaches its program."""
+        if agent.record.budget is not None:
+            totals = await self.roster.accounting.totals(agent.id)
+            what = budgets.reached(agent.record.budget, totals)
+            if what is not None:
+                raise budgets.refusal(agent.record, what)
+        await self._check_daemon_budgets(agent.record)
+
+    async def _check_daemon_budgets(self, record: AgentRecord) -> None:
+        caps = self.config.resolved.daemon.budgets
+        if not caps or record.internal:
+            return
+        refusal = await budgets.daemon_budget_refusal(
+            caps,
+            provider=record.provider,
+            project_id=await self.roster.accounting.project_of(record.workspaceId),
+            repository=getattr(self.store, "usage", None),
+        )
+        if refusal is not None:
+            raise refusal
+
+    async def set_budget(self, reference: str, budget: AgentBudget | None) -> LiveAgent:
+        """Set (``None``: lift) the agent's budget; a ``budget`` attention it raised is
+        cleared when the new budget is not reached."""
+        agent = await self.get(reference)
+        changes: dict[str, Any] = {
+            "budget": budget.model_dump(exclude_none=True) if budget else None
+        }
+        totals = await self.roster.accounting.totals(agent.id)
+        if agent.record.attentionReason == "budget" and budgets.reached(budget, totals) is None:
+            changes.update(requiresAttention=False, attentionReason=None, attentionTimestamp=None)
+        await self.roster.save(agent, changes)
+        return agent
+
+    def _budget_reached(self, agent: LiveAgent) -> None:
+        """An agent reached its budget: stop work it still has (a prompt queued or running)."""
+        if not agent.state.busy:
+            return
+        task = asyncio.get_running_loop().create_task(self._started.runner.interrupt(agent))
+        self._budget_stops.add(task)
+        task.add_done_callback(self._budget_stops.discard)
 
     async def interrupt(self, reference: str) -> LiveAgent:
         """Cancel the running turn and any queued prompt; ``turn_canceled`` follows."""

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from paseo_hookspecs.events import PermissionRequest
 from paseo_hookspecs.interfaces.agent import PromptImage
-from paseo_hookspecs.records import AgentFeature, AgentRecord, TimelineEntry
+from paseo_hookspecs.records import AgentBudget, AgentFeature, AgentRecord, TimelineEntry
 from pydantic import Field
 
 from paseo.rpc.models import StreamEvent, WireModel
@@ -62,6 +62,11 @@ class AgentCreateParams(WireModel):
     )
     messageId: str | None = Field(default=None, max_length=200)
     internal: bool = Field(default=False, description="internal agents never ask for attention")
+    budget: AgentBudget | None = Field(
+        default=None,
+        description="spending cap: {tokens?, usd?}; once reached its prompts are refused "
+        "(`budget_exceeded`)",
+    )
 
 
 class AgentImportParams(WireModel):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from paseo_hookspecs.agents import RecordChangeKind
@@ -37,6 +38,8 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter
 from pydantic import ValidationError
 
 from paseo.agents import ingest
+from paseo.agents.accounting import Accounting
+from paseo.agents.budgets import reached
 from paseo.agents.feed import AgentFeed
 from paseo.agents.listing import ListFilter, Page, list_page
 from paseo.agents.live import (
@@ -72,6 +75,9 @@ class AgentRoster:
         self.feed = feed
         self.agents: dict[str, LiveAgent] = {}
         """The loaded agents, least recently used first."""
+        self.accounting = Accounting(store)
+        self.budget_reached: Callable[[LiveAgent], None] | None = None
+        """Called once an agent reached its budget (the agent service interrupts its work)."""
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
         agent = self.agents.get(agent_id)
@@ -225,11 +231,20 @@ class AgentRoster:
         """Entries are durable: apply their effects, hand them to the feed."""
         changes: dict[str, Any] = {}
         feed = self.feed
+        check_budget = False
         for entry, event in batch:
+            if event.type in TERMINAL_TURN_EVENTS:
+                # Before any client learns the turn ended, so its usage is durable by then.
+                spent = await self.accounting.turn_ended(agent.record, entry, event)
+                check_budget = check_budget or (
+                    spent is not None and agent.record.budget is not None
+                )
             withdrawn = self._apply(agent, event, changes)
             feed.entry_committed(agent.record, entry, event)
             if withdrawn:
                 feed.permissions_withdrawn(agent.record, withdrawn)
+        if check_budget:
+            await self._check_budget(agent)
         if agent.session is not None and any(
             c.event.type in TERMINAL_TURN_EVENTS or isinstance(c.event, ThreadStarted)
             for c in batch
@@ -242,6 +257,25 @@ class AgentRoster:
             await self.save(agent, changes, durable=False)
         # Effects without a record change (a permission answered, a turn ended) wake waiters too.
         agent.notify()
+
+    async def _check_budget(self, agent: LiveAgent) -> None:
+        """After a turn's usage is recorded: an agent that reached its budget asks for
+        attention (``budget``), after the turn's own attention, and its queued or running
+        work is interrupted (by the hook the agent service sets)."""
+        what = reached(agent.record.budget, await self.accounting.totals(agent.id))
+        if what is None:
+            return
+        log.info("agent %s reached its budget: %s", agent.id, what)
+        await agent.timeline.add(
+            AttentionRequired(
+                provider=agent.record.provider,
+                reason="budget",
+                timestamp=iso_now(),
+                shouldNotify=True,
+            )
+        )
+        if self.budget_reached is not None:
+            self.budget_reached(agent)
 
     @staticmethod
     def _apply(agent: LiveAgent, event: AgentEvent, changes: dict[str, Any]) -> list[str]:

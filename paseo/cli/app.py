@@ -15,7 +15,7 @@ from typing import Any
 
 from paseo import __version__
 from paseo.cli.catalog import COMMANDS
-from paseo.cli.errors import EXIT_BROKEN_PIPE, EXIT_USAGE, CliError, silence_stdout
+from paseo.cli.errors import EXIT_BROKEN_PIPE, EXIT_BUDGET, EXIT_USAGE, CliError, silence_stdout
 
 
 def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -164,7 +164,7 @@ def run(argv: list[str]) -> int:
         hint = program_not_found(error.message)
         if hint:
             sys.stderr.write(f"paseo: hint: {hint}\n")
-        return 1
+        return EXIT_BUDGET if error.code == "budget_exceeded" else 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "undo": ("Take an agent's turn back (--redo: the undo)", "checkpoints:configure_undo"),
     "import": ("Adopt a Claude, Codex or ACP session, with its history", "import_session"),
     "inspect": ("Everything about one agent", "inspect"),
+    "usage": ("What agents spent: turns, tokens and USD, grouped", "usage"),
     "permit": ("List and answer permission requests", "permit"),
     "agent": ("Change an agent: mode, title, labels, reload", "agent"),
     "provider": ("Agent providers, their models and availability", "provider"),

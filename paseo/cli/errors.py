@@ -5,6 +5,8 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_BUDGET = 9
+"""A prompt was refused: the agent (or a daemon budget) spent its budget."""
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE, what a shell reports for a writer whose reader closed the pipe."""
 

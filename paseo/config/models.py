@@ -17,7 +17,14 @@ import re
 from typing import Annotated, Any, Literal
 
 from paseo_hookspecs.terminals import TerminalProfile
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 PROVIDER_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 PLUGIN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -142,6 +149,26 @@ class AuthConfig(_Model):
         return value
 
 
+class BudgetConfig(_Model):
+    """A spending cap over a calendar period (UTC): for the whole daemon, one project or one
+    provider. Prompts that would spend more are refused and schedules pause themselves."""
+
+    scope: Literal["daemon", "project", "provider"] = "daemon"
+    id: NonEmpty | None = None
+    """The project id or provider id (for ``project`` and ``provider`` scopes)."""
+    period: Literal["daily", "weekly", "monthly"] = "daily"
+    tokens: Annotated[int, Field(gt=0)] | None = None
+    usd: Annotated[float, Field(gt=0)] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> BudgetConfig:
+        if self.tokens is None and self.usd is None:
+            raise ValueError("a budget needs tokens or usd")
+        if (self.scope == "daemon") != (self.id is None):
+            raise ValueError("a project or provider budget needs an id; a daemon budget none")
+        return self
+
+
 class DaemonConfig(_Model):
     listen: str | None = None
     hostnames: Literal[True] | list[str] | None = None
@@ -154,6 +181,8 @@ class DaemonConfig(_Model):
     maxTerminals: Annotated[int, Field(gt=0, le=4096)] | None = None
     """Terminals running at once; creating one more is refused."""
     agentProfiles: list[AgentProfile] | None = None
+    budgets: list[BudgetConfig] | None = None
+    """Daily, weekly or monthly spending caps (see docs/usage.md)."""
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None
     auth: AuthConfig | None = None

@@ -225,6 +225,7 @@ def _resolve_daemon(config: PaseoConfig, env: EnvOverrides) -> ResolvedDaemon:
         ),
         maxTerminals=(daemon.maxTerminals if daemon else None) or DEFAULT_MAX_TERMINALS,
         agentProfiles=tuple((daemon.agentProfiles if daemon else None) or ()),
+        budgets=tuple((daemon.budgets if daemon else None) or ()),
         cors=ResolvedCors.model_construct(allowedOrigins=origins),
         relay=ResolvedRelay.model_construct(
             enabled=_first_bool(

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from paseo.config.models import (
     AgentProfile,
+    BudgetConfig,
     LogFormat,
     LogLevel,
     MetadataGenerationProvider,
@@ -111,6 +112,8 @@ class ResolvedDaemon(_Frozen):
     maxTerminals: int
     """Terminals running at once (exited ones do not count); read when one starts."""
     agentProfiles: tuple[AgentProfile, ...]
+    budgets: tuple[BudgetConfig, ...] = ()
+    """Spending caps per period (read at each prompt)."""
     cors: ResolvedCors
     relay: ResolvedRelay
     auth: ResolvedAuth

@@ -39,6 +39,7 @@ RUNTIME_SAFE: tuple[str, ...] = (
     "daemon.terminalScrollback",
     "daemon.maxTerminals",
     "daemon.agentProfiles",
+    "daemon.budgets",
     "app.baseUrl",
     "agents.defaultProvider",
 )

@@ -153,6 +153,11 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
 
+    from paseo.usage.service import UsageService
+
+    usage = UsageService(store=store, agents=agents)
+    composition.groups.extend((KERNEL, group) for group in _adapter("usage", usage))
+
     from paseo.skills.service import SkillsService
 
     # `~` is the daemon's HOME, as the agents it launches see it.
@@ -257,6 +262,7 @@ ADAPTERS: dict[str, str] = {
     "schedules": "paseo.schedules.rpc",
     "checkpoints": "paseo.checkpoints.rpc",
     "trash": "paseo.trash.rpc",
+    "usage": "paseo.usage.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
     "speech": "paseo.speech.rpc",

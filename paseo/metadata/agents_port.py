@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 
 METADATA_LABEL = "paseo.metadata"
 """Label of an internal metadata agent: which task it runs."""
+SERVED_LABEL = "paseo.metadata-for"
+"""Label of an internal metadata agent: the agent it works for, when there is one."""
 
 
 class AgentServicePort:
@@ -61,7 +63,11 @@ class AgentServicePort:
                 systemPrompt=INSTRUCTIONS,
                 # Native structured output where the provider has it (Claude, Codex).
                 providerOptions={"outputSchema": task.schema},
-                labels={METADATA_LABEL: task.kind},
+                labels={
+                    METADATA_LABEL: task.kind,
+                    # Its usage is accounted under the agent it serves.
+                    **({SERVED_LABEL: task.served} if task.served else {}),
+                },
                 initialPrompt=task.prompt,
                 internal=True,
             )

@@ -14,6 +14,7 @@ title), silently: it is logged, never shown.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import time
@@ -177,8 +178,9 @@ class MetadataService:
         answer = await self.generate(task, cwd)
         return clean(answer) if answer is not None else None
 
-    async def title(self, first_prompt: str, cwd: str) -> str | None:
-        return await self._cleaned(tasks.title_task(first_prompt), cwd, tasks.clean_title)
+    async def title(self, first_prompt: str, cwd: str, served: str | None = None) -> str | None:
+        task = dataclasses.replace(tasks.title_task(first_prompt), served=served)
+        return await self._cleaned(task, cwd, tasks.clean_title)
 
     async def branch_name(self, description: str, cwd: str) -> str | None:
         return await self._cleaned(tasks.branch_task(description), cwd, tasks.clean_branch)
@@ -237,7 +239,7 @@ class MetadataService:
         self._spawn(self._title_agent(agent_id, cwd, first_prompt))
 
     async def _title_agent(self, agent_id: str, cwd: str, first_prompt: str) -> None:
-        title = await self.title(first_prompt, cwd)
+        title = await self.title(first_prompt, cwd, served=agent_id)
         if title is not None:
             await self._agents.set_title(agent_id, title)
 

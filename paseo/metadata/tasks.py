@@ -59,6 +59,9 @@ class Task:
     kind: str
     prompt: str
     schema: dict[str, Any]
+    served: str | None = None
+    """The agent the answer is for, when there is one (a title): its usage is accounted
+    under that agent."""
 
 
 def _context(text: str) -> str:

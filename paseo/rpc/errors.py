@@ -113,6 +113,7 @@ ERROR_CODES: dict[str, str] = {
     "worktree_setup_failed": "a worktree setup command failed; nothing was left registered",
     "worktree_teardown_failed": "a worktree teardown command failed",
     "worktree_lifecycle_failed": "a worktree lifecycle step failed",
+    "budget_exceeded": "the agent spent its budget; the prompt was not sent",
 }
 """Every documented string code and what it means (rendered into the protocol schema)."""
 

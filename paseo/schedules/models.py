@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from paseo_hookspecs.records import ScheduleRecord, ScheduleRun
+from paseo_hookspecs.records import AgentBudget, ScheduleRecord, ScheduleRun
 from pydantic import Field
 
 from paseo.rpc.models import StreamEvent, WireModel
@@ -53,6 +53,9 @@ class NewAgentConfigParams(WireModel):
     mcpServers: dict[str, Any] | None = None
     labels: dict[str, str] | None = Field(
         default=None, description="labels each run's agent carries, beside the schedule's own"
+    )
+    budget: AgentBudget | None = Field(
+        default=None, description="spending cap {tokens?, usd?} of each agent a run creates"
     )
 
 

@@ -66,6 +66,8 @@ MAX_CONCURRENT_RUNS = 4
 overrides it): each run may start an agent and its provider's processes."""
 
 PAUSED_REASON = "pausedReason"
+BUDGET_EXCEEDED = "budget_exceeded"
+"""The error code of a prompt a spent budget refused (see :mod:`paseo.agents.budgets`)."""
 """The record field (an extra, like ``runCount``) saying why the daemon paused a schedule."""
 TARGET_DELETED = "the target agent was deleted; restoring it (`paseo trash restore`) resumes this"
 
@@ -252,6 +254,7 @@ class ScheduleService:
         schedule_id = record.id
         finished = dict(run)
         target_gone = False
+        over_budget: str | None = None
         try:
             try:
                 agent_id = await self._dispatch(record, run)
@@ -271,6 +274,8 @@ class ScheduleService:
             )
         except PaseoError as exc:
             finished.update(status="failed", error=exc.message)
+            if exc.code == BUDGET_EXCEEDED:
+                over_budget = exc.message
         except Exception as exc:
             log.exception("schedule %s: run %s failed", schedule_id, run["id"])
             finished.update(status="failed", error=f"internal error: {exc}")
@@ -288,6 +293,15 @@ class ScheduleService:
                     nextRunAt=None,
                     pausedAt=finished["endedAt"],
                     **{PAUSED_REASON: TARGET_DELETED},
+                )
+            elif over_budget is not None:
+                # Every run until the budget renews or is raised would be refused too.
+                log.info("schedule %s: paused, over budget: %s", schedule_id, over_budget)
+                changes.update(
+                    status="paused",
+                    nextRunAt=None,
+                    pausedAt=finished["endedAt"],
+                    **{PAUSED_REASON: f"budget: {over_budget}"},
                 )
             try:
                 updated = await self._repo.upsert_run(schedule_id, finished, changes)

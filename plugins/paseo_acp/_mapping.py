@@ -256,6 +256,7 @@ def usage(result_usage: Any, last_update: Mapping[str, Any] | None) -> Usage | N
             ("inputTokens", "inputTokens"),
             ("outputTokens", "outputTokens"),
             ("cachedReadTokens", "cachedInputTokens"),
+            ("cachedWriteTokens", "cacheWriteTokens"),
         ):
             if isinstance(result_usage.get(source), int):
                 fields[target] = result_usage[source]

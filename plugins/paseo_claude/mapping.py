@@ -216,6 +216,7 @@ def usage_from_result(result: Mapping[str, Any]) -> Usage:
         inputTokens=count("input_tokens"),
         outputTokens=count("output_tokens"),
         cachedInputTokens=cached,
+        cacheWriteTokens=count("cache_creation_input_tokens"),
         costUsd=float(cost) if isinstance(cost, int | float) else None,
         contextWindow=context_window,
     )

@@ -46,6 +46,7 @@ WHAT = {
     "finished": "finished its turn",
     "error": "stopped with an error",
     "permission": "is waiting for a permission decision",
+    "budget": "spent its budget: its prompts are refused until it is raised",
 }
 
 

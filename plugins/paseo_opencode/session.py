@@ -400,6 +400,7 @@ class OpenCodeSession(AgentSession):
                 inputTokens=tokens.get("input"),
                 outputTokens=tokens.get("output"),
                 cachedInputTokens=cache.get("read"),
+                cacheWriteTokens=cache.get("write"),
                 costUsd=part.get("cost") if isinstance(part.get("cost"), int | float) else None,
             )
         if part_type != "tool":

@@ -77,8 +77,8 @@ def usage_of(messages: Any) -> Usage | None:
     """The summed usage of the assistant messages an ``agent_end`` carries."""
     if not isinstance(messages, list):
         return None
-    totals = {"input": 0, "output": 0, "cacheRead": 0}
-    cost = 0.0
+    totals = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+    cost: float | None = None
     seen = False
     for message in messages:
         usage = message.get("usage") if isinstance(message, dict) else None
@@ -90,13 +90,15 @@ def usage_of(messages: Any) -> Usage | None:
             totals[key] += value if isinstance(value, int) else 0
         charged = usage.get("cost")
         if isinstance(charged, dict) and isinstance(charged.get("total"), int | float):
-            cost += float(charged["total"])
+            # Unknown stays unknown: a turn none of whose messages was priced has no cost.
+            cost = (cost or 0.0) + float(charged["total"])
     if not seen:
         return None
     return Usage(
         inputTokens=totals["input"],
         outputTokens=totals["output"],
         cachedInputTokens=totals["cacheRead"],
+        cacheWriteTokens=totals["cacheWrite"],
         costUsd=cost,
     )
 

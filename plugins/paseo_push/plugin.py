@@ -46,7 +46,12 @@ if TYPE_CHECKING:
     from paseo_hookspecs.records import AttentionReason
 
 PLUGIN_ID = "push"
-REASON_TEXT = {"finished": "Finished", "permission": "Needs your permission", "error": "Failed"}
+REASON_TEXT = {
+    "finished": "Finished",
+    "permission": "Needs your permission",
+    "error": "Failed",
+    "budget": "Spent its budget",
+}
 
 log = logging.getLogger("paseo.plugins.push")
 

@@ -26,6 +26,7 @@ from paseo_store_json._per_record import (
 )
 from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
+from paseo_store_json._usage import RETENTION_DAYS, JsonUsageRepository
 
 
 class JsonStore(Store):
@@ -48,11 +49,13 @@ class JsonStore(Store):
         file_ops: FileOps | None = None,
         cache_records: int = DEFAULT_CACHE_RECORDS,
         cache_timeline_bytes: int = CACHE_TIMELINE_BYTES,
+        usage_retention_days: int = RETENTION_DAYS,
     ) -> None:
         super().__init__(Path(home), settings)
         self._ops = file_ops or FileOps()
         self._cache_records = cache_records
         self._cache_timeline_bytes = cache_timeline_bytes
+        self._usage_retention_days = usage_retention_days
         self._build()
 
     def _build(self) -> None:
@@ -74,6 +77,7 @@ class JsonStore(Store):
         self.trash: JsonTrashRepository = JsonTrashRepository(
             core, self.agents, self.timeline.remove
         )
+        self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -102,6 +106,7 @@ class JsonStore(Store):
         self.labels.catalog = loaded.labels
         self.push_tokens.file = loaded.push
         self.plugin_sources.sources = loaded.plugin_sources
+        await asyncio.to_thread(self.usage.load)
         self._core.is_open = True
 
     async def close(self) -> None:

@@ -140,10 +140,26 @@ CREATE TABLE maintenance (
 );
 """
 
+# Usage accounting: one row per finished turn (or per day and dimension tuple once rolled up);
+# ``day`` is the UTC day of ``at``, which roll-ups select by.
+_USAGE = """
+CREATE TABLE usage (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    day TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX usage_by_at ON usage (at);
+CREATE INDEX usage_by_agent ON usage (agent_id, at);
+CREATE INDEX usage_by_day ON usage (day);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
     Migration("0002_agent_lookups", _AGENT_LOOKUPS),
     Migration("0003_trash", _TRASH),
+    Migration("0004_usage", _USAGE),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

@@ -22,6 +22,7 @@ from paseo_store_sqlite._small import (
     SqlitePushTokenRepository,
 )
 from paseo_store_sqlite._trash import SqliteTrashRepository
+from paseo_store_sqlite._usage import SqliteUsageRepository
 
 DATABASE_FILE = "paseo.db"
 """The database's file name inside ``$PASEO_HOME``."""
@@ -53,6 +54,7 @@ class SqliteStore(Store):
         self.managed_processes = SqliteManagedProcessRepository(self.database)
         self.plugin_sources = SqlitePluginSourceRepository(self.database)
         self.trash = SqliteTrashRepository(self.database)
+        self.usage: SqliteUsageRepository = SqliteUsageRepository(self.database)
         self._guard = guard
 
     async def open(self) -> None:
@@ -60,6 +62,7 @@ class SqliteStore(Store):
         a label-storage freeze, since SQLite's own recovery has settled the last transaction."""
         self._guard.uncertain = False
         await self.database.open()
+        await self.usage.roll_up_old()
 
     async def close(self) -> None:
         """Finish queued writes and close every connection. Idempotent."""

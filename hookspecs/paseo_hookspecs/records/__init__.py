@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from paseo_hookspecs.records._base import RecordModel, dump_record
 from paseo_hookspecs.records.agent import (
+    AgentBudget,
     AgentFeature,
     AgentFeatureSelect,
     AgentFeatureToggle,
@@ -132,6 +133,7 @@ __all__ = [
     "WORKSPACE_LABELS_FILE",
     "WORKSPACE_LABELS_TRANSACTION_FILE",
     "WORKSPACE_LABEL_COLORS",
+    "AgentBudget",
     "AgentFeature",
     "AgentFeatureSelect",
     "AgentFeatureToggle",

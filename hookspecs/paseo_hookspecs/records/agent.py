@@ -15,6 +15,7 @@ from pydantic import Field
 from paseo_hookspecs.records._base import RecordModel
 
 __all__ = [
+    "AgentBudget",
     "AgentFeature",
     "AgentFeatureSelect",
     "AgentFeatureToggle",
@@ -31,8 +32,8 @@ AgentStatus = Literal["initializing", "idle", "running", "error", "closed"]
 """Last known lifecycle status. ``closed`` is resumable with no live provider runtime; archive is
 separate (``archivedAt``)."""
 
-AttentionReason = Literal["finished", "error", "permission"]
-"""Why an agent asks for the user's attention."""
+AttentionReason = Literal["finished", "error", "permission", "budget"]
+"""Why an agent asks for the user's attention (``budget``: it spent its budget; added in 2.0)."""
 
 
 class SerializableConfig(RecordModel):
@@ -121,6 +122,14 @@ AgentFeature = Annotated[AgentFeatureToggle | AgentFeatureSelect, Field(discrimi
 """A provider feature, discriminated on ``type``."""
 
 
+class AgentBudget(RecordModel):
+    """What an agent may spend over its life (added in 2.0). Tokens count input, output, cache
+    read and cache write together, as the providers reported them; either cap may be unset."""
+
+    tokens: int | None = None
+    usd: float | None = None
+
+
 class AgentRecord(RecordModel):
     """One agent, as stored in ``agents/{sanitized-cwd}/{agentId}.json``.
 
@@ -165,3 +174,5 @@ class AgentRecord(RecordModel):
     deletedAt: str | None = None
     """When ``paseo delete`` moved the agent to the trash: a recoverable tombstone (record,
     timeline and persistence handle kept) until the retention period after this instant."""
+    budget: AgentBudget | None = None
+    """The agent's spending cap (added in 2.0): once reached, its prompts are refused."""

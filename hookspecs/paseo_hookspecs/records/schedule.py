@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from paseo_hookspecs.records._base import RecordModel
+from paseo_hookspecs.records.agent import AgentBudget
 from paseo_hookspecs.records.ids import AGENT_ID_PATTERN
 
 __all__ = [
@@ -74,6 +75,7 @@ class NewAgentConfig(RecordModel):
             "mcpServers",
             "profile",
             "labels",
+            "budget",
         }
     )
 
@@ -98,6 +100,9 @@ class NewAgentConfig(RecordModel):
 
     .. versionadded:: 2.0
     """
+    budget: AgentBudget | None = None
+    """The spending cap of each agent a run creates (added in 2.0, a Paseo for Python
+    addition): see :class:`paseo_hookspecs.records.agent.AgentBudget`."""
 
 
 class AgentScheduleTarget(RecordModel):

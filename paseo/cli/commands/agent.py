@@ -46,6 +46,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     reload.add_argument("agent", metavar="ID")
     add_host(reload)
     reload.set_defaults(run=run_reload)
+    budget = subs.add_parser(
+        "budget",
+        help="show, set or lift an agent's spending cap",
+        description="Show, set or lift what an agent may spend. Once its turns reach the "
+        "budget its prompts are refused (exit status 9) until the budget is raised or lifted.",
+    )
+    budget.add_argument("agent", metavar="ID")
+    budget.add_argument("--tokens", type=int, metavar="N", help="cap on tokens (all kinds)")
+    budget.add_argument("--usd", type=float, metavar="X", help="cap on cost in USD")
+    budget.add_argument("--clear", action="store_true", help="lift the budget")
+    add_host(budget)
+    budget.set_defaults(run=run_budget)
     commands = subs.add_parser(
         "commands", help="the slash commands the agent's running program reported"
     )
@@ -87,6 +99,41 @@ def run_update(args: argparse.Namespace) -> int:
             "agent.update", {"agentId": args.agent, "title": args.title, "labels": labels}
         )["agent"]
     _show(args, agent, "updated")
+    return 0
+
+
+def run_budget(args: argparse.Namespace) -> int:
+    from paseo.cli.commands.run import budget_param
+    from paseo.cli.errors import EXIT_USAGE, CliError
+
+    budget = budget_param(args.tokens, args.usd)
+    if args.clear and budget is not None:
+        raise CliError("give --tokens/--usd or --clear, not both", exit_code=EXIT_USAGE)
+    with connect(args) as client:
+        if budget is None and not args.clear:
+            result = client.call("usage.agent", {"agentId": args.agent})
+        else:
+            params = {"agentId": args.agent, "budget": budget, "clear": args.clear}
+            result = client.call("usage.budget", params)
+    if args.output != "table" or args.quiet:
+        emit(args, result)
+        return 0
+    cap = result.get("budget") or {}
+    spent = result["usage"]
+    tokens = sum(
+        spent.get(k) or 0
+        for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+    )
+    cost = spent.get("costUsd")
+    limits = []
+    if cap.get("tokens") is not None:
+        limits.append(f"{cap['tokens']} tokens")
+    if cap.get("usd") is not None:
+        limits.append(f"${cap['usd']}")
+    sys.stdout.write(
+        f"agent {result['agentId'][:8]}: budget {', '.join(limits) or 'none'}; spent {tokens} "
+        f"tokens, {'$' + format(cost, '.4f') if cost is not None else 'cost unknown'}\n"
+    )
     return 0
 
 

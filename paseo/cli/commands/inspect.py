@@ -15,9 +15,40 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
+def _usage(client: Any, agent_id: str) -> dict[str, Any] | None:
+    """The agent's totals, or ``None`` from a daemon (or store) that keeps none."""
+    from paseo_hookspecs.errors import PaseoError
+
+    try:
+        result: dict[str, Any] = client.call("usage.agent", {"agentId": agent_id})
+    except PaseoError:
+        return None
+    usage: dict[str, Any] = result["usage"]
+    return usage
+
+
+def _usage_line(usage: dict[str, Any] | None) -> str | None:
+    if not usage or not usage.get("turns"):
+        return None
+    cost = usage.get("costUsd")
+    tokens = [
+        f"{usage[name]} {label}"
+        for name, label in (
+            ("inputTokens", "in"),
+            ("outputTokens", "out"),
+            ("cacheReadTokens", "cache read"),
+            ("cacheWriteTokens", "cache write"),
+        )
+        if usage.get(name) is not None
+    ]
+    money = f"${cost:.4f}" if cost is not None else "cost unknown"
+    return f"{usage['turns']} turn(s), {', '.join(tokens) or 'tokens unknown'}, {money}"
+
+
 def run(args: argparse.Namespace) -> int:
     with connect(args) as client:
         detail = client.call("agent.get", {"agentId": args.agent})
+        detail["usage"] = _usage(client, detail["agent"]["id"])
     if args.output != "table" or args.quiet:
         emit(args, detail["agent"] if args.quiet else detail)
         return 0
@@ -47,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         "archived": agent.get("archivedAt"),
         "timeline": f"{timeline.get('epoch')}:{timeline.get('seq')}" if timeline else None,
         "pending permissions": [f"{p['id']} {p['title']}" for p in pending] or None,
+        "usage": _usage_line(detail.get("usage")),
     }
     emit(args, row)
     return 0

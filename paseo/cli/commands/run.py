@@ -62,6 +62,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(created, or the one made before)",
     )
     parser.add_argument("--base", metavar="REF", help="with --worktree: the branch to start from")
+    parser.add_argument(
+        "--budget-tokens",
+        type=int,
+        metavar="N",
+        help="refuse the agent's prompts once its turns spent N tokens (input, output and cache)",
+    )
+    parser.add_argument(
+        "--budget-usd",
+        type=float,
+        metavar="X",
+        help="refuse the agent's prompts once its turns cost X USD (as its provider reports)",
+    )
     add_image_option(parser)
     parser.add_argument(
         "--output-schema",
@@ -75,6 +87,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_host(parser)
     parser.set_defaults(run=run)
+
+
+def budget_param(tokens: int | None, usd: float | None) -> dict[str, Any] | None:
+    """The ``budget`` parameter of ``--budget-tokens``/``--budget-usd`` (``None``: neither)."""
+    if tokens is not None and tokens < 1:
+        raise CliError(f"--budget-tokens must be at least 1, got {tokens}", exit_code=EXIT_USAGE)
+    if usd is not None and not usd > 0:
+        raise CliError(f"--budget-usd must be more than 0, got {usd}", exit_code=EXIT_USAGE)
+    budget = {"tokens": tokens, "usd": usd}
+    return {k: v for k, v in budget.items() if v is not None} or None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         "labels": parse_labels(args.label),
         "initialPrompt": _structured.first_prompt(args.prompt, schema) if schema else args.prompt,
         "images": load_images(args.image) or None,
+        "budget": budget_param(args.budget_tokens, args.budget_usd),
     }
     with connect(args) as client:
         if args.worktree:

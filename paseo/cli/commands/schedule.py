@@ -58,6 +58,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--model", help="model of a new agent")
     create.add_argument("--mode", help="mode of a new agent")
     create.add_argument("--cwd", help="directory of a new agent (default: here)")
+    create.add_argument(
+        "--budget-tokens", type=int, metavar="N", help="token budget of each new agent"
+    )
+    create.add_argument(
+        "--budget-usd", type=float, metavar="X", help="USD budget of each new agent"
+    )
     create.add_argument("--max-runs", type=int, metavar="N", help="complete after N runs")
     create.add_argument("--expires-in", metavar="DURATION", help="complete after this long")
     create.set_defaults(run=run_create)
@@ -165,6 +171,11 @@ def target_params(args: argparse.Namespace, env: dict[str, str]) -> dict[str, An
     ):
         if value is not None:
             config[key] = value
+    from paseo.cli.commands.run import budget_param
+
+    budget = budget_param(args.budget_tokens, args.budget_usd)
+    if budget is not None:
+        config["budget"] = budget
     return {"type": "new-agent", "config": config}
 
 
@@ -175,6 +186,8 @@ def _new_agent_flags(args: argparse.Namespace) -> list[tuple[str, Any]]:
         ("--model", args.model),
         ("--mode", args.mode),
         ("--cwd", args.cwd),
+        ("--budget-tokens", getattr(args, "budget_tokens", None)),
+        ("--budget-usd", getattr(args, "budget_usd", None)),
     ]
 
 

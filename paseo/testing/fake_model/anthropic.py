@@ -120,6 +120,23 @@ def output_tokens(reply: Reply) -> int:
     return max(1, len(json.dumps(_content(reply))) // 4)
 
 
+def _usage(reply: Reply, input_tokens: int) -> dict[str, int]:
+    if reply.usage is not None:
+        given_in, given_out, cache_read, cache_write = reply.usage
+        return {
+            "input_tokens": given_in,
+            "output_tokens": given_out,
+            "cache_creation_input_tokens": cache_write,
+            "cache_read_input_tokens": cache_read,
+        }
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens(reply),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
 def message(reply: Reply, model: str, input_tokens: int) -> dict[str, Any]:
     """The non-streaming ``message`` object."""
     return {
@@ -130,12 +147,7 @@ def message(reply: Reply, model: str, input_tokens: int) -> dict[str, Any]:
         "content": _content(reply),
         "stop_reason": _stop_reason(reply),
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens(reply),
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        },
+        "usage": _usage(reply, input_tokens),
     }
 
 

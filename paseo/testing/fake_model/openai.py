@@ -154,6 +154,10 @@ def response_object(
     """The completed ``response`` object (the non-streaming answer)."""
     output = _response_items(reply) if items is None else items
     out_tokens = max(1, len(json.dumps(output)) // 4)
+    cached = 0
+    if reply.usage is not None:
+        # OpenAI counts cached tokens inside the input tokens and has no cache-write count.
+        input_tokens, out_tokens, cached, _ = reply.usage
     return {
         "id": f"resp_{uuid.uuid4().hex[:24]}",
         "object": "response",
@@ -163,7 +167,7 @@ def response_object(
         "output": output,
         "usage": {
             "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": cached},
             "output_tokens": out_tokens,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": input_tokens + out_tokens,
@@ -333,6 +337,8 @@ def _chat_tool_call(reply: Reply) -> dict[str, Any] | None:
 
 def _chat_usage(reply: Reply, input_tokens: int) -> dict[str, int]:
     out_tokens = max(1, (len(reply.text) + len(reply.thinking or "")) // 4)
+    if reply.usage is not None:
+        input_tokens, out_tokens = reply.usage[0], reply.usage[1]
     return {
         "prompt_tokens": input_tokens,
         "completion_tokens": out_tokens,

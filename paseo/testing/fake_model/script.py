@@ -20,6 +20,7 @@ answer is a call of that tool with such a document as its arguments.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -43,6 +44,9 @@ to the first "]]" (so it cannot contain "]]"). In reply, think and write content
   [[long:N]]             stream the answer in N chunks, fast
   [[slow:N]]             stream the answer in N chunks, 0.2 s apart (interrupt tests)
   [[slow:N:SECONDS]]     ... SECONDS apart
+  [[usage:IN:OUT:CACHE_READ:CACHE_WRITE]]
+                         report these token counts in the answer's usage (missing parts 0),
+                         instead of counts estimated from the request's and answer's sizes
 
 A line of the prompt reading
   CALL_TOOL: NAME :: JSON      answers with a call of the offered tool NAME (exactly, or an MCP
@@ -133,6 +137,8 @@ class Reply:
     error_status: int | None = None
     error_message: str = ""
     chunk_delay: float = 0.0
+    usage: tuple[int, int, int, int] | None = None
+    """Reported (input, output, cache read, cache write) tokens; ``None``: estimated."""
 
     @property
     def text(self) -> str:
@@ -356,7 +362,22 @@ def _structured(conversation: Conversation, reply: Reply) -> Reply:
 def plan_reply(conversation: Conversation) -> Reply:
     """Decide the answer to one request (see the module docstring for the rules)."""
     reply = _plan(conversation)
-    return reply if reply.error_status is not None else _structured(conversation, reply)
+    if reply.error_status is not None:
+        return reply
+    reply = _structured(conversation, reply)
+    usage = _usage(conversation.prompt)
+    return reply if usage is None else dataclasses.replace(reply, usage=usage)
+
+
+def _usage(prompt: str) -> tuple[int, int, int, int] | None:
+    """The ``[[usage:…]]`` token counts of ``prompt``, if it has the directive."""
+    for directive in parse_directives(prompt):
+        if directive.name == "usage":
+            parts = (directive.argument or "").split(":")
+            counts = [max(0, _int(part, 0)) for part in parts[:4]]
+            counts += [0] * (4 - len(counts))
+            return counts[0], counts[1], counts[2], counts[3]
+    return None
 
 
 def _plan(conversation: Conversation) -> Reply:

@@ -60,6 +60,7 @@ from paseo.testing.store_conformance.small import (
 )
 from paseo.testing.store_conformance.timeline import TimelineTests
 from paseo.testing.store_conformance.trash import TrashTests, cleanup_item_data
+from paseo.testing.store_conformance.usage import UsageTests, usage_data
 from paseo.testing.store_conformance.workspaces import WorkspaceTests
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "snapshot",
     "store_test",
     "timeline_entry_data",
+    "usage_data",
     "workspace_data",
 ]
 
@@ -93,6 +95,7 @@ class StoreConformance(
     ManagedProcessTests,
     PluginSourceTests,
     TrashTests,
+    UsageTests,
     ConcurrencyTests,
     PaginationStabilityTests,
 ):

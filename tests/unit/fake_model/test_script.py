@@ -215,3 +215,25 @@ def test_an_offered_structured_output_tool_is_called_with_the_document() -> None
     after = plan_reply(Conversation("name it [[reply:feat/x]]", ("done",), tools, "m"))
     assert after.tool_call is None
     assert after.text == "tool said: done"
+
+
+def test_usage_directive_sets_the_reported_token_counts() -> None:
+    from paseo.testing.fake_model.anthropic import message
+    from paseo.testing.fake_model.openai import response_object
+
+    tools = (ToolSpec("Bash"),)
+    reply = plan_reply(Conversation("[[usage:1200:340:50:7]] [[reply:hi]]", (), tools, "m"))
+    assert reply.usage == (1200, 340, 50, 7)
+    assert message(reply, "m", 99)["usage"] == {
+        "input_tokens": 1200,
+        "output_tokens": 340,
+        "cache_creation_input_tokens": 7,
+        "cache_read_input_tokens": 50,
+    }
+    usage = response_object(reply, "m", 99)["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (1200, 340)
+    assert usage["input_tokens_details"] == {"cached_tokens": 50}
+    # Without the directive the counts are estimated from the sizes.
+    plain = plan_reply(Conversation("[[reply:hi]]", (), tools, "m"))
+    assert plain.usage is None
+    assert message(plain, "m", 99)["usage"]["input_tokens"] == 99

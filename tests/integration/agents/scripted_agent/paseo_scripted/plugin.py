@@ -32,6 +32,7 @@ from paseo_hookspecs.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Usage,
     WriteDetail,
 )
 from paseo_hookspecs.interfaces.agent import (
@@ -161,12 +162,13 @@ class ScriptedSession(AgentSession):
         elif kind in ("done", "failed", "canceled"):
             self._turn = False
             self._pending.clear()
+            usage = Usage.model_validate(message["usage"]) if "usage" in message else None
             if kind == "done":
-                await self._sink(TurnCompleted(provider=provider))
+                await self._sink(TurnCompleted(provider=provider, usage=usage))
             elif kind == "failed":
                 await self._sink(TurnFailed(provider=provider, error=message["error"]))
             else:
-                await self._sink(TurnCanceled(provider=provider))
+                await self._sink(TurnCanceled(provider=provider, usage=usage))
         else:
             detail = OtherDetail(input=message)
             odd = ToolCallItem(callId="unknown", name="unknown", status="failed", detail=detail)

@@ -13,6 +13,8 @@ Prompt directives (the rest of the text is echoed as ``echo: <text>``):
 ``[[write:NAME:TEXT]]``  ask permission to write file NAME; allowed: write TEXT (or the edited
                          ``content``) and reply ``wrote NAME``; denied: ``not written: <why>``
 ``[[fail:MSG]]``         fail the turn with MSG
+``[[usage:IN:OUT:COST]]`` report these input/output tokens and USD cost when the turn ends
+                         (completed or interrupted); ``-`` leaves a part unreported
 ``[[exit]]``             exit mid-turn (code 5) after writing ``boom`` to stderr
 ``[[pid]]``              reply ``pid=<own pid>``
 ``[[sleeper]]``          start a child ``sleep`` in the process group; reply ``sleeper=<pid>``
@@ -62,6 +64,22 @@ class Interrupted(Exception):
 
 class Ended(Exception):
     """The turn already reported how it ended."""
+
+
+def _usage(text: str) -> dict[str, Any]:
+    """``{"usage": {...}}`` for a ``[[usage:IN:OUT:COST]]`` directive, else nothing."""
+    match = re.search(r"\[\[usage:([^:\]]*):([^:\]]*):([^:\]]*)\]\]", text)
+    if match is None:
+        return {}
+    given, out, cost = match.groups()
+    usage: dict[str, Any] = {}
+    if given != "-":
+        usage["inputTokens"] = int(given)
+    if out != "-":
+        usage["outputTokens"] = int(out)
+    if cost != "-":
+        usage["costUsd"] = float(cost)
+    return {"usage": usage}
 
 
 class Agent:
@@ -118,14 +136,15 @@ class Agent:
                 }
             )
             return
+        usage = _usage(text)
         try:
             self._directives(text)
         except Interrupted:
-            send({"type": "canceled"})
+            send({"type": "canceled", **usage})
             return
         except Ended:
             return
-        send({"type": "done"})
+        send({"type": "done", **usage})
 
     def _directives(self, text: str) -> None:
         slow = re.search(r"\[\[slow:([\d.]+)\]\]", text)

@@ -1,0 +1,1 @@
+"""Usage accounting queries and budgets (see docs/usage.md)."""

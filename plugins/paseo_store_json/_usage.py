@@ -1,0 +1,216 @@
+"""Usage accounting as append-only day files: ``usage/YYYY-MM-DD.jsonl``, one record a line.
+
+Each :meth:`JsonUsageRepository.add` appends one line and forces it to disk before returning
+(usage is written once a turn, not at the pace of a model's output, so one fsync per record is
+cheap). A line torn by a crash is the last of its file; loading skips it and the next append
+cuts it off. At open, days before :data:`RETENTION_DAYS` are folded into ``usage/rollups.json`` (one
+record per day and dimension tuple, see :func:`paseo_hookspecs.usage.roll_up`) under a new
+generation number: their files are first renamed ``YYYY-MM-DD.rolling-{generation}``, then the
+roll-ups written atomically (the commit point), then the renamed files removed. A crash leaves
+renamed files that loading removes (their generation is in the roll-ups) or reads back (it is
+not), so no turn is lost or counted twice. The
+records are few (a line per turn, a bounded window) and all kept in memory for queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from paseo_hookspecs.atomic import atomic_write_bytes, fsync_directory
+from paseo_hookspecs.errors import InvalidParams, StorageError
+from paseo_hookspecs.records import dump_record
+from paseo_hookspecs.usage import (
+    USAGE_GROUPS,
+    UsageGroup,
+    UsageRecord,
+    UsageRepository,
+    UsageTotals,
+    aggregate,
+    roll_up,
+)
+from pydantic import ValidationError
+
+from paseo_store_json._files import encode_json, ensure_directory
+
+log = logging.getLogger("paseo.store.json")
+
+USAGE_DIR = "usage"
+ROLLUPS_FILE = "rollups.json"
+
+RETENTION_DAYS = 90
+"""Days whose per-turn records are kept; older days are kept as daily roll-ups."""
+
+
+def _day_of(at: str) -> str:
+    return at[:10]
+
+
+def cutoff_day(retention_days: int, now: datetime | None = None) -> str:
+    """The oldest day whose records stay per turn."""
+    moment = now or datetime.now(UTC)
+    return (moment - timedelta(days=retention_days)).date().isoformat()
+
+
+class JsonUsageRepository(UsageRepository):
+    """See the module docstring."""
+
+    def __init__(self, home: Path, retention_days: int = RETENTION_DAYS) -> None:
+        self.directory = home / USAGE_DIR
+        self.retention_days = retention_days
+        self.records: dict[str, UsageRecord] = {}
+        self._generation = 0
+        """The roll-ups' generation: files set aside under a greater one are not in them."""
+        self._pending: list[Path] = []
+        self._sizes: dict[str, int] = {}
+        """Committed byte size of each day file (a torn tail beyond it is cut)."""
+        self._lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ open
+
+    def load(self) -> None:
+        """Read the day files and roll-ups, then roll up days past the window (blocking)."""
+        self.records.clear()
+        self._sizes.clear()
+        self._pending.clear()
+        self._generation = 0
+        if not self.directory.is_dir():
+            return
+        rollups = self.directory / ROLLUPS_FILE
+        if rollups.exists():
+            try:
+                data = json.loads(rollups.read_bytes())
+                self._generation = int(data.get("generation", 0))
+                for raw in data.get("records", []):
+                    record = UsageRecord.model_validate(raw)
+                    self.records[record.id] = record
+            except (OSError, ValueError, ValidationError, AttributeError) as exc:
+                raise StorageError(f"usage roll-ups {rollups} are unreadable: {exc}") from exc
+        for path in sorted(self.directory.glob("*.rolling-*")):
+            generation = int(path.name.rsplit("-", 1)[1])
+            if generation <= self._generation:
+                # Rolled up before a crash left it: the roll-ups hold it already.
+                path.unlink(missing_ok=True)
+            else:
+                # Set aside by a roll-up that never wrote its file: still only here.
+                self._load_day(path, path.name[:10], track=False)
+                self._pending.append(path)
+        for path in sorted(self.directory.glob("*.jsonl")):
+            self._load_day(path, path.stem)
+        self._roll_up_old()
+
+    def _load_day(self, path: Path, day: str, *, track: bool = True) -> None:
+        data = path.read_bytes()
+        committed = 0
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # torn by a crash: the next append cuts it
+            try:
+                record = UsageRecord.model_validate_json(line)
+            except ValidationError:
+                log.warning("skipping an unreadable usage line in %s", path)
+            else:
+                self.records[record.id] = record
+            committed += len(line)
+        if track:
+            self._sizes[day] = committed
+
+    def _roll_up_old(self) -> None:
+        """Fold the days before the window into the roll-ups: each day file is first renamed
+        aside under the next generation, then the roll-ups of that generation are written
+        (the commit point), then the renamed files removed."""
+        cutoff = cutoff_day(self.retention_days)
+        old_days = sorted(d for d in self._sizes if d < cutoff)
+        if not old_days and not self._pending:
+            return
+        generation = self._generation + 1
+        for day in old_days:
+            aside = self.directory / f"{day}.rolling-{generation}"
+            os.replace(self.directory / f"{day}.jsonl", aside)
+            self._pending.append(aside)
+            del self._sizes[day]
+        fsync_directory(self.directory)
+        old = [r for r in self.records.values() if _day_of(r.at) < cutoff]
+        rolled = roll_up(old)
+        document = {
+            "generation": generation,
+            "records": [dump_record(record) for record in rolled],
+        }
+        atomic_write_bytes(self.directory / ROLLUPS_FILE, encode_json(document))
+        for path in self._pending:
+            path.unlink(missing_ok=True)
+        self._pending.clear()
+        fsync_directory(self.directory)
+        for record in old:
+            del self.records[record.id]
+        for record in rolled:
+            self.records[record.id] = record
+        self._generation = generation
+
+    # ------------------------------------------------------------------ repository
+
+    async def add(self, record: UsageRecord) -> bool:
+        if not isinstance(record, UsageRecord):
+            raise InvalidParams(f"expected a UsageRecord, got {type(record).__name__}")
+        try:
+            stored = UsageRecord.model_validate(dump_record(record))
+        except ValidationError as exc:
+            raise InvalidParams(f"invalid usage record: {exc.errors()[0].get('msg')}") from exc
+        async with self._lock:
+            if stored.id in self.records:
+                return False
+            line = json.dumps(dump_record(stored), ensure_ascii=False, allow_nan=False)
+            day = _day_of(stored.at)
+            try:
+                await asyncio.to_thread(self._append, day, (line + "\n").encode())
+            except OSError as exc:
+                raise StorageError(f"could not record usage: {exc}") from exc
+            self.records[stored.id] = stored
+            return True
+
+    def _append(self, day: str, data: bytes) -> None:
+        ensure_directory(self.directory)
+        path = self.directory / f"{day}.jsonl"
+        created = not path.exists()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            committed = self._sizes.get(day, os.fstat(fd).st_size)
+            os.ftruncate(fd, committed)  # a torn tail of a crashed append goes
+            os.lseek(fd, committed, os.SEEK_SET)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except OSError:
+                os.ftruncate(fd, committed)
+                raise
+            self._sizes[day] = committed + len(data)
+        finally:
+            os.close(fd)
+        if created:
+            fsync_directory(self.directory)
+
+    async def query(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        agent_id: str | None = None,
+        group_by: UsageGroup = "agent",
+    ) -> list[UsageTotals]:
+        if group_by not in USAGE_GROUPS:
+            raise ValueError(f"unknown usage grouping {group_by!r}")
+        chosen: list[Any] = [
+            record
+            for record in self.records.values()
+            if (since is None or record.at >= since)
+            and (until is None or record.at < until)
+            and (agent_id is None or record.agentId == agent_id)
+        ]
+        return aggregate(chosen, group_by)

@@ -1,0 +1,170 @@
+"""Usage accounting through the real daemon, the real ``paseo`` CLI and real Claude Code
+behind the fake model server, which reports the token counts each prompt asks for
+(``[[usage:IN:OUT:CACHE_READ:CACHE_WRITE]]``).
+
+``paseo usage --by agent`` and ``--by provider`` equal exactly what Claude Code reported at the
+end of each turn (its ``result`` message's ``usage`` and ``total_cost_usd``, as the turn's
+``turn_completed`` event carries it), also after the daemon restarts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.daemon.harness import TURN_TIMEOUT, RealDaemon, logs, provider_settings
+
+from paseo.testing.fake_model import FakeModelServer, RefusingProxy
+
+pytestmark = pytest.mark.e2e
+
+WAIT = f"{TURN_TIMEOUT:.0f}s"
+
+TOKENS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
+def _json(daemon: RealDaemon, *args: str) -> Any:
+    return json.loads(daemon.cli(*args, "-o", "json").stdout)
+
+
+def _reported(daemon: RealDaemon, agent: str) -> list[dict[str, Any]]:
+    """The usage of every turn the program reported, as its timeline holds it."""
+    return [
+        entry["event"].get("usage") or {}
+        for entry in logs(daemon, agent)
+        if entry["event"]["type"] == "turn_completed"
+    ]
+
+
+def _sum(reported: list[dict[str, Any]]) -> dict[str, Any]:
+    names = {
+        "inputTokens": "inputTokens",
+        "outputTokens": "outputTokens",
+        "cacheReadTokens": "cachedInputTokens",
+        "cacheWriteTokens": "cacheWriteTokens",
+        "costUsd": "costUsd",
+    }
+    total: dict[str, Any] = {"turns": len(reported)}
+    for ours, theirs in names.items():
+        values = [u[theirs] for u in reported if u.get(theirs) is not None]
+        total[ours] = sum(values) if values else None
+    return total
+
+
+def _totals(group: dict[str, Any]) -> dict[str, Any]:
+    return {k: group[k] for k in ("turns", *TOKENS, "costUsd")}
+
+
+def test_usage_equals_what_claude_code_reported(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    prompts = {
+        "first": ["[[usage:1200:300:40:7]] [[reply:one]]", "[[usage:800:100:0:0]] [[reply:two]]"],
+        "second": ["[[usage:5000:250:1000:60]] [[reply:three]]"],
+    }
+    ids = {}
+    for title, (first, *rest) in prompts.items():
+        ran = daemon.cli(
+            "run",
+            "--provider",
+            "claude",
+            "--cwd",
+            str(work),
+            "--title",
+            title,
+            "--wait-timeout",
+            WAIT,
+            first,
+        )
+        assert ran.returncode == 0
+        for prompt in rest:
+            daemon.cli("send", "--wait-timeout", WAIT, title, prompt)
+        ids[title] = _json(daemon, "inspect", title)["agent"]["id"]
+
+    reported = {title: _reported(daemon, title) for title in prompts}
+    expected = {ids[title]: _sum(turns) for title, turns in reported.items()}
+    # The fake's counts reached Claude Code and came back in its result.
+    assert [u["inputTokens"] for u in reported["first"]] == [1200, 800]
+    assert [u["outputTokens"] for u in reported["first"]] == [300, 100]
+    assert reported["second"][0]["cachedInputTokens"] == 1000
+    assert reported["second"][0]["cacheWriteTokens"] == 60
+    assert all(u["costUsd"] is not None for turns in reported.values() for u in turns)
+
+    for restarted in (False, True):
+        by_agent = _json(daemon, "usage", "--by", "agent")
+        assert {g["key"]: _totals(g) for g in by_agent["groups"]} == expected, restarted
+        costs = [g["costUsd"] for g in by_agent["groups"]]
+        assert costs == sorted(costs, reverse=True)  # most expensive first
+        by_provider = _json(daemon, "usage", "--by", "provider")
+        assert {g["key"]: _totals(g) for g in by_provider["groups"]} == {
+            "claude": _sum(reported["first"] + reported["second"])
+        }
+        shown = _json(daemon, "inspect", "first")["usage"]
+        assert _totals(shown) == expected[ids["first"]]
+        table = daemon.cli("usage", "--by", "provider").stdout
+        assert "claude" in table
+        assert "TOTAL" in table
+        if not restarted:
+            daemon.stop()
+            daemon.start()
+
+
+def test_a_token_budget_refuses_the_next_prompt_until_raised(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    ran = daemon.cli(
+        "run",
+        "--provider",
+        "claude",
+        "--cwd",
+        str(work),
+        "--title",
+        "capped",
+        "--budget-tokens",
+        "1000",
+        "--wait-timeout",
+        WAIT,
+        "[[usage:900:200:0:0]] [[reply:spent]]",
+    )
+    assert ran.stdout == "spent\n"
+    agent = _json(daemon, "inspect", "capped")["agent"]
+    assert agent["budget"]["tokens"] == 1000
+    assert agent["attentionReason"] == "budget"
+    assert agent["requiresAttention"] is True
+    requests = len(fake.model_requests())
+
+    refused = daemon.cli("send", "--wait-timeout", WAIT, "capped", "over-marker", check=False)
+    assert refused.returncode == 9
+    assert "1100 of its 1000 tokens budget" in refused.stderr
+    assert f"paseo agent budget {agent['id'][:8]} --tokens N" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert len(fake.model_requests()) == requests  # nothing reached the model
+    assert not any("over-marker" in r.prompt for r in fake.model_requests())
+    kinds = [e["event"].get("item", {}).get("text") for e in logs(daemon, "capped")]
+    assert "over-marker" not in kinds
+
+    shown = _json(daemon, "agent", "budget", "capped")
+    assert shown["budget"]["tokens"] == 1000
+    raised = _json(daemon, "agent", "budget", "capped", "--tokens", "5000")
+    assert raised["budget"]["tokens"] == 5000
+    assert _json(daemon, "inspect", "capped")["agent"]["requiresAttention"] is False
+    sent = daemon.cli("send", "--wait-timeout", WAIT, "capped", "after-marker [[reply:again]]")
+    assert sent.stdout == "again\n"
+    assert any("after-marker" in r.prompt for r in fake.model_requests())
+
+    # Lifted, the budget survives no restart as a cap; the spend stays counted.
+    daemon.cli("agent", "budget", "capped", "--clear")
+    daemon.stop()
+    daemon.start()
+    assert _json(daemon, "inspect", "capped")["agent"].get("budget") is None
+    assert _json(daemon, "usage", "--agent", "capped")["total"]["turns"] == 2
