@@ -19,6 +19,8 @@ from typing import Annotated, Any, Literal
 from paseo_hookspecs.terminals import TerminalProfile
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from paseo.redaction.settings import RedactionConfig
+
 PROVIDER_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 PLUGIN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -157,6 +159,8 @@ class DaemonConfig(_Model):
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None
     auth: AuthConfig | None = None
+    redaction: RedactionConfig | None = None
+    """Secrets replaced in timeline entries and logs (docs/redaction.md)."""
 
     @field_validator("hostnames", "trustedProxies", mode="before")
     @classmethod

@@ -218,6 +218,7 @@ def _agents(
         placement=placement,
         environments=AgentEnvironments(daemon.home / "agent-env"),
         listeners=[events],
+        redactor=daemon.redactor,
     )
 
 
