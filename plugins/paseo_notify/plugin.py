@@ -44,11 +44,11 @@ PLUGIN_ID = "notify"
 log = logging.getLogger("paseo.plugins.notify")
 
 
-class StatusParams(BaseModel):
+class NotifyStatusParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class SinkStatus(BaseModel):
+class NotifySinkStatus(BaseModel):
     name: str
     type: str
     events: list[str]
@@ -63,9 +63,9 @@ class SinkStatus(BaseModel):
     lastSentAt: str | None
 
 
-class StatusResult(BaseModel):
+class NotifyStatusResult(BaseModel):
     enabled: bool
-    sinks: list[SinkStatus]
+    sinks: list[NotifySinkStatus]
 
 
 def _encode(payload: dict[str, Any]) -> bytes:
@@ -143,8 +143,8 @@ class NotifyPlugin:
                     RpcMethod(
                         "notify.status",
                         self.status,
-                        StatusParams,
-                        StatusResult,
+                        NotifyStatusParams,
+                        NotifyStatusResult,
                         "Each notification sink: what it delivered, dropped and failed",
                     )
                 ],
@@ -191,10 +191,10 @@ class NotifyPlugin:
         for worker in wanting:
             worker.offer(payload)
 
-    async def status(self, ctx: RpcContext, params: StatusParams) -> StatusResult:
-        return StatusResult(
+    async def status(self, ctx: RpcContext, params: NotifyStatusParams) -> NotifyStatusResult:
+        return NotifyStatusResult(
             enabled=self.settings.enabled,
-            sinks=[SinkStatus.model_validate(w.status()) for w in self.workers],
+            sinks=[NotifySinkStatus.model_validate(w.status()) for w in self.workers],
         )
 
 

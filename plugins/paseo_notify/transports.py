@@ -36,10 +36,11 @@ def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> Non
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             response.read(65536)
     except urllib.error.HTTPError as error:
-        raise DeliveryError(f"HTTP {error.code} from {url}") from None
+        # The URL is not named: an ntfy topic or a webhook path is often the secret itself.
+        raise DeliveryError(f"HTTP {error.code}") from None
     except (urllib.error.URLError, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
-        raise DeliveryError(f"could not reach {url}: {reason}") from None
+        raise DeliveryError(f"could not connect: {reason}") from None
 
 
 async def post_webhook(sink: WebhookSink, body: bytes, secret: bytes | None) -> None:

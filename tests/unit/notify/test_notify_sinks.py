@@ -98,7 +98,7 @@ def test_an_http_error_and_an_unreachable_url_are_delivery_errors() -> None:
             _run(post_webhook(WebhookSink(type="webhook", url=failing.url), b"{}", None))
     finally:
         failing.close()
-    with pytest.raises(DeliveryError, match="could not reach"):
+    with pytest.raises(DeliveryError, match="could not connect"):
         _run(post_webhook(WebhookSink(type="webhook", url=failing.url), b"{}", None))
 
 
@@ -129,7 +129,7 @@ def test_the_worker_retries_with_backoff_and_counts() -> None:
     assert status["sent"] == 1
     assert status["retried"] == 2
     assert status["failed"] == 0
-    assert status["lastError"] == f"HTTP 503 from {flaky.url}"
+    assert status["lastError"] == "HTTP 503"
 
 
 def _worker(deliver: Any, retries: int, queue_size: int = 10) -> SinkWorker:
