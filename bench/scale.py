@@ -189,13 +189,8 @@ def list_all_cost(pid: int, env: dict[str, str]) -> tuple[int, int]:
     # straight from this process would count this process's pages (the bench's records) in its
     # ru_maxrss until it execs.
     measured = subprocess.run(
-        [PYTHON, "-c", CHILD_PEAK, PASEO, "ls", "-a", "-o", "json"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        timeout=600,
-        check=True,
+        [PYTHON, "-c", CHILD_PEAK, PASEO, "ls", "-a", "-o", "json"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600, check=True,
     )
     done.set()
     sampler.join()
@@ -403,10 +398,8 @@ def run_drivers(
                 f"{f['empty ready cpu s']:.3f}, load x floor {cpu_ratio:.3f})"
             )
             if "migrate s" in f:
-                print(
-                    f"{'':>13}  (sqlite home built by `paseo store migrate` in "
-                    f"{f['migrate s']:.1f} s)"
-                )
+                print(f"{'':>13}  (sqlite home built by `paseo store migrate` in "
+                      f"{f['migrate s']:.1f} s)")
             if agents == max(counts):
                 checks = [
                     (name, f[name], target)

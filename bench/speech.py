@@ -141,7 +141,9 @@ def main() -> int:
             {
                 "espeak-ng --stdout": lambda: espeak_first_audio(espeak),
                 "local engine": timed(lambda: asyncio.run(tts.synthesize(TEXT))),
-                "speech.synthesize (daemon)": timed(lambda: client.call("speech.synthesize", say)),
+                "speech.synthesize (daemon)": timed(
+                    lambda: client.call("speech.synthesize", say)
+                ),
             },
             args.runs,
         )
