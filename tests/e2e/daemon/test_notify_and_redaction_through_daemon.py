@@ -155,4 +155,3 @@ def test_webhook_hears_permission_and_finish_and_secrets_stay_out(
         if path.is_file():
             data = path.read_bytes()
             assert not [s for s in leaks if s.encode() in data], f"a secret is in {path}"
-
