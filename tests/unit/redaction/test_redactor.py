@@ -188,3 +188,17 @@ def test_log_records_are_redacted(tmp_path: Path, redactor: Redactor, fmt: str) 
     text = path.read_text()
     assert ANTHROPIC not in text
     assert text.count("[REDACTED:anthropic]") >= 2
+
+
+def test_the_cli_log_is_redacted(tmp_path: Path) -> None:
+    from paseo.cli.app import _log_traceback
+
+    try:
+        raise RuntimeError(f"the daemon refused {ANTHROPIC}")
+    except RuntimeError as error:
+        written = _log_traceback(error, ["--home", str(tmp_path), "send", "main", ANTHROPIC])
+    assert written == str(tmp_path / "cli.log")
+    text = (tmp_path / "cli.log").read_text()
+    assert ANTHROPIC not in text
+    assert text.count("[REDACTED:anthropic]") >= 2
+    assert "Traceback (most recent call last)" in text
