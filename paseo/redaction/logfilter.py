@@ -16,7 +16,10 @@ class RedactingFilter(logging.Filter):
         self._redactor = redactor
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError, KeyError):  # malformed: the handler reports it
+            return True
         redacted = self._redactor.text(message)
         if redacted is not message:
             record.msg, record.args = redacted, None
