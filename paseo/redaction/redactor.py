@@ -25,6 +25,7 @@ import orjson
 
 from paseo.redaction.patterns import (
     ASSIGNMENT,
+    ASSIGNMENT_WORDS,
     BUILTIN,
     MIN_SECRET_LENGTH,
     SECRET_ENV_NAME,
@@ -60,15 +61,21 @@ class _Step:
     gate: str
     json_needles: tuple[bytes, ...]
     """The needles as they appear inside a JSON string (escaped, UTF-8)."""
+    folded: bool = False
+    """The needles are lower case and looked for in the lower-cased text."""
 
     def wanted(self, text: str) -> bool:
         if self.gate and not any(c in text for c in self.gate):
             return False
+        if self.folded:
+            text = text.lower()
         return not self.needles or any(n in text for n in self.needles)
 
     def wanted_in_json(self, blob: bytes) -> bool:
         if self.gate and not any(c.encode() in blob for c in self.gate):
             return False
+        if self.folded:
+            blob = blob.lower()
         return not self.json_needles or any(n in blob for n in self.json_needles)
 
 
@@ -97,7 +104,17 @@ class Redactor:
             for s in ordered
         ]
         equals = marker(ASSIGNMENT)
-        steps.append(_Step(lambda value: assignments(value, equals), (), "=", ()))
+        # Code is full of `=`: the names are checked first, in the lower-cased text.
+        words = tuple(f"{word}=" for word in ASSIGNMENT_WORDS)
+        steps.append(
+            _Step(
+                lambda value: assignments(value, equals),
+                words,
+                "=",
+                tuple(w.encode() for w in words),
+                folded=True,
+            )
+        )
         self._steps = tuple(steps)
         self._shortest = SHORTEST if all(s.needles for s in ordered) else 1
 
