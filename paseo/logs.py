@@ -11,7 +11,10 @@ import logging
 import logging.handlers
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paseo.redaction.redactor import Redactor
 
 LEVELS = {
     "trace": logging.DEBUG,
@@ -33,7 +36,10 @@ class JsonFormatter(logging.Formatter):
             "name": record.name,
             "msg": record.getMessage(),
         }
-        if record.exc_info:
+        if record.exc_text:
+            # Set (and redacted) by the redacting filter, or by another formatter before.
+            entry["err"] = record.exc_text
+        elif record.exc_info:
             entry["err"] = self.formatException(record.exc_info)
         return json.dumps(entry, ensure_ascii=False)
 
@@ -53,8 +59,11 @@ def configure_logging(
     backups: int,
     console_level: str | None,
     console_format: str = "pretty",
+    redactor: Redactor | None = None,
 ) -> None:
     """Route the ``paseo`` logger to the rotating file (and the console when given)."""
+    from paseo.redaction.logfilter import RedactingFilter
+
     root = logging.getLogger("paseo")
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -65,12 +74,16 @@ def configure_logging(
     )
     file_handler.setLevel(LEVELS.get(file_level, logging.INFO))
     file_handler.setFormatter(_formatter(file_format))
+    if redactor is not None:
+        file_handler.addFilter(RedactingFilter(redactor))
     root.addHandler(file_handler)
     levels = [file_handler.level]
     if console_level is not None:
         console = logging.StreamHandler(sys.stderr)
         console.setLevel(LEVELS.get(console_level, logging.INFO))
         console.setFormatter(_formatter(console_format))
+        if redactor is not None:
+            console.addFilter(RedactingFilter(redactor))
         root.addHandler(console)
         levels.append(console.level)
     root.setLevel(min(levels))

@@ -61,6 +61,7 @@ from paseo.services import ConfigView, Publisher
 
 if TYPE_CHECKING:
     from paseo.agents.models import AgentCreateParams
+    from paseo.redaction import Redactor
 
 
 class _Rooms:
@@ -103,6 +104,7 @@ class AgentService:
         placement: WorkspacePlacement,
         environments: AgentEnvironments,
         listeners: Sequence[FeedListener] = (),
+        redactor: Redactor | None = None,
     ) -> None:
         self.store = store
         self.environments = environments
@@ -113,7 +115,7 @@ class AgentService:
         self._placement = placement
         # The wire streams first: clients hear of a change before any plugin acts on it.
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
-        self.roster = AgentRoster(store, publisher, feed)
+        self.roster = AgentRoster(store, publisher, feed, redactor=redactor)
         self.roster.budget_reached = self._budget_reached
         self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None

@@ -53,6 +53,7 @@ from paseo.agents.record_writer import RecordWriter
 from paseo.agents.resolve import resolve_agent
 from paseo.agents.timeline import AgentTimeline, Committed
 from paseo.agents.tracker import iso_now
+from paseo.redaction import Redactor
 from paseo.services import Publisher
 
 log = logging.getLogger("paseo.agents")
@@ -68,8 +69,17 @@ the least recently used of them are dropped from memory, to be loaded again from
 class AgentRoster:
     """See the module docstring."""
 
-    def __init__(self, store: Store, publisher: Publisher, feed: AgentFeed) -> None:
+    def __init__(
+        self,
+        store: Store,
+        publisher: Publisher,
+        feed: AgentFeed,
+        *,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.store = store
+        self.redactor = redactor
+        """``daemon.redaction``: every timeline entry is redacted as it is made."""
         self.publisher = publisher
         """Declares the agents' streams (the feed's wire listener publishes on them)."""
         self.feed = feed
@@ -88,7 +98,10 @@ class AgentRoster:
         drops the least recently used agents at rest beyond :data:`KEEP_AT_REST`."""
         cell: list[LiveAgent] = []
         timeline = AgentTimeline(
-            record.id, self.store.timeline, lambda batch: self._commit(cell[0], batch)
+            record.id,
+            self.store.timeline,
+            lambda batch: self._commit(cell[0], batch),
+            redactor=self.redactor,
         )
         writer = RecordWriter(record.id, self.store.agents, self.publish_record)
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)

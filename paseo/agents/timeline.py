@@ -10,6 +10,9 @@ timeline's ``epoch`` and is appended to the store by one writer task per agent, 
 whatever accumulated during the previous append (one fsync per batch). Only after an entry is
 durable does the ``commit`` callback see it, with the typed event it holds (to apply its effects
 and publish it), so a client never sees a sequence number that a crash could take back.
+
+Secrets are redacted (``daemon.redaction``, :mod:`paseo.redaction`) when an entry is made, after
+text is merged: a key streamed in two chunks of one message is whole by then.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from paseo_hookspecs.records import TimelineEntry
 from paseo_hookspecs.store import TimelineRepository
 
 from paseo.agents.tracker import iso_now
+from paseo.redaction import Redactor
+from paseo.redaction.events import redact_event
 
 log = logging.getLogger("paseo.agents.timeline")
 
@@ -33,7 +38,6 @@ COALESCE_WINDOW = 0.06
 
 COALESCE_LIMIT = 64 * 1024
 """Characters after which merged text is flushed regardless of the window."""
-
 
 
 class Committed(NamedTuple):
@@ -71,8 +75,16 @@ def _merged(event: Timeline, chunks: list[str]) -> Timeline:
 class AgentTimeline:
     """See the module docstring."""
 
-    def __init__(self, agent_id: str, repository: TimelineRepository, commit: Commit) -> None:
+    def __init__(
+        self,
+        agent_id: str,
+        repository: TimelineRepository,
+        commit: Commit,
+        *,
+        redactor: Redactor | None = None,
+    ) -> None:
         self.agent_id = agent_id
+        self._redactor = redactor
         self._repository = repository
         self._commit = commit
         self.epoch: str | None = None
@@ -157,12 +169,15 @@ class AgentTimeline:
     def _enqueue(self, event: AgentEvent) -> None:
         assert self.epoch is not None, "load() runs before the first event"
         self.seq += 1
+        data = event.model_dump(mode="json", exclude_none=True)
+        if self._redactor is not None:
+            event, data = redact_event(self._redactor, event, data)
         entry = TimelineEntry(
             agentId=self.agent_id,
             seq=self.seq,
             epoch=self.epoch,
             timestamp=iso_now(),
-            event=event.model_dump(mode="json", exclude_none=True),
+            event=data,
         )
         self._pending.append(Committed(entry, event))
         if self._writer is None:

@@ -241,6 +241,7 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     import traceback
 
     from paseo.client.discovery import home_path
+    from paseo.redaction import build_redactor
 
     options, _rest = _global_parser().parse_known_args(argv)
     home = home_path(getattr(options, "home", None))
@@ -249,10 +250,16 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     path = home / "cli.log"
     try:
         mode = "w" if path.exists() and path.stat().st_size > CLI_LOG_LIMIT else "a"
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        text = f"{stamp} paseo {' '.join(_loggable(argv))}\n"
+        text += "".join(traceback.format_exception(error))
+        # The built-in shapes and this environment's secrets (docs/redaction.md): a prompt or
+        # an error message may carry a key, and this file is in the home like the daemon's log.
+        redactor = build_redactor(None, os.environ)
+        if redactor is not None:
+            text = redactor.text(text)
         with open(path, mode, encoding="utf-8") as log:
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            log.write(f"{stamp} paseo {' '.join(_loggable(argv))}\n")
-            log.write("".join(traceback.format_exception(error)))
+            log.write(text)
     except OSError:
         return None
     return str(path)

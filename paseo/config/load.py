@@ -45,6 +45,7 @@ from paseo.config.resolution import env_problems, resolve
 from paseo.config.resolved import ResolvedConfig
 from paseo.config.sites import SPEECH_SITES
 from paseo.fs import atomic_write_json
+from paseo.redaction.settings import RedactionConfig
 
 CONFIG_FILE_MODE = 0o600
 _MAX_UNKNOWN_KEY_PASSES = 8
@@ -84,6 +85,12 @@ class LoadedConfig:
     def store_driver(self) -> str:
         """Name of the store driver to open (``storage.driver``, ``json`` by default)."""
         return self.resolved.storage.driver
+
+    @property
+    def redaction(self) -> RedactionConfig:
+        """``daemon.redaction`` with its defaults (on, built-in patterns, the environment)."""
+        daemon = self.config.daemon
+        return (daemon.redaction if daemon else None) or RedactionConfig()
 
     def logging(self, *, foreground: bool) -> dict[str, Any]:
         """Keyword arguments for :func:`paseo.logs.configure_logging`.

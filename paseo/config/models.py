@@ -26,6 +26,8 @@ from pydantic import (
     model_validator,
 )
 
+from paseo.redaction.settings import RedactionConfig
+
 PROVIDER_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 PLUGIN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -186,6 +188,8 @@ class DaemonConfig(_Model):
     cors: CorsConfig | None = None
     relay: RelayConfig | None = None
     auth: AuthConfig | None = None
+    redaction: RedactionConfig | None = None
+    """Secrets replaced in timeline entries and logs (docs/redaction.md)."""
 
     @field_validator("hostnames", "trustedProxies", mode="before")
     @classmethod

@@ -20,6 +20,7 @@ from paseo import __version__
 from paseo.daemon.http_mounts import HttpMounts
 from paseo.daemon.options import DaemonOptions, StartupError
 from paseo.home import HomeLayout, meta, read_pid_file
+from paseo.redaction import Redactor, build_redactor
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
@@ -81,6 +82,8 @@ class Daemon:
         )
         """Plugins' HTTP apps (:class:`paseo_hookspecs.http.HttpMounting`)."""
         self.plugin_ports: PluginPorts | None = None
+        self.redactor: Redactor | None = build_redactor(config.redaction, options.env)
+        """``daemon.redaction``: applied to timeline entries and log records (read at start)."""
 
     # -------------------------------------------------------- DaemonContext
 
@@ -187,13 +190,13 @@ class Daemon:
             raise StartupError(str(exc)) from exc
         # We hold the lock, so a marker still on disk was left by a daemon that died.
         stale = read_pid_file(layout.pid)
+        daemon = cls(layout, options, config)
         log_settings = config.logging(foreground=options.foreground)
-        configure_logging(**log_settings)
+        configure_logging(**log_settings, redactor=daemon.redactor)
         if stale:
             log.warning("replacing stale paseo.pid left by pid %s", stale.get("pid"))
         for warning in config.warnings:
             log.warning("config.json: %s", warning)
-        daemon = cls(layout, options, config)
         daemon._server_id = meta.load_or_create_server_id(layout, options.env)
         # Made before any plugin starts: plugins read its public key from the file (the Hub
         # sends it when enrolling).

@@ -251,6 +251,7 @@ def _agents(
         placement=placement,
         environments=AgentEnvironments(daemon.home / "agent-env"),
         listeners=[events],
+        redactor=daemon.redactor,
     )
 
 

@@ -97,7 +97,7 @@ def test_the_daemon_start_removes_the_temp_files_of_every_kernel_file(paseo_home
             layout.pid,
             layout.local_credential,
             layout.project_icons / "prj_1.abc.png",
-            paseo_home / "mcp" / "notices.json",
+            paseo_home / "plugin-data" / "mcp" / "notices.json",  # the MCP plugin's
             layout.managed_processes / "rec.json",
             layout.agents / "proj" / "agent.json",
         )
@@ -111,7 +111,7 @@ def test_the_daemon_start_removes_the_temp_files_of_every_kernel_file(paseo_home
     with run_foreground(paseo_home) as daemon:
         wait_for(
             lambda: (
-                daemon.poll() is not None or not (paseo_home / "mcp" / planted[6].name).exists()
+                daemon.poll() is not None or not planted[6].exists()
             ),
             what="the MCP notices queue to be recovered",
         )
