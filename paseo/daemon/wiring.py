@@ -169,6 +169,11 @@ def compose(daemon: Daemon) -> Composition:
         terminals.active_workspaces,
     ]
 
+    from paseo.scripts.service import ScriptService
+
+    scripts = ScriptService(placement=workspaces, managed_processes=store.managed_processes)
+    composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
+
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort
     from paseo.speech.service import SpeechService
@@ -206,6 +211,7 @@ def compose(daemon: Daemon) -> Composition:
         trash,
         skills,
         terminals,
+        scripts,
         speech,
     ]
     composition.services.extend(services)
@@ -249,6 +255,7 @@ ADAPTERS: dict[str, str] = {
     "trash": "paseo.trash.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
+    "scripts": "paseo.scripts.rpc",
     "speech": "paseo.speech.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers
