@@ -35,7 +35,6 @@ COALESCE_LIMIT = 64 * 1024
 """Characters after which merged text is flushed regardless of the window."""
 
 
-
 class Committed(NamedTuple):
     """A durable entry and the event it was made from."""
 

@@ -173,6 +173,8 @@ def compose(daemon: Daemon) -> Composition:
 
     scripts = ScriptService(placement=workspaces, managed_processes=store.managed_processes)
     composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
+    # A workspace's services stop before it is archived and its checkout torn down.
+    workspaces.placement.worktrees.archive_listeners.append(scripts.stop_workspace)
 
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort

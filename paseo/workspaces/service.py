@@ -167,4 +167,3 @@ class WorkspacesService:
     async def stop(self) -> None:
         self.status.stop()
         await self.placement.reconciler.stop()
-

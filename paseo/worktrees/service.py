@@ -103,6 +103,9 @@ class WorktreeService:
         self.service_ports = service_ports
         self.publish = publish
         self._locks: dict[str, asyncio.Lock] = {}
+        self.archive_listeners: list[Callable[[str], Awaitable[None]]] = []
+        """Awaited with a workspace id before it is archived (and torn down): what runs in
+        it stops first (the scripts room's services)."""
         self.branch_namer: BranchNamer | None = None
         """Generates a branch name from a description (the metadata service); bound by the
         composition root."""
@@ -432,6 +435,8 @@ class WorktreeService:
         if workspace.archivedAt is not None:
             return ArchiveOutcome(workspace)
         root = workspace.worktreeRoot
+        for listener in self.archive_listeners:
+            await listener(workspace_id)
         if not workspace.isPaseoOwnedWorktree or root is None:
             return ArchiveOutcome(await self.workspaces.mark_archived(workspace_id))
         async with self._lock(f"root:{normalize_path(root)}"):

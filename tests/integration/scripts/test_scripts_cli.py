@@ -161,3 +161,19 @@ def test_a_malformed_paseo_json_names_the_file_and_key_and_runs_nothing(
         assert str(repo / "paseo.json") in result.stderr
         assert "scripts.api.port" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_archiving_a_worktree_stops_its_services(
+    daemon: LiveDaemon, repo: Path, run_paseo: Any
+) -> None:
+    workspace = make_worktree(run_paseo, repo)
+    cwd = workspace["cwd"]
+    run_paseo("script", "start", "api", "--cwd", cwd, check=True)
+    api = wait_for(
+        lambda: (s := scripts(run_paseo, cwd)["api"])["status"] == "running" and s,
+        30,
+        "api to run",
+    )
+    run_paseo("worktree", "archive", workspace["workspaceId"], "--force", check=True)
+    assert not alive(api["pid"])
+    assert not Path(cwd).exists()
