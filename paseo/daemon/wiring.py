@@ -171,7 +171,12 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.scripts.service import ScriptService
 
-    scripts = ScriptService(placement=workspaces, managed_processes=store.managed_processes)
+    scripts = ScriptService(
+        placement=workspaces,
+        projects=workspaces.placement.projects.get,
+        managed_processes=store.managed_processes,
+    )
+    composition.forward = scripts.route
     composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
     # A workspace's services stop before it is archived and its checkout torn down.
     workspaces.placement.worktrees.archive_listeners.append(scripts.stop_workspace)

@@ -30,6 +30,11 @@ class ScriptInfoModel(WireModel):
     url: str | None
     exitCode: int | None
     pid: int | None
+    proxyHost: str | None = Field(
+        None,
+        description="services: <script>.<branch>.<project>.localhost, reached through the "
+        "daemon's port",
+    )
 
 
 class ScriptCwdParams(WireModel):

@@ -21,14 +21,17 @@ import contextlib
 import os
 import re
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from paseo_hookspecs.errors import Conflict, NotFound
-from paseo_hookspecs.records import WorkspaceRecord
+from paseo_hookspecs.http import Forward
+from paseo_hookspecs.records import ProjectRecord, WorkspaceRecord
 from paseo_hookspecs.store import ManagedProcessRepository
 
 from paseo.processes import ProcessRecords, reap_orphans, reap_recorded_group
+from paseo.scripts.proxy import proxied_name, proxy_host
 from paseo.scripts.supervisor import BoundedLog, ServiceProcess
 from paseo.worktrees.checkout import read_file
 from paseo.worktrees.project_config import CONFIG_FILE, ProjectConfig, Script, parse_project_config
@@ -53,6 +56,7 @@ class ScriptInfo:
     url: str | None
     exitCode: int | None
     pid: int | None
+    proxyHost: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -80,9 +84,16 @@ class ScriptService:
     name = "scripts"
 
     def __init__(
-        self, *, placement: ScriptPlacement, managed_processes: ManagedProcessRepository
+        self,
+        *,
+        placement: ScriptPlacement,
+        projects: Callable[[str], Awaitable[ProjectRecord]],
+        managed_processes: ManagedProcessRepository,
     ) -> None:
         self._placement = placement
+        self._projects = projects
+        self._hosts: dict[str, tuple[str, str]] = {}
+        """Proxy name → ``(workspace id, service)``, learnt as services are listed or started."""
         self._repository = managed_processes
         self._records = ProcessRecords(managed_processes, kind=PROCESS_KIND, provider="paseo")
         self._ports: dict[tuple[str, str], int] = {}
@@ -171,6 +182,32 @@ class ScriptService:
             env["PASEO_URL"] = _url(port)
         return env
 
+    async def _learn_hosts(self, workspace: WorkspaceRecord, config: ProjectConfig) -> None:
+        try:
+            project = await self._projects(workspace.projectId)
+        except NotFound:
+            return
+        name = project.customName or project.displayName
+        for service in config.services:
+            host = proxy_host(service.name, workspace.branch, name)
+            self._hosts[host] = (workspace.workspaceId, service.name)
+
+    def _host_of(self, workspace_id: str, name: str) -> str | None:
+        return next((h for h, key in self._hosts.items() if key == (workspace_id, name)), None)
+
+    def route(self, host_header: str) -> Forward:
+        """The proxy's decision for a connection (:mod:`paseo.scripts.proxy`)."""
+        name = proxied_name(host_header)
+        if name is None:
+            return None
+        key = self._hosts.get(name)
+        if key is None:
+            return 404
+        run = self._runs.get(key)
+        if run is None or run.status not in ("starting", "running"):
+            return 503
+        return ("127.0.0.1", run.port)
+
     def _info(self, workspace_id: str, script: Script) -> ScriptInfo:
         if script.type != "service":
             return ScriptInfo(script.name, "script", script.command, None, None, None, None, None)
@@ -185,11 +222,13 @@ class ScriptService:
             url=_url(port),
             exitCode=run.exit_code if run else None,
             pid=run.pid if run and run.status in ("starting", "running") else None,
+            proxyHost=self._host_of(workspace_id, script.name),
         )
 
     async def list(self, cwd: str) -> tuple[WorkspaceRecord, list[ScriptInfo]]:
         workspace = await self._workspace(cwd)
         config = await self._config(workspace)
+        await self._learn_hosts(workspace, config)
         return workspace, [self._info(workspace.workspaceId, s) for s in config.scripts]
 
     async def resolve(self, cwd: str, name: str) -> dict[str, Any]:
@@ -233,6 +272,7 @@ class ScriptService:
         if run is not None and run.status in ("starting", "running"):
             return self._info(workspace.workspaceId, script)
         config = await self._config(workspace)
+        await self._learn_hosts(workspace, config)
         env = self._service_env(workspace, config, script)
         log = self._logs.setdefault(key, BoundedLog())
         run = await ServiceProcess.spawn(

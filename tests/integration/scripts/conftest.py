@@ -33,6 +33,29 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", int(os.environ["PASEO_PORT"])), H).serve_forever()
 """
 
+# A WebSocket echo service on $PASEO_PORT (plain GETs answer "ws-http").
+WS_SERVICE = r"""
+import asyncio, os
+from websockets.asyncio.server import serve
+from websockets.http11 import Response
+from websockets.datastructures import Headers
+
+async def echo(ws):
+    async for message in ws:
+        await ws.send("echo:" + message)
+
+def plain(connection, request):
+    if request.headers.get("Upgrade", "").lower() != "websocket":
+        return Response(200, "OK", Headers([("Content-Length", "7")]), b"ws-http")
+    return None
+
+async def main():
+    async with serve(echo, "127.0.0.1", int(os.environ["PASEO_PORT"]), process_request=plain):
+        await asyncio.Future()
+
+asyncio.run(main())
+"""
+
 
 def git(cwd: Path | str, *args: str) -> str:
     result = subprocess.run(
@@ -57,6 +80,8 @@ def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def paseo_json(tmp: Path) -> dict[str, Any]:
     service = tmp / "service.py"
     service.write_text(SERVICE)
+    ws_service = tmp / "ws_service.py"
+    ws_service.write_text(WS_SERVICE)
     py = sys.executable
     return {
         "worktree": {"setup": "echo set-up > setup-ran.txt"},
@@ -64,6 +89,7 @@ def paseo_json(tmp: Path) -> dict[str, Any]:
             "hello": {"command": 'echo "hello from $PASEO_BRANCH_NAME in $(pwd)"; exit 3'},
             "api": {"type": "service", "command": f"{py} {service} api-env.json api"},
             "web-app": {"type": "service", "command": f"{py} {service} web-env.json web"},
+            "echo_ws": {"type": "service", "command": f"{py} {ws_service}"},
         },
         "unknownKey": {"kept": True},
     }
