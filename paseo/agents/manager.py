@@ -262,7 +262,9 @@ class AgentService:
             params, self.registry, self.store.workspaces, self._placement
         )
         loaded = [agent.record for agent in self.agents.values()]
-        holder = await creation.holder_of(self.store.agents, loaded, record.provider, session_id)
+        holder = await creation.holder_of(
+            self.store.agents, loaded, record.provider, session_id
+        )
         if holder is not None:
             raise Conflict(
                 f"agent {holder[:8]} already holds {record.provider} conversation "

@@ -35,6 +35,7 @@ COALESCE_LIMIT = 64 * 1024
 """Characters after which merged text is flushed regardless of the window."""
 
 
+
 class Committed(NamedTuple):
     """A durable entry and the event it was made from."""
 

@@ -152,7 +152,9 @@ async def workspace_archive(
 async def workspace_restore(
     placement: Placement, ctx: RpcContext, params: RestoreParams
 ) -> WorkspaceResult:
-    workspace = await placement.worktrees.restore(params.workspaceId, run_setup=params.runSetup)
+    workspace = await placement.worktrees.restore(
+        params.workspaceId, run_setup=params.runSetup
+    )
     return WorkspaceResult(workspace=workspace)
 
 
@@ -188,7 +190,9 @@ async def label_create(
 
 
 async def label_edit(placement: Placement, ctx: RpcContext, params: LabelEditParams) -> LabelResult:
-    label = await placement.labels.edit(params.name, new_name=params.newName, color=params.color)
+    label = await placement.labels.edit(
+        params.name, new_name=params.newName, color=params.color
+    )
     return LabelResult(label=label)
 
 
@@ -279,7 +283,9 @@ def label_group(ref: WorkspacesRef) -> RpcMethodGroup:
         "label",
         [
             method("label.list", label_list, None, LabelListResult, "The label catalog"),
-            method("label.create", label_create, LabelCreateParams, LabelResult, "Add a label"),
+            method(
+                "label.create", label_create, LabelCreateParams, LabelResult, "Add a label"
+            ),
             method(
                 "label.edit",
                 label_edit,

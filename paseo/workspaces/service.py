@@ -167,3 +167,4 @@ class WorkspacesService:
     async def stop(self) -> None:
         self.status.stop()
         await self.placement.reconciler.stop()
+

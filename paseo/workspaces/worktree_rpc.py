@@ -187,7 +187,9 @@ async def worktree_archive(
 async def worktree_restore(
     placement: Placement, ctx: RpcContext, params: RestoreParams
 ) -> WorkspaceResult:
-    workspace = await placement.worktrees.restore(params.workspaceId, run_setup=params.runSetup)
+    workspace = await placement.worktrees.restore(
+        params.workspaceId, run_setup=params.runSetup
+    )
     return WorkspaceResult(workspace=workspace)
 
 

@@ -166,7 +166,7 @@ class AcpProvider(AgentProvider):
             # The generic ACP client has no default program to fall back on.
             raise InvalidParams(
                 f'provider "{provider_id}" extends "{self.id}" and must declare command '
-                f"(agents.providers.{provider_id}.command, the agent's argv)",
+                f'(agents.providers.{provider_id}.command, the agent\'s argv)',
                 data={"path": f"agents.providers.{provider_id}.command"},
             )
         return derived

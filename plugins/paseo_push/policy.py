@@ -60,7 +60,9 @@ def decide(
     """The notification for ``agent_id`` asking for attention for ``reason``."""
     if internal:
         return Decision("none", "internal agent")
-    if any(_active(c, now) and c.visible and c.focused_agent_id == agent_id for c in clients):
+    if any(
+        _active(c, now) and c.visible and c.focused_agent_id == agent_id for c in clients
+    ):
         return Decision("none", "a client is viewing the agent")
     present = [c for c in clients if _present(c, now)]
     if present:

@@ -68,9 +68,9 @@ def _http_error(exc: urllib.error.HTTPError) -> PaseoError:
     return Unavailable(text)
 
 
-def multipart(
-    fields: Mapping[str, str], files: Mapping[str, tuple[str, bytes, str]]
-) -> tuple[bytes, str]:
+def multipart(fields: Mapping[str, str], files: Mapping[str, tuple[str, bytes, str]]) -> tuple[
+    bytes, str
+]:
     """A ``multipart/form-data`` body and its content type.
 
     ``files`` maps a field name to ``(filename, data, content type)``.

@@ -60,7 +60,9 @@ class SqliteTrashRepository(TrashRepository):
 
     async def retire(self, item_id: str) -> bool:
         def run(conn: sqlite3.Connection) -> bool:
-            return bool(conn.execute("DELETE FROM cleanup_queue WHERE id = ?", (item_id,)).rowcount)
+            return bool(
+                conn.execute("DELETE FROM cleanup_queue WHERE id = ?", (item_id,)).rowcount
+            )
 
         return await self._db.write(run)
 
