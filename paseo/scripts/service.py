@@ -128,6 +128,17 @@ class ScriptService:
         return await self._placement.ensure_workspace_for_cwd(cwd)
 
     @staticmethod
+    def _require_trusted(workspace: WorkspaceRecord) -> None:
+        source = workspace.untrustedSource
+        if source is not None:
+            raise Conflict(
+                f"workspace {workspace.workspaceId} is a change request from "
+                f"{source.headRepository}: its paseo.json does not run until you allow it "
+                f"with `paseo worktree trust {workspace.workspaceId}`",
+                data={"workspaceId": workspace.workspaceId, "reason": "untrusted_source"},
+            )
+
+    @staticmethod
     def _root(workspace: WorkspaceRecord) -> str:
         return workspace.worktreeRoot or workspace.cwd
 
@@ -234,6 +245,7 @@ class ScriptService:
     async def resolve(self, cwd: str, name: str) -> dict[str, Any]:
         """What running plain script ``name`` takes: its command, cwd and environment."""
         workspace = await self._workspace(cwd)
+        self._require_trusted(workspace)
         script = await self._script(workspace, name)
         config = await self._config(workspace)
         env = self._service_env(workspace, config, script)
@@ -263,6 +275,7 @@ class ScriptService:
     async def start_service(self, cwd: str, name: str) -> ScriptInfo:
         workspace, script = await self._service(cwd, name)
         key = (workspace.workspaceId, name)
+        self._require_trusted(workspace)
         async with self._lock(key):
             return await self._start_locked(workspace, script)
 
@@ -311,6 +324,7 @@ class ScriptService:
     async def restart_service(self, cwd: str, name: str) -> ScriptInfo:
         workspace, script = await self._service(cwd, name)
         key = (workspace.workspaceId, name)
+        self._require_trusted(workspace)
         async with self._lock(key):
             run = self._runs.get(key)
             if run is not None:
