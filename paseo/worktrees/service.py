@@ -282,7 +282,8 @@ class WorktreeService:
             # A fork's paseo.json is someone else's code: nothing of it runs until trusted.
             if request.run_setup and untrusted is None:
                 config = parse_project_config(
-                    await asyncio.to_thread(read_blob_at, repo_root, base_commit, CONFIG_FILE)
+                    await asyncio.to_thread(read_blob_at, repo_root, base_commit, CONFIG_FILE),
+                    path=f"{os.path.join(repo_root, CONFIG_FILE)} (at {base_commit[:12]})",
                 )
                 if config.setup:
                     results = await run_commands(

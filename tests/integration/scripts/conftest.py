@@ -90,6 +90,7 @@ def paseo_json(tmp: Path) -> dict[str, Any]:
             "api": {"type": "service", "command": f"{py} {service} api-env.json api"},
             "web-app": {"type": "service", "command": f"{py} {service} web-env.json web"},
             "echo_ws": {"type": "service", "command": f"{py} {ws_service}"},
+            "broken": {"type": "service", "command": "echo oops; exit 4"},
         },
         "unknownKey": {"kept": True},
     }

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon
+from integration.scripts.conftest import git
 
 
 def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -162,6 +163,14 @@ def test_a_malformed_paseo_json_names_the_file_and_key_and_runs_nothing(
         assert "scripts.api.port" in result.stderr
         assert "Traceback" not in result.stderr
 
+    # Committed, it stops a worktree's creation before its setup runs.
+    git(repo, "commit", "-q", "-am", "bad port")
+    created = run_paseo("worktree", "create", "--cwd", str(repo), "--branch", "bad")
+    assert created.returncode == 1
+    assert "paseo.json (at " in created.stderr
+    assert "scripts.api.port" in created.stderr
+    assert json.loads(run_paseo("worktree", "ls", "-o", "json", check=True).stdout) == []
+
 
 def test_archiving_a_worktree_stops_its_services(
     daemon: LiveDaemon, repo: Path, run_paseo: Any
@@ -177,3 +186,39 @@ def test_archiving_a_worktree_stops_its_services(
     run_paseo("worktree", "archive", workspace["workspaceId"], "--force", check=True)
     assert not alive(api["pid"])
     assert not Path(cwd).exists()
+
+
+def test_a_failing_service_reports_its_exit_code_and_worktrees_get_distinct_ports(
+    daemon: LiveDaemon, repo: Path, run_paseo: Any
+) -> None:
+    first = make_worktree(run_paseo, repo)["cwd"]
+    second = json.loads(
+        run_paseo(
+            "worktree", "create", "--cwd", str(repo), "--branch", "other", "-o", "json",
+            check=True,
+        ).stdout
+    )["workspace"]["cwd"]  # fmt: skip
+    run_paseo("script", "start", "broken", "--cwd", first, check=True)
+    broken = wait_for(
+        lambda: (s := scripts(run_paseo, first)["broken"])["status"] == "failed" and s,
+        30,
+        "broken to fail",
+    )
+    assert broken["exitCode"] == 4
+    assert broken["pid"] is None
+    assert run_paseo("script", "logs", "broken", "--cwd", first, check=True).stdout == "oops\n"
+
+    for cwd in (first, second):
+        run_paseo("script", "start", "api", "--cwd", cwd, check=True)
+    ports = []
+    for cwd in (first, second):
+        api = wait_for(
+            lambda cwd=cwd: (s := scripts(run_paseo, cwd)["api"])["status"] == "running" and s,
+            30,
+            "api to run",
+        )
+        ports.append(api["port"])
+        assert get(api["port"]) == "api /ping"
+    assert ports[0] != ports[1]
+    for cwd in (first, second):
+        run_paseo("script", "stop", "api", "--cwd", cwd, check=True)
