@@ -26,6 +26,9 @@ STOP_GRACE = 5.0
 
 HEALTH_INTERVAL = 0.2
 
+DRAIN_TIMEOUT = 2.0
+"""Seconds an exited service's last output may take to reach the log."""
+
 
 class BoundedLog:
     """The tail of a stream of text, at most ``limit`` characters, with absolute offsets."""
@@ -144,6 +147,8 @@ class ServiceProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
         await asyncio.to_thread(wait_group_gone, self.process.pid, REAP_TIMEOUT)
+        # The group is gone, so the pipe ends: let the log take what was still in it.
+        await asyncio.wait(self._tasks[:1], timeout=DRAIN_TIMEOUT)
         for task in self._tasks:
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
