@@ -56,4 +56,37 @@ class HttpMountHost(Protocol):
         """The (screened) app mounted for ``path`` (without the query), ``None`` when none."""
 
 
-__all__ = ["AsgiApp", "AsgiReceive", "AsgiScope", "AsgiSend", "HttpMountHost", "HttpMounting"]
+Forward = tuple[str, int] | int | None
+"""What :meth:`HttpForwarding.http_forward` decides for one connection: ``None`` — the name
+is not forwarded (serve the connection as usual); an ``int`` — answer with that HTTP status
+and close; ``(host, port)`` — relay the connection's bytes, both ways, to that TCP address."""
+
+
+@runtime_checkable
+class HttpForwarding(Protocol):
+    """A :class:`~paseo_hookspecs.transport.TransportHost` that forwards whole connections by
+    their ``Host`` header (the daemon's reverse proxy to a workspace's services).
+
+    A transport that serves TCP asks it once per connection, after reading the request head
+    and before anything else sees it; the decision (the Host allowlist included) is the
+    host's. A forwarded connection is a byte relay: HTTP bodies stream both ways and a
+    WebSocket upgrade passes through untouched, with each side's reading paused while the
+    other side's write buffer is full, so a slow peer cannot grow the daemon's memory.
+
+    .. versionadded:: 2.0
+    """
+
+    def http_forward(self, host: str) -> Forward:
+        """The decision for a connection whose (single) ``Host`` header is ``host``."""
+
+
+__all__ = [
+    "AsgiApp",
+    "AsgiReceive",
+    "AsgiScope",
+    "AsgiSend",
+    "Forward",
+    "HttpForwarding",
+    "HttpMountHost",
+    "HttpMounting",
+]

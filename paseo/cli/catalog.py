@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "label": ("The workspace label catalog", "label"),
     "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
     "skills": ("Paseo's orchestration skills for your agents", "skills"),
+    "script": ("paseo.json scripts and services of a workspace", "script"),
     "terminal": ("Workspace terminals: create, capture, send keys, attach", "terminal"),
     "speech": ("Speech engines: list them, transcribe a file, say text", "speech"),
     "dictate": ("Stream audio through the daemon and print its transcript", "dictate"),

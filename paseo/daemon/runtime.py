@@ -24,7 +24,7 @@ from paseo.redaction import Redactor, build_redactor
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
-    from paseo_hookspecs.http import AsgiApp
+    from paseo_hookspecs.http import AsgiApp, Forward
     from paseo_hookspecs.interfaces.store import Store
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.schedules import ScheduleControl
@@ -84,6 +84,7 @@ class Daemon:
         self.plugin_ports: PluginPorts | None = None
         self.redactor: Redactor | None = build_redactor(config.redaction, options.env)
         """``daemon.redaction``: applied to timeline entries and log records (read at start)."""
+        self._forward: Callable[[str], Forward] | None = None
 
     # -------------------------------------------------------- DaemonContext
 
@@ -151,6 +152,10 @@ class Daemon:
 
     def http_app(self, path: str) -> AsgiApp | None:
         return self.http_mounts.http_app(path)
+
+    def http_forward(self, host: str) -> Forward:
+        """See :class:`paseo_hookspecs.http.HttpForwarding` (the scripts proxy decides)."""
+        return self._forward(host) if self._forward is not None else None
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
@@ -230,6 +235,7 @@ class Daemon:
         composition = compose(self)
         self._agents = composition.agents
         self.plugin_ports = composition.plugin_ports
+        self._forward = composition.forward
         for service in composition.services:
             await service.start()
             self.services.append(service)

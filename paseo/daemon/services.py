@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paseo_hookspecs.agents import Agents
+    from paseo_hookspecs.http import Forward
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.registration import RpcMethodGroup
     from paseo_hookspecs.schedules import ScheduleControl
@@ -57,6 +60,8 @@ class Composition:
     """The agent port (``DaemonContext.agents``) over the agent service."""
     plugin_ports: PluginPorts | None = None
     """The narrow ports plugins find on the daemon beside :attr:`agents`."""
+    forward: Callable[[str], Forward] | None = None
+    """The reverse proxy's decision for a connection's ``Host`` (the scripts room)."""
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,11 @@ def compose(daemon: Daemon) -> Composition:
         # the daemon runs.
         return await metadata.branch_name(description, cwd)
 
+    async def stop_services(workspace_id: str) -> None:
+        # The scripts room supervises services in workspaces, so it is built after placement:
+        # resolved when a worktree is archived, never before the daemon runs.
+        await scripts.stop_workspace(workspace_id)
+
     workspaces = WorkspacesService(
         store=store,
         publisher=publisher,
@@ -83,6 +88,7 @@ def compose(daemon: Daemon) -> Composition:
         git=git.runner,
         home=daemon.home,
         branch_namer=branch_name,
+        before_archive=stop_services,
     )
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)
@@ -184,6 +190,17 @@ def compose(daemon: Daemon) -> Composition:
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
 
+    from paseo.scripts.service import ScriptService
+
+    scripts = ScriptService(
+        placement=workspaces,
+        projects=workspaces.placement.projects.get,
+        managed_processes=store.managed_processes,
+    )
+    composition.forward = scripts.route
+    composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
+    # A workspace's services stop before it is archived and its checkout torn down.
+
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort
     from paseo.speech.service import SpeechService
@@ -221,6 +238,7 @@ def compose(daemon: Daemon) -> Composition:
         trash,
         skills,
         terminals,
+        scripts,
         speech,
     ]
     composition.services.extend(services)
@@ -266,6 +284,7 @@ ADAPTERS: dict[str, str] = {
     "usage": "paseo.usage.rpc",
     "skills": "paseo.skills.rpc",
     "terminals": "paseo.terminals.rpc",
+    "scripts": "paseo.scripts.rpc",
     "speech": "paseo.speech.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.http import AsgiApp, HttpMountHost
+from paseo_hookspecs.http import AsgiApp, Forward, HttpForwarding, HttpMountHost
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,
@@ -139,6 +139,17 @@ class RpcServer:
         (:mod:`paseo.daemon.http_mounts`, which screens them with :meth:`admit`)."""
         context = self.context
         return context.http_app(path) if isinstance(context, HttpMountHost) else None
+
+    def http_forward(self, host: str) -> Forward:
+        """See :class:`paseo_hookspecs.http.HttpForwarding`: the daemon's reverse proxy names
+        (:mod:`paseo.scripts.proxy`), behind the same ``Host`` allowlist as everything else."""
+        context = self.context
+        if not isinstance(context, HttpForwarding):
+            return None
+        decision = context.http_forward(host)
+        if decision is not None and not self.policy.host_allowed(host):
+            return 403
+        return decision
 
     async def admit(
         self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False

@@ -321,6 +321,13 @@ class WorkspaceProvisioningService:
             workspace_id, {"archivedAt": None, "autoArchivedChangeRequestUrl": None}
         )
 
+    async def mark_trusted(self, workspace_id: str) -> WorkspaceRecord:
+        """Remove ``untrustedSource`` (``paseo worktree trust``)."""
+        current = await self.get(workspace_id)
+        if current.untrustedSource is None:
+            return current
+        return await self.update(workspace_id, {"untrustedSource": None})
+
     async def active_references(self, worktree_root: str, *, excluding: str) -> builtins.list[str]:
         """Ids of other active workspaces backed by ``worktree_root``."""
         root = normalize_path(worktree_root)

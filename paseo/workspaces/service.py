@@ -12,7 +12,7 @@ The RPC adapters (``project.*``, ``workspace.*``, ``worktree.*``, ``label.*``) r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,6 +66,7 @@ class Placement:
         publish: Publish = no_publish,
         reconcile_interval: float = DEFAULT_INTERVAL,
         branch_namer: BranchNamer | None = None,
+        before_archive: Callable[[str], Awaitable[None]] | None = None,
     ) -> Placement:
         projects = ProjectRegistry(store, IconStore(home / "projects" / "icons"), publish)
         workspaces = WorkspaceProvisioningService(
@@ -86,6 +87,7 @@ class Placement:
                 service_ports=service_ports,
                 publish=publish,
                 branch_namer=branch_namer,
+                before_archive=before_archive,
             ),
             reconciler=Reconciler(projects, workspaces, interval=reconcile_interval),
         )
@@ -105,6 +107,7 @@ class WorkspacesService:
         git: GitRunner,
         home: Path,
         branch_namer: BranchNamer | None = None,
+        before_archive: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         def publish(method: str, payload: dict[str, Any]) -> None:
             publisher.publish(STREAM, method, payload)
@@ -122,6 +125,7 @@ class WorkspacesService:
             service_ports=lambda: config.resolved.worktrees.servicePorts,
             publish=publish,
             branch_namer=branch_namer,
+            before_archive=before_archive,
         )
         self.status = StatusWatch(self.placement.running, publish)
         """Announces ``workspace.status``."""

@@ -47,6 +47,11 @@ class WorktreeCreateParams(WireModel):
     )
     base: str | None = Field(default=None, description="base ref (default: default branch)")
     changeRequest: int | None = Field(default=None, gt=0, description="pull request number")
+    headRepository: str | None = Field(
+        default=None,
+        description="change request from another repository (a fork): its owner/name; the "
+        "workspace is untrustedSource and runs no setup or services until worktree.trust",
+    )
     remote: str = "origin"
     slug: str | None = Field(default=None, description="directory name (default from branch)")
     relativeCwd: str | None = None
@@ -110,6 +115,16 @@ class RestoreParams(WireModel):
     runSetup: bool = True
 
 
+class TrustParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+    runSetup: bool = True
+
+
+class TrustResult(WireModel):
+    workspace: WorkspaceRecord
+    setup: list[CommandOutput]
+
+
 class WorkspaceResult(WireModel):
     workspace: WorkspaceRecord
 
@@ -157,6 +172,7 @@ async def create_worktree(
             title=params.title,
             run_setup=params.runSetup,
             prompt=params.prompt,
+            head_repository=params.headRepository,
         )
     )
     placement.reconciler.trigger()
@@ -187,10 +203,15 @@ async def worktree_archive(
 async def worktree_restore(
     placement: Placement, ctx: RpcContext, params: RestoreParams
 ) -> WorkspaceResult:
-    workspace = await placement.worktrees.restore(
+    workspace = await placement.worktrees.restore(params.workspaceId, run_setup=params.runSetup)
+    return WorkspaceResult(workspace=workspace)
+
+
+async def worktree_trust(placement: Placement, ctx: RpcContext, params: TrustParams) -> TrustResult:
+    workspace, results = await placement.worktrees.trust(
         params.workspaceId, run_setup=params.runSetup
     )
-    return WorkspaceResult(workspace=workspace)
+    return TrustResult(workspace=workspace, setup=[CommandOutput(**r.to_json()) for r in results])
 
 
 def worktree_group(ref: WorkspacesRef) -> RpcMethodGroup:
@@ -227,6 +248,14 @@ def worktree_group(ref: WorkspacesRef) -> RpcMethodGroup:
                 RestoreParams,
                 WorkspaceResult,
                 "Unarchive, recreating the checkout from the main repository",
+            ),
+            method(
+                "worktree.trust",
+                worktree_trust,
+                TrustParams,
+                TrustResult,
+                "Allow a fork's worktree (untrustedSource) to run its paseo.json: clears the "
+                "mark and runs the setup it skipped",
             ),
         ],
     )

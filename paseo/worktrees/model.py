@@ -35,6 +35,9 @@ class WorktreeRequest:
     its repository (so a subproject stays a subproject)."""
     title: str | None = None
     run_setup: bool = True
+    head_repository: str | None = None
+    """For a change request from another repository (a fork): its ``owner/name``. The
+    worktree is then ``untrustedSource``: no setup, terminals or services until trusted."""
     prompt: str | None = None
     """What the work is about (an agent's first prompt): a branch-off without ``branch`` gets a
     branch name generated from it (or from ``title``)."""

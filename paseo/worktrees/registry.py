@@ -49,5 +49,8 @@ class WorkspaceRegistry(Protocol):
 
     async def mark_restored(self, workspace_id: str) -> WorkspaceRecord: ...
 
+    async def mark_trusted(self, workspace_id: str) -> WorkspaceRecord:
+        """Remove ``untrustedSource``: the user allowed the repository's automation."""
+
     async def active_references(self, worktree_root: str, *, excluding: str) -> builtins.list[str]:
         """Ids of other active workspaces backed by ``worktree_root``."""

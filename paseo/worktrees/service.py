@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
-from paseo_hookspecs.records import ProjectRecord, WorkspaceRecord
+from paseo_hookspecs.records import ProjectRecord, UntrustedSource, WorkspaceRecord
 from paseo_hookspecs.records.ids import new_workspace_id
 
 from paseo.config.models import ServicePortsConfig
@@ -96,6 +96,7 @@ class WorktreeService:
         service_ports: Callable[[], ServicePortsConfig | None] = lambda: None,
         publish: Publish = no_publish,
         branch_namer: BranchNamer | None = None,
+        before_archive: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.workspaces = workspaces
         self.projects = workspaces.projects
@@ -106,6 +107,9 @@ class WorktreeService:
         self._locks: dict[str, asyncio.Lock] = {}
         self._branch_namer = branch_namer
         """Generates a branch name from a description (the metadata service)."""
+        self._before_archive = before_archive
+        """Awaited with a workspace id before it is archived (and torn down): what runs in
+        it stops first (the scripts room's services)."""
 
     def _metadata(self) -> MetadataStore:
         return MetadataStore(self.worktrees_root())
@@ -264,9 +268,23 @@ class WorktreeService:
             metadata = metadata.model_copy(update={"port": port})
             await asyncio.to_thread(store.save, metadata)
             results: list[CommandResult] = []
-            if request.run_setup:
+            untrusted = (
+                UntrustedSource(
+                    kind="change_request",
+                    forge="github",
+                    number=request.change_request,
+                    headRepository=request.head_repository,
+                )
+                if request.mode == "change-request"
+                and request.head_repository
+                and request.change_request
+                else None
+            )
+            # A fork's paseo.json is someone else's code: nothing of it runs until trusted.
+            if request.run_setup and untrusted is None:
                 config = parse_project_config(
-                    await asyncio.to_thread(read_blob_at, repo_root, base_commit, CONFIG_FILE)
+                    await asyncio.to_thread(read_blob_at, repo_root, base_commit, CONFIG_FILE),
+                    path=f"{os.path.join(repo_root, CONFIG_FILE)} (at {base_commit[:12]})",
                 )
                 if config.setup:
                     results = await run_commands(
@@ -286,6 +304,7 @@ class WorktreeService:
                 base_branch=base_label,
                 display_name=plan["slug"],
                 title=request.title,
+                untrusted_source=untrusted,
             )
             metadata = metadata.model_copy(update={"phase": "ready", "updatedAt": utc_now()})
             await asyncio.to_thread(store.save, metadata)
@@ -432,6 +451,8 @@ class WorktreeService:
         if workspace.archivedAt is not None:
             return ArchiveOutcome(workspace)
         root = workspace.worktreeRoot
+        if self._before_archive is not None:
+            await self._before_archive(workspace_id)
         if not workspace.isPaseoOwnedWorktree or root is None:
             return ArchiveOutcome(await self.workspaces.mark_archived(workspace_id))
         async with self._lock(f"root:{normalize_path(root)}"):
@@ -511,6 +532,42 @@ class WorktreeService:
                 data={"results": [r.to_json() for r in results]},
             )
         return results
+
+    # ------------------------------------------------------------------ trust
+
+    async def trust(
+        self, workspace_id: str, *, run_setup: bool = True
+    ) -> tuple[WorkspaceRecord, builtins.list[CommandResult]]:
+        """Allow an ``untrustedSource`` workspace's automation and run the setup it skipped
+        (from its committed HEAD's ``paseo.json``)."""
+        workspace = await self.workspaces.get(workspace_id)
+        if workspace.untrustedSource is None:
+            return workspace, []
+        results: builtins.list[CommandResult] = []
+        root = workspace.worktreeRoot or workspace.cwd
+        if run_setup and workspace.archivedAt is None:
+            head = await asyncio.to_thread(ref_oid, root, "HEAD")
+            config = parse_project_config(
+                await asyncio.to_thread(read_blob_at, root, head, CONFIG_FILE) if head else None,
+                path=os.path.join(root, CONFIG_FILE),
+            )
+            if config.setup:
+                port = next(
+                    (
+                        m.port
+                        for m in await asyncio.to_thread(self._metadata().all)
+                        if m.workspaceId == workspace_id
+                    ),
+                    None,
+                )
+                results = await run_commands(
+                    config.setup,
+                    cwd=workspace.cwd,
+                    env=self._env(workspace.mainRepoRoot or root, root, workspace.branch, port),
+                    on_event=self._progress(workspace_id, "setup"),
+                )
+                raise_setup_failure(results, workspace_id)
+        return await self.workspaces.mark_trusted(workspace_id), results
 
     # ---------------------------------------------------------------- restore
 

@@ -7,6 +7,13 @@ path, the raw connection is handed, with the bytes already read, to uvicorn's HT
 protocol serving that app; every other connection continues as a WebSocket connection,
 untouched. Routing costs one ``find`` on the first packet of each connection.
 
+When the host forwards names (:class:`paseo_hookspecs.http.HttpForwarding`, the scripts
+proxy), a request for no mounted path is held until its head is complete (at most
+:data:`~paseo_websocket.forwarding.MAX_HEAD` bytes; websockets would read the same head under
+its handshake timeout) and the host decides from its ``Host`` whether the whole connection is
+relayed (forwarding.py), refused with a status, or served as usual. Mounted paths win over
+forwarded names.
+
 uvicorn's HTTP/1.1 protocol waits as long as a client likes for a request's headers and body,
 and the websockets handshake timeout no longer applies once a connection is diverted. So every
 diverted connection is bounded here, for every mounted app alike, before any app (or its token
@@ -25,9 +32,10 @@ import logging
 from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
+from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend, Forward
 
 from paseo_websocket.connection import SessionConnection
+from paseo_websocket.forwarding import MAX_HEAD, REASONS, forward, host_of, status_response
 
 if TYPE_CHECKING:
     # Imported on the first diverted connection, never on the daemon's path to ready.
@@ -56,6 +64,7 @@ BUSY = (
 )
 
 Lookup = Callable[[str], AsgiApp | None]
+Forwarder = Callable[[str], Forward]
 
 
 def _received(protocol: H11Protocol) -> bool:
@@ -115,8 +124,11 @@ class HttpRoutes:
     """The uvicorn side: one config per mounted app, one server state for every diverted
     connection (so :meth:`shutdown` reaches them all)."""
 
-    def __init__(self, lookup: Lookup) -> None:
+    def __init__(self, lookup: Lookup, forwarder: Forwarder | None = None) -> None:
         self.lookup = lookup
+        self.forwarder = forwarder
+        """Decides, from the ``Host`` of a connection's request head, whether the whole
+        connection is relayed elsewhere (forwarding.py); asked before any route."""
         self.state: ServerState | None = None
         self._configs: dict[int, Config] = {}
         self._receiving: dict[H11Protocol, asyncio.BaseTransport] = {}
@@ -187,9 +199,23 @@ class HttpRoutes:
                 if end < 0 and len(buffered) < MAX_REQUEST_LINE:
                     self._sniffed = buffered
                     return
-                self._decided, self._sniffed = True, b""
                 path = _path(buffered[:end]) if end >= 0 else None
                 app = routes.lookup(path) if path is not None else None
+                # A mounted path is diverted on its request line, under the bounds below; any
+                # other request's head is read to find its Host (websockets would read the same
+                # head, under its handshake timeout).
+                if routes.forwarder is not None and end >= 0 and app is None:
+                    head_end = buffered.find(b"\r\n\r\n")
+                    if head_end < 0 and len(buffered) < MAX_HEAD:
+                        self._sniffed = buffered
+                        return
+                    host = host_of(buffered[:head_end]) if head_end >= 0 else None
+                    decision = routes.forwarder(host) if host is not None else None
+                    if decision is not None:
+                        self._decided, self._sniffed = True, b""
+                        self._forward(decision, buffered)
+                        return
+                self._decided, self._sniffed = True, b""
                 if app is None:
                     super().data_received(buffered)
                     return
@@ -197,6 +223,16 @@ class HttpRoutes:
                     self._refuse()
                     return
                 self._divert(routes.protocol_for(app), buffered)
+
+            def _forward(self, decision: tuple[str, int] | int, buffered: bytes) -> None:
+                transport = self.transport
+                if isinstance(decision, int):
+                    transport.write(status_response(decision, REASONS.get(decision, "Refused")))
+                    transport.close()
+                else:
+                    forward(transport, buffered, decision)
+                self.transport = _Detached()  # type: ignore[assignment]
+                super().connection_lost(None)
 
             def _refuse(self) -> None:
                 transport = self.transport

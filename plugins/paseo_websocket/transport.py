@@ -27,7 +27,7 @@ import weakref
 from typing import Any, cast
 
 from paseo_hookspecs.address import Address, parse_address
-from paseo_hookspecs.http import HttpMountHost
+from paseo_hookspecs.http import HttpForwarding, HttpMountHost
 from paseo_hookspecs.interfaces.transport import Transport
 from paseo_hookspecs.transport import (
     Admission,
@@ -178,9 +178,13 @@ class WebSocketTransport(Transport):
             self._server = await self._serve_unix(address.path, options)
             self._address = address
             return [address.ws_url()]
-        if isinstance(host, HttpMountHost):
-            # Mounted HTTP apps (MCP) share the TCP port and its trust model (http_routes.py).
-            self._http = HttpRoutes(host.http_app)
+        if isinstance(host, HttpMountHost | HttpForwarding):
+            # Mounted HTTP apps (MCP) share the TCP port and its trust model, and forwarded
+            # names (the scripts proxy) are relayed before anything else (http_routes.py).
+            self._http = HttpRoutes(
+                host.http_app if isinstance(host, HttpMountHost) else lambda _path: None,
+                host.http_forward if isinstance(host, HttpForwarding) else None,
+            )
             options["create_connection"] = self._http.connection_class()
         try:
             self._server = await serve(self._handle, address.host, address.port, **options)

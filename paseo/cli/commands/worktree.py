@@ -39,6 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     create.add_argument("--base", help="base to branch off (default: the default branch)")
     create.add_argument("--remote", default="origin", help="remote for --pr/--checkout")
+    create.add_argument(
+        "--head-repository",
+        metavar="OWNER/NAME",
+        help="with --pr: the fork it comes from; nothing of its paseo.json runs until "
+        "`paseo worktree trust`",
+    )
     create.add_argument("--slug", help="directory name (default: from the branch)")
     create.add_argument("--title", help="workspace title")
     create.add_argument("--no-setup", action="store_true", help="skip paseo.json setup")
@@ -61,7 +67,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     restore.add_argument("--no-setup", action="store_true", help="skip paseo.json setup")
     restore.set_defaults(run=run_restore)
 
-    for sub in (create, ls, archive, restore):
+    trust = subs.add_parser("trust", help="let a fork's worktree run its paseo.json setup")
+    trust.add_argument("workspace_id", metavar="WORKSPACE_ID")
+    trust.add_argument("--no-setup", action="store_true", help="trust without running setup")
+    trust.set_defaults(run=run_trust)
+
+    for sub in (create, ls, archive, restore, trust):
         sub.add_argument("--host", help="daemon address (default: this home's)")
 
 
@@ -85,6 +96,8 @@ def _create_params(args: argparse.Namespace) -> dict[str, Any]:
         params.update(mode="checkout-branch", branch=args.checkout)
     elif args.pr is not None:
         params.update(mode="change-request", changeRequest=args.pr)
+        if args.head_repository:
+            params["headRepository"] = args.head_repository
         if args.branch:
             params["branch"] = args.branch
     else:
@@ -170,4 +183,12 @@ def run_restore(args: argparse.Namespace) -> int:
         args, "worktree.restore", {"workspaceId": args.workspace_id, "runSetup": not args.no_setup}
     )
     emit(args, result["workspace"], id_key="workspaceId")
+    return 0
+
+
+def run_trust(args: argparse.Namespace) -> int:
+    result = _call(
+        args, "worktree.trust", {"workspaceId": args.workspace_id, "runSetup": not args.no_setup}
+    )
+    emit(args, result if args.output != "table" else result["workspace"], id_key="workspaceId")
     return 0
