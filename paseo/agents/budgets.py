@@ -22,10 +22,13 @@ from paseo_hookspecs.errors import PaseoError
 from paseo_hookspecs.records import AgentBudget, AgentRecord
 from paseo_hookspecs.usage import TOKEN_FIELDS, UsageGroup, UsageRepository, UsageTotals
 
-from paseo.usage.window import iso
-
 if TYPE_CHECKING:
     from paseo.config.models import BudgetConfig
+
+def iso(moment: datetime) -> str:
+    """``moment`` as stored usage times are written (UTC, milliseconds, ``Z``)."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
 
 BUDGET_EXCEEDED = "budget_exceeded"
 

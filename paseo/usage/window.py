@@ -7,13 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 
 from paseo_hookspecs.errors import InvalidParams
 
+from paseo.agents.budgets import iso
+
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def iso(moment: datetime) -> str:
-    """``moment`` as stored usage times are written (UTC, milliseconds, ``Z``)."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def resolve_since(text: str | None, now: datetime | None = None) -> str | None:
