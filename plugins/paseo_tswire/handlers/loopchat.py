@@ -40,16 +40,31 @@ def _pick(raw: dict[str, Any], model: type[Wire]) -> dict[str, Any]:
     return {k: v for k, v in raw.items() if k in model.model_fields}
 
 
+def log_entry(raw: dict[str, Any]) -> lc.LoopLogEntry:
+    data = _pick(raw, lc.LoopLogEntry)
+    # The TypeScript schema knows "info" and "error" only (records written before the loops
+    # plugin kept to it say "warn"): a record holding another level is dropped whole.
+    if data.get("level") != "info":
+        data["level"] = "error"
+    return lc.LoopLogEntry(**data)
+
+
+def verify_check(raw: dict[str, Any]) -> lc.LoopVerifyCheck:
+    data = _pick(raw, lc.LoopVerifyCheck)
+    # A check killed at its time limit has no exit code here; the TypeScript schema requires
+    # an integer.
+    if data.get("exitCode") is None:
+        data["exitCode"] = -1
+    return lc.LoopVerifyCheck(**data)
+
+
 def loop_record(raw: dict[str, Any]) -> lc.LoopRecord:
     data = _pick(raw, lc.LoopRecord)
     data["iterations"] = [
         lc.LoopIteration(
             **{
                 **_pick(it, lc.LoopIteration),
-                "verifyChecks": [
-                    lc.LoopVerifyCheck(**_pick(c, lc.LoopVerifyCheck))
-                    for c in it.get("verifyChecks") or []
-                ],
+                "verifyChecks": [verify_check(c) for c in it.get("verifyChecks") or []],
                 "verifyPrompt": (
                     lc.LoopVerifyPrompt(**_pick(it["verifyPrompt"], lc.LoopVerifyPrompt))
                     if it.get("verifyPrompt")
@@ -59,7 +74,7 @@ def loop_record(raw: dict[str, Any]) -> lc.LoopRecord:
         )
         for it in raw.get("iterations") or []
     ]
-    data["logs"] = [lc.LoopLogEntry(**_pick(e, lc.LoopLogEntry)) for e in raw.get("logs") or []]
+    data["logs"] = [log_entry(e) for e in raw.get("logs") or []]
     return lc.LoopRecord(**data)
 
 
@@ -220,7 +235,7 @@ async def loop_logs(session: ClientSession, msg: lc.LoopLogs) -> None:
         reply = lc.LoopLogsReply(
             requestId=msg.requestId,
             loop=loop_record(found["loop"]),
-            entries=[lc.LoopLogEntry(**_pick(e, lc.LoopLogEntry)) for e in found["entries"]],
+            entries=[log_entry(e) for e in found["entries"]],
             nextCursor=int(found["nextSeq"]),
             error=None,
         )

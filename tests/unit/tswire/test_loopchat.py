@@ -240,3 +240,24 @@ def test_the_documented_unknown_schema_list_names_no_answered_request() -> None:
     assert named & answered == set()
     assert {t for t in answered for p in prefixes if t.startswith(p)} == set()
     assert {"chat/create", "loop/run"} <= answered
+
+
+def test_a_record_s_levels_and_exit_codes_outside_the_typescript_schema_are_mapped() -> None:
+    loop = _loop()
+    add_log(loop, "Iteration 1 failed: x", iteration=1, level="warn")
+    loop["iterations"][0]["verifyChecks"].append(
+        {
+            "command": "sleep 999",
+            "exitCode": None,
+            "passed": False,
+            "stdout": "",
+            "stderr": "timed out",
+            "startedAt": loop["createdAt"],
+            "completedAt": loop["createdAt"],
+        }
+    )
+    daemon = Daemon({"loop.inspect": {"loop": loop}})
+    answer = _run(daemon, {"type": "loop/inspect", "requestId": "r1", "id": loop["id"]})
+    record = answer["payload"]["loop"]
+    assert record["logs"][-1]["level"] == "error"
+    assert record["iterations"][0]["verifyChecks"][0]["exitCode"] == -1
