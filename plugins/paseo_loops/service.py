@@ -414,7 +414,7 @@ class LoopService:
             loop,
             text,
             iteration=iteration["index"],
-            level="info" if status == "succeeded" else "warn",
+            level="info" if status == "succeeded" else "error",
         )
         self._save()
 

@@ -15,9 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import agents, schedules, system, terminals, workspaces
+from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.models import inbound as req
+from paseo_tswire.models import loopchat as lc
 from paseo_tswire.models import schedule as sc
 from paseo_tswire.models import terminal as tm
 from paseo_tswire.models import workspace as wm
@@ -82,6 +83,18 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "schedule/pause": (sc.ScheduleRef, schedules.pause),
     "schedule/resume": (sc.ScheduleRef, schedules.resume),
     "schedule/delete": (sc.ScheduleRef, schedules.delete),
+    "chat/create": (lc.ChatCreate, loopchat.chat_create),
+    "chat/list": (lc.ChatList, loopchat.chat_list),
+    "chat/inspect": (lc.ChatRoomRef, loopchat.chat_inspect),
+    "chat/delete": (lc.ChatRoomRef, loopchat.chat_delete),
+    "chat/post": (lc.ChatPost, loopchat.chat_post),
+    "chat/read": (lc.ChatRead, loopchat.chat_read),
+    "chat/wait": (lc.ChatWait, loopchat.chat_wait),
+    "loop/run": (lc.LoopRun, loopchat.loop_run),
+    "loop/list": (lc.LoopList, loopchat.loop_list),
+    "loop/inspect": (lc.LoopRef, loopchat.loop_inspect),
+    "loop/logs": (lc.LoopLogs, loopchat.loop_logs),
+    "loop/stop": (lc.LoopRef, loopchat.loop_stop),
 }
 
 IGNORED = frozenset({"audio_played", "abort_request"})

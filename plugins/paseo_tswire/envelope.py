@@ -12,13 +12,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
 from paseo_tswire.models.terminal import TERMINAL_OUTBOUND, Subscribed, SubscribeFailed
 from paseo_tswire.models.wire import Wire
 from paseo_tswire.models.workspace import WORKSPACE_OUTBOUND, Remove, Upsert
 
-_ALL_OUTBOUND = {**OUTBOUND, **TERMINAL_OUTBOUND, **SCHEDULE_OUTBOUND, **WORKSPACE_OUTBOUND}
+_ALL_OUTBOUND = {
+    **OUTBOUND,
+    **TERMINAL_OUTBOUND,
+    **SCHEDULE_OUTBOUND,
+    **WORKSPACE_OUTBOUND,
+    **LOOPCHAT_OUTBOUND,
+}
 
 WS_PONG = json.dumps({"type": "pong"})
 MAX_DEPTH = 64

@@ -13,8 +13,8 @@ import psutil
 import pytest
 from paseo_loops.checks import run_check
 from paseo_loops.cli import duration_ms
-from paseo_loops.records import MAX_LOGS, add_log, new_loop
-from paseo_loops.service import parse_verdict, worker_prompt
+from paseo_loops.records import MAX_LOGS, add_log, new_iteration, new_loop
+from paseo_loops.service import LoopService, parse_verdict, worker_prompt
 from paseo_loops.store import LoopStore
 
 
@@ -126,3 +126,32 @@ def test_the_store_round_trips_and_sets_aside_a_corrupt_file(tmp_path: Path) -> 
     store.path.write_text("{not json")
     assert store.load() == []
     assert (tmp_path / "loops" / "loops.json.corrupt").read_text() == "{not json"
+
+
+@pytest.mark.parametrize(("status", "level"), [("succeeded", "info"), ("failed", "error")])
+def test_an_iteration_s_end_is_logged_at_a_typescript_level(
+    tmp_path: Path, status: str, level: str
+) -> None:
+    # The TypeScript LoopLogEntrySchema knows only "info" and "error": the TypeScript clients
+    # drop a whole loop record holding any other level.
+    service = LoopService(tmp_path, agents=None)  # type: ignore[arg-type]
+    loop = new_loop(
+        prompt="p",
+        cwd=str(tmp_path),
+        name=None,
+        provider="claude",
+        model=None,
+        verifier_provider=None,
+        verifier_model=None,
+        verify_prompt=None,
+        verify_checks=["true"],
+        archive=False,
+        sleep_ms=0,
+        max_iterations=1,
+        max_time_ms=None,
+    )
+    iteration = new_iteration(1)
+    loop["iterations"].append(iteration)
+    service._loops[loop["id"]] = loop
+    service._end_iteration(loop, iteration, status, None if status == "succeeded" else "no")
+    assert loop["logs"][-1]["level"] == level
