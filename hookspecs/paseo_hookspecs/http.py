@@ -33,6 +33,19 @@ AsgiApp = Callable[[AsgiScope, AsgiReceive, AsgiSend], Awaitable[None]]
 """An ASGI 3 application (``http`` scopes only are sent to mounted apps)."""
 
 
+async def send_plain(send: AsgiSend, status: int, text: str) -> None:
+    """Answer an HTTP request with ``status`` and ``text`` as an uncached plain-text body: the
+    refusal (403, 404, 401) that the daemon's screening and a mounted app's own guard send."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")],
+        }
+    )
+    await send({"type": "http.response.body", "body": (text + "\n").encode()})
+
+
 @runtime_checkable
 class HttpMounting(Protocol):
     """A :class:`~paseo_hookspecs.context.DaemonContext` that serves plugins' HTTP apps."""
@@ -89,4 +102,5 @@ __all__ = [
     "HttpForwarding",
     "HttpMountHost",
     "HttpMounting",
+    "send_plain",
 ]

@@ -25,7 +25,7 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -404,9 +404,11 @@ class CheckpointService:
                 data={"agentId": record.id, "status": status},
             )
 
-    async def undo(self, reference: str, turn: int | None) -> Restoration:
-        """Restore the files turn ``turn`` (default: the last) touched to their state before it,
-        each one only if it is still as the turn left it; the rest are conflicts."""
+    @contextlib.asynccontextmanager
+    async def _restoring(self, reference: str) -> AsyncIterator[tuple[AgentRecord, History, Repo]]:
+        """What undo and redo work on: the agent, its settled history and checkpoint repo,
+        under the agent's lock. A running agent is refused before settling and again under the
+        lock (it may have started meanwhile); no repo is a ``Conflict`` with the reason."""
         record = await self._agents.get(reference)
         self._refuse_running(record)
         await self._settle(record)
@@ -416,6 +418,12 @@ class CheckpointService:
             repo = history.repo
             if repo is None:
                 raise Conflict(history.reason or "no checkpoints", data={"agentId": record.id})
+            yield record, history, repo
+
+    async def undo(self, reference: str, turn: int | None) -> Restoration:
+        """Restore the files turn ``turn`` (default: the last) touched to their state before it,
+        each one only if it is still as the turn left it; the rest are conflicts."""
+        async with self._restoring(reference) as (record, history, repo):
             chosen = history.turn(turn)
             assert chosen.after is not None
             touched = [
@@ -455,15 +463,7 @@ class CheckpointService:
     async def redo(self, reference: str) -> Restoration:
         """Take the newest undo back: each path it restored gets what the undo overwrote, if
         it is still as the undo left it."""
-        record = await self._agents.get(reference)
-        self._refuse_running(record)
-        await self._settle(record)
-        async with self._lock(record.id):
-            history = await self.history(record.id, settle=False)
-            self._refuse_running(history.agent)
-            repo = history.repo
-            if repo is None:
-                raise Conflict(history.reason or "no checkpoints", data={"agentId": record.id})
+        async with self._restoring(reference) as (record, history, repo):
             if not history.undos:
                 raise NotFound(f"nothing to redo: agent {record.id} has no undo recorded")
             last = history.undos[-1]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -128,6 +129,7 @@ def run(argv: list[str]) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from paseo_hookspecs.errors import PaseoError
 
+    _route_kernel_logs(argv)
     try:
         command = _find_command(argv)
         parser = build_parser(command)
@@ -237,8 +239,15 @@ def _loggable(argv: list[str]) -> list[str]:
 def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     """Append the traceback to ``$PASEO_HOME/cli.log`` when the home exists (an error never
     creates one); the path written, or ``None``."""
-    import time
     import traceback
+
+    return _append_cli_log(argv, "".join(traceback.format_exception(error)))
+
+
+def _append_cli_log(argv: list[str], text: str) -> str | None:
+    """Append the command line and ``text`` to ``$PASEO_HOME/cli.log`` when the home exists;
+    the path written, or ``None``."""
+    import time
 
     from paseo.client.discovery import home_path
     from paseo.redaction import build_redactor
@@ -251,8 +260,7 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     try:
         mode = "w" if path.exists() and path.stat().st_size > CLI_LOG_LIMIT else "a"
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        text = f"{stamp} paseo {' '.join(_loggable(argv))}\n"
-        text += "".join(traceback.format_exception(error))
+        text = f"{stamp} paseo {' '.join(_loggable(argv))}\n{text}"
         # The built-in shapes and this environment's secrets (docs/redaction.md): a prompt or
         # an error message may carry a key, and this file is in the home like the daemon's log.
         redactor = build_redactor(None, os.environ)
@@ -263,3 +271,39 @@ def _log_traceback(error: BaseException, argv: list[str]) -> str | None:
     except OSError:
         return None
     return str(path)
+
+
+class _TerminalLogHandler(logging.Handler):
+    """What the kernel logs while a CLI command runs (a plugin that failed to load, a hook that
+    raised): one line on stderr, its traceback in the CLI log (on stderr with ``PASEO_DEBUG=1``).
+    Without a handler Python's last-resort one would print the record's traceback there."""
+
+    def __init__(self, argv: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self._argv = argv
+
+    def emit(self, record: logging.LogRecord) -> None:
+        import traceback
+
+        try:
+            message = record.getMessage()
+            error = record.exc_info[1] if record.exc_info else None
+            trace = "".join(traceback.format_exception(error)) if error is not None else ""
+            detail = ""
+            if trace and not os.environ.get("PASEO_DEBUG"):
+                where = _append_cli_log(self._argv, f"{message}\n{trace}")
+                detail = f" (the traceback is in {where})" if where else ""
+                trace = ""
+            sys.stderr.write(f"paseo: {record.levelname.lower()}: {message}{detail}\n{trace}")
+        except Exception:  # noqa: BLE001 - a message that cannot be shown must not end the command
+            return
+
+
+def _route_kernel_logs(argv: list[str]) -> None:
+    """Send the ``paseo`` logger's warnings through :class:`_TerminalLogHandler` for this
+    command, unless something (a foreground daemon, a test) has already configured it."""
+    logger = logging.getLogger("paseo")
+    for handler in [h for h in logger.handlers if isinstance(h, _TerminalLogHandler)]:
+        logger.removeHandler(handler)
+    if not logger.handlers:
+        logger.addHandler(_TerminalLogHandler(argv))

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from paseo_hookspecs.nesting import nests_deeper_than
+
 from paseo.config.legacy import migrate
 from paseo.config.problems import ConfigError, ConfigProblem
 
@@ -80,17 +82,8 @@ def raw_limit_problem(data: bytes) -> ConfigProblem | None:
 
 def document_limit_problem(document: Any) -> ConfigProblem | None:
     """:func:`raw_limit_problem` for a document already in memory (a patch, a changed file)."""
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        )
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > MAX_DEPTH:
-                    return _too_deep()
-                stack.append((child, depth + 1))
+    if nests_deeper_than(document, MAX_DEPTH):
+        return _too_deep()
     # Depth is bounded now, so serialising (recursive) is safe.
     size = len(json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
+from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend, send_plain
 from paseo_hookspecs.transport import PeerFacts
 
 from paseo.rpc.address import parse_address
@@ -23,17 +23,6 @@ if TYPE_CHECKING:
 
 def _header(scope: AsgiScope, name: bytes) -> list[str]:
     return [value.decode("latin-1") for key, value in scope.get("headers", ()) if key == name]
-
-
-async def _refuse(send: AsgiSend, status: int, text: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")],
-        }
-    )
-    await send({"type": "http.response.body", "body": (text + "\n").encode()})
 
 
 class HttpMounts:
@@ -84,7 +73,7 @@ class HttpMounts:
         async def screened(scope: AsgiScope, receive: AsgiReceive, send: AsgiSend) -> None:
             rpc = self._rpc()
             if scope.get("type") != "http" or rpc is None:
-                await _refuse(send, 404, "Not Found")
+                await send_plain(send, 404, "Not Found")
                 return
             client = scope.get("client")
             forwarded = _header(scope, b"x-forwarded-for")
@@ -99,7 +88,7 @@ class HttpMounts:
             admission = await rpc.admit(facts, "public")
             if not admission.admitted or (facts.origins and admission.cors_origin is None):
                 status = admission.status if not admission.admitted else 403
-                await _refuse(send, status, "Forbidden" if status == 403 else "Refused")
+                await send_plain(send, status, "Forbidden" if status == 403 else "Refused")
                 return
             await app(scope, receive, send)
 

@@ -27,7 +27,8 @@ from paseo.workspaces.worktree_rpc import (
     ArchiveResult,
     RestoreParams,
     WorkspaceResult,
-    archive_result,
+    worktree_archive,
+    worktree_restore,
 )
 
 if TYPE_CHECKING:
@@ -142,22 +143,6 @@ async def workspace_open(
     return WorkspaceOpenResult(workspace=workspace, project=project, created=created)
 
 
-async def workspace_archive(
-    placement: Placement, ctx: RpcContext, params: ArchiveParams
-) -> ArchiveResult:
-    outcome = await placement.worktrees.archive(params.workspaceId, force=params.force)
-    return archive_result(outcome)
-
-
-async def workspace_restore(
-    placement: Placement, ctx: RpcContext, params: RestoreParams
-) -> WorkspaceResult:
-    workspace = await placement.worktrees.restore(
-        params.workspaceId, run_setup=params.runSetup
-    )
-    return WorkspaceResult(workspace=workspace)
-
-
 async def workspace_pin(
     placement: Placement, ctx: RpcContext, params: WorkspacePinParams
 ) -> WorkspaceResult:
@@ -242,7 +227,8 @@ def workspace_group(ref: WorkspacesRef) -> RpcMethodGroup:
             ),
             method(
                 "workspace.archive",
-                workspace_archive,
+                # The same operation as worktree.archive / worktree.restore: one handler each.
+                worktree_archive,
                 ArchiveParams,
                 ArchiveResult,
                 "Archive a workspace (a Paseo-owned worktree is torn down and removed once "
@@ -250,7 +236,7 @@ def workspace_group(ref: WorkspacesRef) -> RpcMethodGroup:
             ),
             method(
                 "workspace.restore",
-                workspace_restore,
+                worktree_restore,
                 RestoreParams,
                 WorkspaceResult,
                 "Unarchive a workspace, recreating its worktree checkout when needed",

@@ -127,13 +127,14 @@ def _seconds(text: str) -> float | None:
 def _call(
     args: argparse.Namespace, method: str, params: dict[str, Any], *, timeout: float = 120.0
 ) -> dict[str, Any] | None:
+    from paseo_hookspecs.cli_client import WebSocketCaller
     from paseo_hookspecs.errors import PaseoError
-
-    from paseo_chat.daemon_client import WebSocketCaller
 
     try:
         return asyncio.run(
-            WebSocketCaller(getattr(args, "home", None), timeout=timeout).call(method, params)
+            WebSocketCaller(getattr(args, "home", None), timeout=timeout, client_name="chat").call(
+                method, params
+            )
         )
     except PaseoError as exc:
         print(f"paseo chat: {printable(exc.message)} ({exc.code})", file=sys.stderr)

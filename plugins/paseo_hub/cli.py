@@ -12,7 +12,8 @@ import json
 import sys
 from typing import Any
 
-from paseo_hub.daemon_client import DaemonCaller
+from paseo_hookspecs.cli_client import DaemonCaller
+
 from paseo_hub.text import printable, printable_list
 
 EXIT_FAILED = 1
@@ -48,9 +49,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _caller(args: argparse.Namespace) -> DaemonCaller:
-    from paseo_hub.daemon_client import WebSocketCaller
+    from paseo_hookspecs.cli_client import WebSocketCaller
 
-    return WebSocketCaller(getattr(args, "home", None))
+    return WebSocketCaller(getattr(args, "home", None), client_name="hub")
 
 
 def _run_connect(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from paseo_hookspecs.nesting import nests_deeper_than
 from pydantic import ValidationError
 
 from paseo_hub import wire
@@ -36,18 +37,7 @@ _DEEP = object()
 def too_deep(document: Any) -> bool:
     """Whether ``document`` nests objects and arrays deeper than :data:`MAX_DEPTH` (an
     iterative walk: it must not recurse on what it guards against)."""
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        )
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > MAX_DEPTH:
-                    return True
-                stack.append((child, depth + 1))
-    return False
+    return nests_deeper_than(document, MAX_DEPTH)
 
 
 class HubSession:

@@ -16,7 +16,7 @@ import re
 import sys
 from typing import Any
 
-from paseo_loops.daemon_client import DaemonCaller
+from paseo_hookspecs.cli_client import DaemonCaller
 
 EXIT_FAILED = 1
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
@@ -90,9 +90,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _caller(args: argparse.Namespace) -> DaemonCaller:
-    from paseo_loops.daemon_client import WebSocketCaller
+    from paseo_hookspecs.cli_client import WebSocketCaller
 
-    return WebSocketCaller(getattr(args, "home", None))
+    return WebSocketCaller(getattr(args, "home", None), client_name="loop")
 
 
 def _call(args: argparse.Namespace, method: str, params: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, quote
 
 from paseo_hookspecs.agents import SessionExtras
 from paseo_hookspecs.errors import PaseoError
-from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend
+from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend, send_plain
 from paseo_hookspecs.records import AgentRecord
 
 from paseo_mcp.caller import VOICE_TOOL, McpCaller, ToolPolicy
@@ -59,17 +59,6 @@ def _token(scope: AsgiScope) -> str | None:
     return None
 
 
-async def _refuse(send: AsgiSend, status: int, text: str) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")],
-        }
-    )
-    await send({"type": "http.response.body", "body": (text + "\n").encode()})
-
-
 class TokenGuard:
     """Tokens, per-session policies and the guarded app (see the module docstring)."""
 
@@ -108,7 +97,7 @@ class TokenGuard:
         async def guarded(scope: AsgiScope, receive: AsgiReceive, send: AsgiSend) -> None:
             caller = await self._identify(_token(scope))
             if caller is None:
-                await _refuse(send, 401, "Unauthorized")
+                await send_plain(send, 401, "Unauthorized")
                 return
             scope[CALLER_SCOPE_KEY] = caller
             await app(scope, receive, send)

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from paseo_hookspecs.nesting import nests_deeper_than
+
 from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
@@ -83,18 +85,7 @@ def parse_frame(text: str) -> Frame:
 def _too_deep(document: Any) -> bool:
     """Whether ``document`` nests deeper than :data:`MAX_DEPTH` (iterative: it must not
     recurse on what it guards against)."""
-    stack: list[tuple[Any, int]] = [(document, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        )
-        for child in children:
-            if isinstance(child, dict | list):
-                if depth + 1 > MAX_DEPTH:
-                    return True
-                stack.append((child, depth + 1))
-    return False
+    return nests_deeper_than(document, MAX_DEPTH)
 
 
 def session_frame(type_: str, payload: Wire) -> str:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon, stop_daemon
+from paseo_hookspecs.cli_client import RemoteError, WebSocketCaller
 from paseo_hookspecs.errors import Unavailable
-from paseo_hub.daemon_client import RemoteError, WebSocketCaller
 
 
 @pytest.fixture

@@ -132,6 +132,26 @@ def test_broken_plugins_are_listed_with_their_error_and_the_good_one_still_works
     assert result.stdout.strip() == "hello from good"
 
 
+def test_a_broken_plugin_prints_one_line_and_its_traceback_goes_to_the_cli_log(
+    run_paseo, site: Path, paseo_home: Path
+) -> None:
+    make_distribution(
+        site,
+        dist="paseo-broken",
+        modules={"broken_import": IMPORT_ERROR},
+        entry_points={"paseo": {"imports": "broken_import"}},
+    )
+    paseo_home.mkdir()
+    env = {"PYTHONPATH": str(site), "PASEO_STRICT_PLUGINS": "0", "PASEO_HOME": str(paseo_home)}
+    result = run_paseo("plugins", "list", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "plugin imports failed to load: ModuleNotFoundError" in result.stderr
+    log = (paseo_home / "cli.log").read_text(encoding="utf-8")
+    assert "Traceback" in log
+    assert "module_that_does_not_exist" in log
+
+
 def test_strict_mode_makes_a_load_failure_fatal(run_paseo, site: Path) -> None:
     make_distribution(
         site,

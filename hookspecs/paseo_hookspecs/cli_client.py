@@ -1,11 +1,14 @@
-"""How ``paseo chat …`` reaches the running daemon: one JSON-RPC call over its WebSocket.
+"""How a plugin's CLI command (``paseo hub …``, ``paseo loop …``) reaches the running daemon:
+one JSON-RPC call over its WebSocket, to the RPC methods the plugin registered there.
 
-Plugins may not import the kernel's client, so this is the smallest client that follows the
-same discovery rules (``PASEO_HOST``, else the JSON-RPC address in ``$PASEO_HOME/paseo.pid``
-— ``rpcListen``, since ``listen`` may name the TypeScript-protocol socket —
-else ``daemon.listen`` in config.json, else ``127.0.0.1:6767``; the local credential for a
-daemon on this machine). The commands depend only on :class:`DaemonCaller`, so a kernel that
-hands plugin commands a caller can replace this module without touching them.
+Plugins may import neither the kernel's client nor each other, so the contract carries this
+smallest client that follows the kernel's discovery rules (``PASEO_HOST``, else the JSON-RPC
+address in ``$PASEO_HOME/paseo.pid`` — ``rpcListen``, since ``listen`` may name the
+TypeScript-protocol socket — else ``daemon.listen`` in config.json, else ``127.0.0.1:6767``;
+the local credential for a daemon on this machine). Commands should depend only on
+:class:`DaemonCaller`, so a kernel that hands plugin commands a caller can replace this module
+without touching them. It needs ``websockets`` (a kernel dependency, not the contract's): it is
+imported only when a call is made, so building a CLI parser stays cheap.
 """
 
 from __future__ import annotations
@@ -18,8 +21,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from paseo_hookspecs.errors import PaseoError, Unavailable
-from websockets.asyncio.client import connect, unix_connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 DEFAULT_LISTEN = "127.0.0.1:6767"
 
@@ -87,11 +88,18 @@ def _local(url: str) -> bool:
 class WebSocketCaller:
     """One connection per call (the commands make one call each)."""
 
-    def __init__(self, home: str | None = None, *, timeout: float = 120.0) -> None:
+    def __init__(
+        self, home: str | None = None, *, timeout: float = 120.0, client_name: str = "plugin"
+    ) -> None:
+        # ``client_name`` only prefixes the clientId the daemon logs (``hub`` → ``hub-cli-…``).
         self._home = _home(home)
         self._timeout = timeout
+        self._client_name = client_name
 
     async def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        from websockets.asyncio.client import connect, unix_connect
+        from websockets.exceptions import ConnectionClosed, InvalidStatus
+
         path, url = _target(_listen(self._home))
         token = None
         if path is not None or _local(url):
@@ -121,7 +129,10 @@ class WebSocketCaller:
             ) from None
         try:
             async with ws:
-                hello = {"clientId": f"chat-cli-{uuid.uuid4().hex[:8]}", "clientType": "cli"}
+                hello = {
+                    "clientId": f"{self._client_name}-cli-{uuid.uuid4().hex[:8]}",
+                    "clientType": "cli",
+                }
                 await self._request(ws, 1, "server.hello", hello)
                 result = await self._request(ws, 2, method, params)
         except ConnectionClosed:
