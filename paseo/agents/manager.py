@@ -369,6 +369,20 @@ class AgentService:
         await self._started.sessions.close(agent, reason=reason)
         return agent
 
+    async def close_in_workspace(self, workspace_id: str, *, reason: str) -> list[str]:
+        """Stop every agent with a session or work in ``workspace_id`` (its worktree is about
+        to be removed: nothing may go on running in a deleted directory); their ids. Only
+        loaded agents can be running anything (see :meth:`working`)."""
+        stopped: list[str] = []
+        for agent in list(self.agents.values()):
+            if agent.record.workspaceId != workspace_id:
+                continue
+            if agent.session is None and not agent.busy:
+                continue
+            await self._started.sessions.close(agent, reason=reason)
+            stopped.append(agent.id)
+        return stopped
+
     async def archive(self, reference: str) -> LiveAgent:
         agent = await self.get(reference)
         await self._started.sessions.close(agent, reason="archived")

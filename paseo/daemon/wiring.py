@@ -76,10 +76,12 @@ def compose(daemon: Daemon) -> Composition:
         # the daemon runs.
         return await metadata.branch_name(description, cwd)
 
-    async def stop_services(workspace_id: str) -> None:
-        # The scripts room supervises services in workspaces, so it is built after placement:
+    async def before_archive(workspace_id: str) -> None:
+        # What runs in a worktree stops before it is removed: its services, then its agents
+        # (never left running in a deleted directory). Both rooms are built after placement:
         # resolved when a worktree is archived, never before the daemon runs.
         await scripts.stop_workspace(workspace_id)
+        await agents.close_in_workspace(workspace_id, reason="worktree archived")
 
     workspaces = WorkspacesService(
         store=store,
@@ -88,7 +90,7 @@ def compose(daemon: Daemon) -> Composition:
         git=git.runner,
         home=daemon.home,
         branch_namer=branch_name,
-        before_archive=stop_services,
+        before_archive=before_archive,
     )
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon, stop_daemon
+from helpers.waiting import wait_for
 
 from .conftest import Repos, git
 
@@ -69,3 +70,41 @@ def test_run_in_a_named_worktree(daemon: LiveDaemon, repos: Repos, run_paseo: An
     bad = run_paseo("run", "--worktree", "a..b", "--cwd", str(repos.repo), "x")
     assert bad.returncode == 1
     assert "invalid branch name" in bad.stderr
+
+
+def test_archiving_a_worktree_stops_the_agents_working_in_it(
+    daemon: LiveDaemon, repos: Repos, run_paseo: Any
+) -> None:
+    """An agent mid-turn in a worktree is stopped when the worktree is archived, not left
+    running in a directory that no longer exists (issue 27, item 7)."""
+    started = run_paseo(
+        "run",
+        "-d",
+        "--provider",
+        "scripted",
+        "--cwd",
+        str(repos.repo),
+        "--worktree",
+        "doomed",
+        "-q",
+        "[[slow:600]] work for a long time",
+        check=True,
+    )
+    agent_id = started.stdout.strip()
+
+    def inspect() -> dict[str, Any]:
+        done = run_paseo("inspect", agent_id, "-o", "json", check=True)
+        agent: dict[str, Any] = json.loads(done.stdout)["agent"]
+        return agent
+
+    wait_for(lambda: inspect()["lastStatus"] == "running", what="the agent's turn to run")
+    record = inspect()
+    cwd = Path(record["cwd"])
+    assert cwd.is_dir()
+    run_paseo("worktree", "archive", record["workspaceId"], "--force", check=True)
+    after = inspect()
+    assert after["lastStatus"] == "closed"
+    assert not cwd.exists()
+    logs = run_paseo("logs", agent_id, "-o", "json", check=True).stdout
+    assert "turn_canceled" in logs
+    assert "worktree archived" in logs
