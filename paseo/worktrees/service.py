@@ -78,6 +78,7 @@ from paseo.worktrees.model import (
 )
 from paseo.worktrees.ports import allocate_port
 from paseo.worktrees.project_config import CONFIG_FILE, parse_project_config
+from paseo.worktrees.recreate import recreate_checkout
 from paseo.worktrees.registry import WorkspaceRegistry
 
 BranchNamer = Callable[[str, str], Awaitable[str | None]]
@@ -583,66 +584,16 @@ class WorktreeService:
             return await self.workspaces.mark_restored(workspace_id)
         async with self._lock(f"root:{normalize_path(root)}"):
             if not await asyncio.to_thread(os.path.isdir, root):
-                await self._recreate(workspace, root, run_setup=run_setup)
+                await recreate_checkout(
+                    self.git,
+                    workspace,
+                    root,
+                    run_setup=run_setup,
+                    env=self._env,
+                    progress=self._progress,
+                    remove_checkout=self._remove_checkout,
+                    delete_branch=self._delete_branch,
+                )
             elif not await asyncio.to_thread(os.path.isdir, workspace.cwd):
                 await asyncio.to_thread(os.makedirs, workspace.cwd, exist_ok=True)
             return await self.workspaces.mark_restored(workspace_id)
-
-    async def _recreate(self, workspace: WorkspaceRecord, root: str, *, run_setup: bool) -> None:
-        main = workspace.mainRepoRoot
-        if main is None or await asyncio.to_thread(read_facts, main) is None:
-            raise Conflict(
-                f"cannot recreate {root}: its main repository {main} is gone",
-                data={"mainRepoRoot": main},
-            )
-        await self.git.run(["worktree", "prune"], cwd=main, check=False)
-        branch = workspace.branch
-        created = False
-        start: str | None = None
-        if branch and await asyncio.to_thread(ref_oid, main, HEADS + branch):
-            args = [root, branch]
-        else:
-            candidates = [f"refs/remotes/origin/{branch}"] if branch else []
-            if workspace.baseBranch:
-                candidates.append(workspace.baseBranch)
-            resolved = None
-            for candidate in candidates:
-                resolved = await asyncio.to_thread(resolve_commitish, main, candidate)
-                if resolved is not None:
-                    break
-            if resolved is None:
-                raise Conflict(
-                    f"cannot recreate {root}: neither its branch nor its base exists",
-                    data={"branch": branch, "baseBranch": workspace.baseBranch},
-                )
-            start = resolved[1]
-            if branch:
-                args = ["--no-track", "-b", branch, root, start]
-                created = True
-            else:
-                args = ["--detach", root, start]
-        await asyncio.to_thread(make_parent, root)
-        await self.git.run(["worktree", "add", *args], cwd=main, timeout=300)
-        try:
-            cwd = workspace.cwd
-            # The relative path from the backing root to cwd is part of the placement; a
-            # directory the checkout does not track is recreated empty.
-            await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
-            if run_setup:
-                head = await asyncio.to_thread(ref_oid, root, "HEAD")
-                config = parse_project_config(
-                    await asyncio.to_thread(read_blob_at, root, head, CONFIG_FILE) if head else None
-                )
-                if config.setup:
-                    results = await run_commands(
-                        config.setup,
-                        cwd=cwd,
-                        env=self._env(main, root, branch, None),
-                        on_event=self._progress(workspace.workspaceId, "setup"),
-                    )
-                    raise_setup_failure(results, workspace.workspaceId)
-        except BaseException:
-            await asyncio.shield(self._remove_checkout(main, root))
-            if created and branch and start:
-                await asyncio.shield(self._delete_branch(main, branch, start))
-            raise
