@@ -6,24 +6,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from helpers.daemon_rpc import LiveDaemon, kill_leftover, start_daemon
+from helpers.waiting import wait_for
 from integration.scripts.conftest import git
-
-
-def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def alive(pid: int) -> bool:
