@@ -115,8 +115,9 @@ class AgentService:
         self._placement = placement
         # The wire streams first: clients hear of a change before any plugin acts on it.
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
-        self.roster = AgentRoster(store, publisher, feed, redactor=redactor)
-        self.roster.budget_reached = self._budget_reached
+        self.roster = AgentRoster(
+            store, publisher, feed, redactor=redactor, budget_reached=self._budget_reached
+        )
         self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None
 

@@ -76,6 +76,7 @@ class AgentRoster:
         feed: AgentFeed,
         *,
         redactor: Redactor | None = None,
+        budget_reached: Callable[[LiveAgent], None] | None = None,
     ) -> None:
         self.store = store
         self.redactor = redactor
@@ -86,7 +87,7 @@ class AgentRoster:
         self.agents: dict[str, LiveAgent] = {}
         """The loaded agents, least recently used first."""
         self.accounting = Accounting(store)
-        self.budget_reached: Callable[[LiveAgent], None] | None = None
+        self.budget_reached = budget_reached
         """Called once an agent reached its budget (the agent service interrupts its work)."""
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
