@@ -38,28 +38,30 @@ def test_usage_totals_sources_and_unknown_cost_survive_a_restart(
     live = agent_daemon_factory(config)
     home = live.home
     run = ["run", "--provider", "scripted", "--cwd", str(workdir), "--wait-timeout", "30s"]
-    _cli(run_paseo, home, *run, "--title", "a", "[[usage:100:20:0.5]] one").check_returncode()
-    _cli(run_paseo, home, "send", "--wait-timeout", "30s", "a", "[[usage:50:5:0.25]] two")
-    scheduled = [*run, "--title", "b", "--label", "paseo.schedule-id=sched1"]
+    # Titles with a letter outside hex: a title such as "b" is also a prefix of some ids, and
+    # an id prefix is tried before a title (as in the TypeScript CLI).
+    _cli(run_paseo, home, *run, "--title", "alpha", "[[usage:100:20:0.5]] one").check_returncode()
+    _cli(run_paseo, home, "send", "--wait-timeout", "30s", "alpha", "[[usage:50:5:0.25]] two")
+    scheduled = [*run, "--title", "bravo", "--label", "paseo.schedule-id=sched1"]
     _cli(run_paseo, home, *scheduled, "[[usage:10:1:-]] three").check_returncode()
     # A turn that reports nothing still counts as a turn, with unknown tokens and cost.
-    _cli(run_paseo, home, "send", "--wait-timeout", "30s", "b", "four").check_returncode()
-    ids = {t: _json(run_paseo, home, "inspect", t)["agent"]["id"] for t in ("a", "b")}
+    _cli(run_paseo, home, "send", "--wait-timeout", "30s", "bravo", "four").check_returncode()
+    ids = {t: _json(run_paseo, home, "inspect", t)["agent"]["id"] for t in ("alpha", "bravo")}
 
     for restarted in (False, True):
         by_agent = _json(run_paseo, home, "usage", "--by", "agent")
         groups = {g["key"]: g for g in by_agent["groups"]}
-        assert [g["key"] for g in by_agent["groups"]] == [ids["a"], ids["b"]], restarted
-        assert {k: groups[ids["a"]][k] for k in ("turns", "inputTokens", "outputTokens")} == {
+        assert [g["key"] for g in by_agent["groups"]] == [ids["alpha"], ids["bravo"]], restarted
+        assert {k: groups[ids["alpha"]][k] for k in ("turns", "inputTokens", "outputTokens")} == {
             "turns": 2,
             "inputTokens": 150,
             "outputTokens": 25,
         }
-        assert groups[ids["a"]]["costUsd"] == 0.75
-        assert groups[ids["a"]]["cacheReadTokens"] is None  # never reported, never guessed
-        assert (groups[ids["b"]]["turns"], groups[ids["b"]]["inputTokens"]) == (2, 10)
-        assert groups[ids["b"]]["costUsd"] is None
-        assert groups[ids["b"]]["costUnknownTurns"] == 2
+        assert groups[ids["alpha"]]["costUsd"] == 0.75
+        assert groups[ids["alpha"]]["cacheReadTokens"] is None  # never reported, never guessed
+        assert (groups[ids["bravo"]]["turns"], groups[ids["bravo"]]["inputTokens"]) == (2, 10)
+        assert groups[ids["bravo"]]["costUsd"] is None
+        assert groups[ids["bravo"]]["costUnknownTurns"] == 2
         assert by_agent["total"]["turns"] == 4
         by_provider = _json(run_paseo, home, "usage", "--by", "provider")["groups"]
         assert [(g["key"], g["turns"], g["costUsd"]) for g in by_provider] == [
@@ -69,7 +71,7 @@ def test_usage_totals_sources_and_unknown_cost_survive_a_restart(
         assert {g["key"]: g["turns"] for g in by_source} == {None: 2, "schedule:sched1": 2}
         future = _json(run_paseo, home, "usage", "--since", "2999-01-01")
         assert future["groups"] == []
-        recent = _json(run_paseo, home, "usage", "--since", "1h", "--agent", "a")["groups"]
+        recent = _json(run_paseo, home, "usage", "--since", "1h", "--agent", "alpha")["groups"]
         assert [g["turns"] for g in recent] == [2]
         table = _cli(run_paseo, home, "usage", "--by", "agent")
         assert "TOTAL" in table.stdout
