@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         RpcRegistrar,
         TransportRegistrar,
     )
+    from paseo_hookspecs.status import StatusSectionRegistrar
 
 
 @hookspec
@@ -111,6 +112,20 @@ def paseo_register_doctor_checks(register: DoctorCheckRegistrar) -> None:
 
     :param register: call ``register(check)`` with each
         :class:`~paseo_hookspecs.doctor.DoctorCheck`.
+    :return: nothing.
+
+    .. versionadded:: 2.0
+    """
+
+
+@hookspec
+def paseo_register_status_sections(register: StatusSectionRegistrar) -> None:
+    """Contribute sections to ``paseo daemon status`` (``server.status``'s ``sections``).
+
+    Called once in the daemon when plugins load.
+
+    :param register: call ``register(section)`` with each
+        :class:`~paseo_hookspecs.status.StatusSection`.
     :return: nothing.
 
     .. versionadded:: 2.0

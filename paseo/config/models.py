@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from paseo_hookspecs.notifications import MAX_SINKS, NotificationSink
 from paseo_hookspecs.terminals import TerminalProfile
 from pydantic import (
     BaseModel,
@@ -190,6 +191,9 @@ class DaemonConfig(_Model):
     auth: AuthConfig | None = None
     redaction: RedactionConfig | None = None
     """Secrets replaced in timeline entries and logs (docs/redaction.md)."""
+    notifications: Annotated[list[NotificationSink], Field(max_length=MAX_SINKS)] | None = None
+    """Where attention is sent besides push: webhook, ntfy, command (docs/notifications.md).
+    The contract's models, so a notifier plugin reads what start-up validated."""
 
     @field_validator("hostnames", "trustedProxies", mode="before")
     @classmethod

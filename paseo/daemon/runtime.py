@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.http import AsgiApp, Forward
     from paseo_hookspecs.interfaces.store import Store
+    from paseo_hookspecs.notifications import NotificationSink
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.schedules import ScheduleControl
     from paseo_hookspecs.terminal_control import TerminalControl
@@ -156,6 +157,12 @@ class Daemon:
     def http_forward(self, host: str) -> Forward:
         """See :class:`paseo_hookspecs.http.HttpForwarding` (the scripts proxy decides)."""
         return self._forward(host) if self._forward is not None else None
+
+    @property
+    def notification_sinks(self) -> list[NotificationSink]:
+        """:class:`paseo_hookspecs.notifications.NotificationSinkSource`."""
+        daemon = self.config.config.daemon
+        return list(daemon.notifications or []) if daemon is not None else []
 
     def config_section(self, plugin_id: str) -> Any:
         # One entry, not ``plugin_entries`` (every plugin's dumped): plugins ask per event.
@@ -317,6 +324,7 @@ class Daemon:
 
     async def status(self) -> StatusResult:
         """The ``server.status`` answer (also ``GET /api/status``)."""
+        from paseo.daemon.status_sections import gather_sections
         from paseo.rpc.models import PROTOCOL_VERSION, Counts, PluginFailure, PluginSummary
         from paseo.rpc.models import StatusResult as Result
 
@@ -332,6 +340,9 @@ class Daemon:
         except Exception:  # noqa: BLE001 - a store that cannot count still reports the rest
             agents = None
         started = (read_pid_file(self.layout.pid) or {}).get("startedAt")
+        sections = await gather_sections(
+            self.plugins.status_sections() if self.plugins is not None else []
+        )
         return Result(
             serverId=self.server_id,
             version=__version__,
@@ -358,6 +369,7 @@ class Daemon:
                 methods=len(server.methods) if server is not None else 0,
                 agents=agents,
             ),
+            sections=sections,
         )
 
     async def _open_store(self) -> None:

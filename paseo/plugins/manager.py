@@ -31,6 +31,7 @@ from paseo_hookspecs.registration import (
     ConfigSection,
     RpcMethodGroup,
 )
+from paseo_hookspecs.status import StatusSection
 
 from paseo.plugins.discovery import (
     Candidate,
@@ -394,6 +395,17 @@ class PaseoPluginManager:
             for name, check in self._collect("paseo_register_doctor_checks")
             if isinstance(check, DoctorCheck)
         ]
+
+    def status_sections(self) -> list[tuple[str, StatusSection]]:
+        """``paseo_register_status_sections``: ``(plugin name, section)``; a repeated section
+        name keeps the first."""
+        seen: set[str] = set()
+        sections: list[tuple[str, StatusSection]] = []
+        for name, section in self._collect("paseo_register_status_sections"):
+            if isinstance(section, StatusSection) and section.name not in seen:
+                seen.add(section.name)
+                sections.append((name, section))
+        return sections
 
     def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:
         """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs."""

@@ -130,6 +130,13 @@ class Counts(WireModel):
     agents: int | None = Field(description="null when the store cannot count")
 
 
+class StatusSectionResult(WireModel):
+    plugin: str = Field(description="the plugin that reported it")
+    state: Literal["ok", "warn", "fail", "off", "unknown"]
+    headline: str
+    details: dict[str, Any] = Field(description="the section's own fields (no secrets)")
+
+
 class StatusResult(WireModel):
     """``server.status`` and ``GET /api/status``."""
 
@@ -145,6 +152,10 @@ class StatusResult(WireModel):
     storageDriver: str
     plugins: PluginSummary
     counts: Counts
+    sections: dict[str, StatusSectionResult] = Field(
+        default_factory=dict,
+        description="plugins' sections (paseo_register_status_sections), by name",
+    )
 
 
 class ShutdownParams(WireModel):

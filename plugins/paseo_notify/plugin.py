@@ -14,17 +14,23 @@ from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs import hookimpl
 from paseo_hookspecs.agents import AgentObserver, Subscription
+from paseo_hookspecs.doctor import DoctorCheck
+from paseo_hookspecs.notifications import NotificationSinkSource
 from paseo_hookspecs.registration import (
     ConfigSection,
     ConfigSectionRegistrar,
+    DoctorCheckRegistrar,
     RpcMethod,
     RpcMethodGroup,
     RpcRegistrar,
 )
+from paseo_hookspecs.status import StatusReport, StatusSection, StatusSectionRegistrar
 from pydantic import BaseModel, ConfigDict
 
+from paseo_notify import health
 from paseo_notify import payload as payloads
 from paseo_notify.delivery import SinkWorker
+from paseo_notify.health import doctor_findings
 from paseo_notify.secret import SecretFileError, load_or_create
 from paseo_notify.settings import (
     CommandSink,
@@ -152,13 +158,28 @@ class NotifyPlugin:
         )
 
     @hookimpl
+    def paseo_register_status_sections(self, register: StatusSectionRegistrar) -> None:
+        register(StatusSection(PLUGIN_ID, self.report))
+
+    @hookimpl
+    def paseo_register_doctor_checks(self, register: DoctorCheckRegistrar) -> None:
+        register(DoctorCheck("notifications", doctor_findings))
+
+    @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
         self.settings = settings_of(context.config_section(PLUGIN_ID))
-        if not self.settings.enabled or not self.settings.sinks:
+        declared = (
+            list(context.notification_sinks) if isinstance(context, NotificationSinkSource) else []
+        )
+        if self.settings.sinks:
+            log.warning(
+                "plugins.notify.settings.sinks is deprecated: move the sinks to "
+                "daemon.notifications (docs/notifications.md)"
+            )
+        sinks = [*declared, *self.settings.sinks]
+        if not self.settings.enabled or not sinks:
             return
-        self.workers = [
-            _worker(i, sink, context.home) for i, sink in enumerate(self.settings.sinks)
-        ]
+        self.workers = [_worker(i, sink, context.home) for i, sink in enumerate(sinks)]
         for worker in self.workers:
             if worker.disabled:
                 log.error("notify sink %s is disabled: %s", worker.name, worker.disabled)
@@ -192,10 +213,18 @@ class NotifyPlugin:
             worker.offer(payload)
 
     async def status(self, ctx: RpcContext, params: NotifyStatusParams) -> NotifyStatusResult:
+        return self._status()
+
+    def _status(self) -> NotifyStatusResult:
         return NotifyStatusResult(
             enabled=self.settings.enabled,
             sinks=[NotifySinkStatus.model_validate(w.status()) for w in self.workers],
         )
+
+    async def report(self) -> StatusReport:
+        """The ``notify`` line of ``paseo daemon status``."""
+        status = self._status()
+        return health.report(status.enabled, [sink.model_dump() for sink in status.sinks])
 
 
 plugin = NotifyPlugin()

@@ -75,7 +75,7 @@ async def run_command(sink: CommandSink, body: bytes) -> None:
     except OSError as error:
         raise DeliveryError(f"could not run {sink.argv[0]}: {error.strerror or error}") from None
     try:
-        _, stderr = await asyncio.wait_for(process.communicate(body), sink.timeout)
+        stderr = await asyncio.wait_for(_exchange(process, body), sink.timeout)
     except TimeoutError:
         _kill(process)
         await process.wait()
@@ -89,6 +89,38 @@ async def run_command(sink: CommandSink, body: bytes) -> None:
         tail = stderr.decode(errors="replace").strip().splitlines()[-1:] if stderr else []
         detail = f": {tail[0][:200]}" if tail else ""
         raise DeliveryError(f"{sink.argv[0]} exited with status {process.returncode}{detail}")
+
+
+async def _exchange(process: asyncio.subprocess.Process, body: bytes) -> bytes:
+    """Feed ``body`` to the program's stdin and collect its stderr until it exits.
+
+    Not ``communicate``: a program that exits without reading its stdin (``true``, a script
+    that only looks at its arguments) makes that raise a ``RuntimeError`` from the closed pipe
+    transport, and such a program delivered fine.
+    """
+    stdin, errors = process.stdin, process.stderr
+    if stdin is None or errors is None:  # both are PIPE in run_command
+        raise DeliveryError("the program's stdin or stderr is not a pipe")
+
+    async def feed() -> None:
+        try:
+            stdin.write(body)
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            pass  # it did not read all of it: its exit status says whether that was fine
+        finally:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+                stdin.close()
+
+    # Bounded: a chatty program's stderr is kept to its last 64 KiB.
+    async def drain_errors() -> bytes:
+        kept = b""
+        while chunk := await errors.read(65536):
+            kept = (kept + chunk)[-65536:]
+        return kept
+
+    _, stderr, _ = await asyncio.gather(feed(), drain_errors(), process.wait())
+    return stderr
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

@@ -417,6 +417,17 @@ def _quarantined_files(home: Path) -> int:
     return sum(len(files) for _dir, _dirs, files in os.walk(home / "quarantine"))
 
 
+def _section_rows(sections: Any) -> dict[str, str]:
+    """A line per plugin section (the relay, notification sinks): its state and headline."""
+    if not isinstance(sections, dict):
+        return {}
+    return {
+        str(name): f"{body.get('state')}: {body.get('headline')}"
+        for name, body in sorted(sections.items())
+        if isinstance(body, dict)
+    }
+
+
 def _emit_status(args: argparse.Namespace, data: dict[str, Any], *, hint: bool = False) -> int:
     quarantined = _quarantined_files(Path(data["home"])) if data.get("home") else 0
     if quarantined:
@@ -439,14 +450,12 @@ def _emit_status(args: argparse.Namespace, data: dict[str, Any], *, hint: bool =
             "connections": counts.get("connections"),
             "agents": counts.get("agents"),
         }
-        emit(
-            args,
-            {
-                label: row.get(key)
-                for key, label in _TABLE_KEYS
-                if key in row and (row.get(key) is not None or key == "running")
-            },
-        )
+        table = {
+            label: row.get(key)
+            for key, label in _TABLE_KEYS
+            if key in row and (row.get(key) is not None or key == "running")
+        }
+        emit(args, {**table, **_section_rows(data.get("sections"))})
     if hint:
         sys.stderr.write("paseo: the daemon is not running; start it with `paseo daemon start`\n")
     return 0 if data.get("running") else EXIT_NOT_RUNNING

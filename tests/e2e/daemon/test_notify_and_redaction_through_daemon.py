@@ -80,21 +80,17 @@ def test_webhook_hears_permission_and_finish_and_secrets_stay_out(
     secret_file = tmp_path / "hook-secret"
     config = {
         "agents": {"providers": {"claude": provider_settings("claude", fake, tmp_path / "p")}},
-        "plugins": {
-            "notify": {
-                "settings": {
-                    "sinks": [
-                        {
-                            "type": "webhook",
-                            "name": "loopback",
-                            "url": hook.url,
-                            "events": ["finished", "permission"],
-                            "secretFile": str(secret_file),
-                            "backoff": 0.2,
-                        }
-                    ]
+        "daemon": {
+            "notifications": [
+                {
+                    "type": "webhook",
+                    "name": "loopback",
+                    "url": hook.url,
+                    "events": ["finished", "permission"],
+                    "secretFile": str(secret_file),
+                    "backoff": 0.2,
                 }
-            }
+            ]
         },
     }
     (daemon.home / "config.json").write_text(json.dumps(config))
@@ -142,6 +138,8 @@ def test_webhook_hears_permission_and_finish_and_secrets_stay_out(
     assert sink["name"] == "loopback"
     assert sink["sent"] >= 2
     assert sink["failed"] == sink["dropped"] == 0
+    status = json.loads(daemon.cli("daemon", "status", "-o", "json").stdout)
+    assert status["sections"]["notify"]["state"] == "ok", status["sections"]
 
     timeline_out = daemon.cli("logs", "leaky", "-o", "json").stdout
     daemon.stop()

@@ -188,6 +188,27 @@ def test_the_command_sink_gets_the_json_on_stdin(tmp_path: Path) -> None:
     assert json.loads(out.read_text()) == PAYLOAD
 
 
+def test_a_command_that_never_reads_its_stdin_delivered(tmp_path: Path) -> None:
+    """``true`` (or a script that only looks at its arguments) exits before reading: that is
+    a delivery, not a closed-pipe error. A large body makes the write outlive the program."""
+    import uvloop  # the daemon's loop, where the closed pipe surfaced as a RuntimeError
+
+    sink = CommandSink(type="command", argv=["true"])
+
+    async def often(body: bytes) -> None:
+        for _ in range(30):  # a race: before the fix most of 30 failed under uvloop
+            await run_command(sink, body)
+
+    for body in (b"{}", b"x" * 4_000_000):
+        _run(often(body))
+        uvloop.run(asyncio.wait_for(often(body), 60))
+    stderr_heavy = CommandSink(
+        type="command",
+        argv=[sys.executable, "-c", "import sys; sys.stderr.write('e' * 500000)"],
+    )
+    _run(run_command(stderr_heavy, b"{}"))
+
+
 def test_a_failing_or_hanging_command_is_an_error_and_is_reaped(tmp_path: Path) -> None:
     failing = CommandSink(
         type="command", argv=[sys.executable, "-c", "import sys; sys.exit('no display')"]
