@@ -52,6 +52,17 @@ def render_mapping(data: Mapping[str, Any]) -> str:
     )
 
 
+def dump_yaml(data: Any, *, explicit_start: bool = False) -> str:
+    """``data`` as YAML, with libyaml's emitter when PyYAML has it: the pure-Python one takes
+    seconds for a thousand agents (``paseo ls -a -o yaml``), libyaml a tenth of that."""
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(
+        data, Dumper=dumper, sort_keys=False, allow_unicode=True, explicit_start=explicit_start
+    )
+
+
 def emit(
     args: argparse.Namespace,
     data: Any,
@@ -67,9 +78,7 @@ def emit(
         out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
         return
     if fmt == "yaml":
-        import yaml
-
-        out.write(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+        out.write(dump_yaml(data))
         return
     if getattr(args, "quiet", False):
         items = data if isinstance(data, list) else [data]

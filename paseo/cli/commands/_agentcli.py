@@ -538,12 +538,10 @@ def entry_writer(
 
         return write_json
     if args.output == "yaml":
-        import yaml
+        from paseo.cli.output import dump_yaml
 
         def write_yaml(entry: Mapping[str, Any]) -> None:
-            document = yaml.safe_dump(
-                dict(entry), sort_keys=False, allow_unicode=True, explicit_start=True
-            )
+            document = dump_yaml(dict(entry), explicit_start=True)
             sys.stdout.write(document)
             sys.stdout.flush()
 

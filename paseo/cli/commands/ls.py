@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from paseo.cli.commands._agentcli import add_host, ago, connect_light, parse_labels
 from paseo.cli.errors import EXIT_USAGE, CliError
-from paseo.cli.output import render_table
+from paseo.cli.output import dump_yaml, render_table
 
 if TYPE_CHECKING:
     from paseo.client.light import LightClient
@@ -105,10 +105,8 @@ class _Writer:
                 text = json.dumps(agent, indent=2, ensure_ascii=False).replace("\n", "\n  ")
                 out.write(("[\n  " if not index else ",\n  ") + text)
         elif self.fmt == "yaml":
-            import yaml
-
             if agents:
-                out.write(yaml.safe_dump(agents, sort_keys=False, allow_unicode=True))
+                out.write(dump_yaml(agents))
         else:
             out.write(
                 render_table(
