@@ -162,6 +162,10 @@ def apply(state: TurnView, event: AgentEvent) -> Effects:
             effects.changes["lastStatus"] = "running"
     elif event.type in TERMINAL_TURN_EVENTS:
         effects.turn_ended = True
+        usage = getattr(event, "usage", None)
+        if usage is not None:
+            # Even for a superseded prompt's turn: it was spent, and it is the latest report.
+            effects.changes["lastUsage"] = usage.model_dump(mode="json", exclude_none=True)
         if current:
             if isinstance(event, TurnFailed):
                 error = event.error or "the turn failed"

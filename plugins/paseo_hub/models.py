@@ -128,6 +128,13 @@ def grants_of(record: AgentRecord) -> frozenset[str]:
     return frozenset(t for t in tools if isinstance(t, str))
 
 
+def usage_payload(usage: dict[str, Any]) -> dict[str, Any]:
+    """Usage as ``agent.event`` has it, plus the TypeScript daemon's names for the same
+    figures (``totalCostUsd``, ``contextWindowMaxTokens``): a Hub reads either."""
+    named = {"costUsd": "totalCostUsd", "contextWindow": "contextWindowMaxTokens"}
+    return {**usage, **{named[k]: v for k, v in usage.items() if k in named}}
+
+
 def snapshot_of(record: AgentRecord) -> AgentSnapshot:
     """What a Hub may see of an agent record."""
     extra: dict[str, Any] = {
@@ -135,6 +142,11 @@ def snapshot_of(record: AgentRecord) -> AgentSnapshot:
     }
     if record.config is not None and record.config.model:
         extra["model"] = record.config.model
+    if record.lastUsage is not None:
+        # Passed through by the Hub as the TypeScript daemon's snapshot carries it.
+        extra["lastUsage"] = usage_payload(
+            record.lastUsage.model_dump(mode="json", exclude_none=True)
+        )
     return AgentSnapshot(
         id=record.id,
         status=record.lastStatus,

@@ -14,7 +14,7 @@ from paseo_hookspecs.agents import BranchOff, CheckoutBranch, CheckoutPr
 from paseo_hookspecs.events import AgentEvent
 from pydantic import BaseModel, ConfigDict, Field
 
-from paseo_hub.models import AgentSnapshot
+from paseo_hub.models import AgentSnapshot, usage_payload
 
 CREATE_REQUEST = "hub.execution.agent.create.request"
 CREATE_RESPONSE = "hub.execution.agent.create.response"
@@ -95,8 +95,11 @@ def envelope(message: dict[str, Any]) -> str:
 
 
 def event_payload(event: AgentEvent) -> dict[str, Any]:
-    """An agent event as local clients get it in ``agent.event`` (the stored timeline form)."""
+    """An agent event as local clients get it in ``agent.event`` (the stored timeline form);
+    a turn's usage also under the TypeScript names."""
     payload: dict[str, Any] = event.model_dump(mode="json", exclude_none=True)
+    if isinstance(payload.get("usage"), dict):
+        payload["usage"] = usage_payload(payload["usage"])
     return payload
 
 

@@ -158,6 +158,7 @@ def snapshot(
         pendingPermissions=[translate.permission(p, provider) for p in pending],
         persistence=_persistence(record.get("persistence")),
         runtimeInfo=runtime,
+        lastUsage=translate.usage(record.get("lastUsage")),
         lastError=_str(record.get("lastError")),
         title=_str(record.get("title")),
         labels={str(k): str(v) for k, v in labels.items()},

@@ -12,6 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
+from paseo_hookspecs.events import Usage
 from paseo_hookspecs.records._base import RecordModel
 
 __all__ = [
@@ -176,3 +177,6 @@ class AgentRecord(RecordModel):
     timeline and persistence handle kept) until the retention period after this instant."""
     budget: AgentBudget | None = None
     """The agent's spending cap (added in 2.0): once reached, its prompts are refused."""
+    lastUsage: Usage | None = None
+    """What the provider reported for the last turn that reported usage (added in 2.0): what
+    clients show beside the agent (the TypeScript snapshot's ``lastUsage``)."""

@@ -65,7 +65,8 @@ def test_ls_pages_newest_first_with_a_default_limit_and_streams_every_format(
     assert everything.stderr == ""
     lines = paseo("ls", "--limit", "0", "--jsonl").stdout.splitlines()
     assert [json.loads(line)["id"] for line in lines] == unarchived
-    listed: list[dict[str, Any]] = yaml.load(paseo("ls", "-a", "-o", "yaml").stdout, Loader=yaml.CSafeLoader)
+    as_yaml = paseo("ls", "-a", "-o", "yaml").stdout
+    listed: list[dict[str, Any]] = yaml.load(as_yaml, Loader=yaml.CSafeLoader)
     assert [a["id"] for a in listed] == newest
     table_rows = paseo("ls", "-a", "--no-headers").stdout.splitlines()
     assert len(table_rows) == AGENTS

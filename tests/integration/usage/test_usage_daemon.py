@@ -73,6 +73,10 @@ def test_usage_totals_sources_and_unknown_cost_survive_a_restart(
         assert future["groups"] == []
         recent = _json(run_paseo, home, "usage", "--since", "1h", "--agent", "alpha")["groups"]
         assert [g["turns"] for g in recent] == [2]
+        # The agent's record carries the last turn's report (what clients show beside it).
+        alpha = _json(run_paseo, home, "inspect", "alpha")["agent"]
+        reported = {k: v for k, v in alpha["lastUsage"].items() if v is not None}
+        assert reported == {"inputTokens": 50, "outputTokens": 5, "costUsd": 0.25}
         table = _cli(run_paseo, home, "usage", "--by", "agent")
         assert "TOTAL" in table.stdout
         assert "no cost" in table.stderr

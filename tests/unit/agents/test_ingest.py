@@ -17,6 +17,7 @@ from paseo_hookspecs.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Usage,
     UserMessageItem,
 )
 
@@ -92,6 +93,16 @@ def test_turn_start_and_end_set_the_status_of_the_newest_prompt() -> None:
     stale = apply(REPLACED, TurnFailed(provider=P, error="boom"))
     assert stale.turn_ended
     assert stale.changes == {}
+
+
+def test_a_turn_that_reports_usage_records_it_as_the_last_usage() -> None:
+    usage = Usage(inputTokens=10, outputTokens=2, costUsd=0.01)
+    reported = apply(CURRENT, TurnCompleted(provider=P, usage=usage)).changes
+    assert reported["lastUsage"] == {"inputTokens": 10, "outputTokens": 2, "costUsd": 0.01}
+    # A replaced run's turn still spent what it reports; one reporting nothing keeps the last.
+    stale = apply(REPLACED, TurnCanceled(provider=P, usage=usage)).changes
+    assert stale == {"lastUsage": reported["lastUsage"]}
+    assert "lastUsage" not in apply(CURRENT, TurnCompleted(provider=P)).changes
 
 
 def test_permissions_become_pending_and_answered() -> None:

@@ -262,6 +262,13 @@ def test_a_snapshot_joins_record_permissions_and_modes() -> None:
     }
     assert snap["lastUserMessageAt"] is None
     assert "archivedAt" not in snap
+    assert "lastUsage" not in snap
+    used = {**RECORD, "lastUsage": {"inputTokens": 7, "cachedInputTokens": 3, "costUsd": 0.5}}
+    assert projection.snapshot(used).wire()["lastUsage"] == {
+        "inputTokens": 7,
+        "cachedInputTokens": 3,
+        "totalCostUsd": 0.5,
+    }
 
 
 def test_placements_take_one_of_the_three_checkout_shapes() -> None:
