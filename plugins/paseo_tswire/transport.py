@@ -329,10 +329,13 @@ class TsWireTransport(Transport):
 
     async def _server_info(self, session: ClientSession) -> Any:
         from paseo_tswire import handshake
+        from paseo_tswire.handlers import voice
 
         result = session.extra.get("hello") or {}
         return handshake.server_info(
-            str(result.get("serverId") or ""), str(result.get("version") or "")
+            str(result.get("serverId") or ""),
+            str(result.get("version") or ""),
+            await voice.capabilities(session),
         )
 
 
@@ -385,4 +388,3 @@ def _tcp_address(listen: str) -> tuple[str, int]:
     if address.path is not None or address.host is None or address.port is None:
         raise OSError(errno.EINVAL, "plugins.tswire.settings.listen must be a TCP host:port")
     return address.host, address.port
-
