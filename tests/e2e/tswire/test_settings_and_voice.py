@@ -29,6 +29,7 @@ grammar commands;
 public <command> = (open | close | lock) the (door | window | gate) [please | now];
 """
 CHUNK_BYTES = 8192
+SCRIPTED_PLUGIN = Path(__file__).resolve().parents[2] / "integration" / "agents" / "scripted_agent"
 
 
 def _config(models: Path) -> dict[str, Any]:
@@ -40,7 +41,10 @@ def _config(models: Path) -> dict[str, Any]:
             "dictation": {"stt": site},
             "voiceMode": {"stt": site, "tts": {"provider": "local", "voice": "en-us"}},
         },
-        "plugins": {"tswire": {"settings": {"listen": "127.0.0.1:0"}}},
+        "plugins": {
+            "tswire": {"settings": {"listen": "127.0.0.1:0"}},
+            "scripted": {"source": "directory", "path": str(SCRIPTED_PLUGIN)},
+        },
     }
 
 
@@ -354,6 +358,55 @@ def test_voice_mode_needs_an_agent_and_abort_and_played_are_accepted(daemon: TsD
         client.session({"type": "audio_played", "id": "speech:1"})
         pong = client.request("ping", "pong")
         assert pong["__type"] == "pong"
+        assert client.messages("rpc_error") == []
+
+
+def test_voice_mode_hears_spoken_audio_and_prompts_the_agent(
+    daemon: TsDaemon, spoken_pcm: tuple[bytes, int], tmp_path: Path
+) -> None:
+    pcm, rate = spoken_pcm
+    fmt = f"audio/pcm;rate={rate};bits=16"
+    with daemon.client() as rpc:
+        agent_id = str(
+            rpc.call("agent.create", {"provider": "scripted", "cwd": str(tmp_path)})["agent"]["id"]
+        )
+    with TsClient(socket_path=daemon.socket_path) as client:
+        client.hello("cid_voice_mode", client_type="mobile")
+        on = client.request(
+            "set_voice_mode", "set_voice_mode_response", enabled=True, agentId=agent_id
+        )
+        assert (on["accepted"], on["enabled"], on["agentId"], on["error"]) == (
+            True,
+            True,
+            agent_id,
+            None,
+        )
+        chunks = [pcm[i : i + CHUNK_BYTES] for i in range(0, len(pcm), CHUNK_BYTES)]
+        for index, chunk in enumerate(chunks):
+            client.session(
+                {
+                    "type": "voice_audio_chunk",
+                    "audio": base64.b64encode(chunk).decode("ascii"),
+                    "format": fmt,
+                    "isLast": index == len(chunks) - 1,
+                }
+            )
+        heard = client.wait_for(lambda m: m["type"] == "transcription_result", timeout=120)
+        assert heard["payload"]["text"] == PHRASE
+        with daemon.client() as rpc:
+            waited = rpc.call("agent.wait", {"agentId": agent_id, "timeout": 60}, timeout=70)
+            assert waited["outcome"] == "idle", waited
+            entries = rpc.call("agent.timeline", {"agentId": agent_id, "limit": 50, "tail": True})
+        prompts = [
+            e["event"]["item"]["text"]
+            for e in entries["entries"]
+            if e["event"].get("type") == "timeline"
+            and e["event"]["item"].get("type") == "user_message"
+        ]
+        assert prompts
+        assert prompts[-1].startswith(PHRASE)
+        off = client.request("set_voice_mode", "set_voice_mode_response", enabled=False)
+        assert (off["accepted"], off["enabled"], off["agentId"]) == (True, False, None)
         assert client.messages("rpc_error") == []
 
 
