@@ -328,14 +328,11 @@ class TsWireTransport(Transport):
         task.add_done_callback(lambda _t: None)
 
     async def _server_info(self, session: ClientSession) -> Any:
-        from paseo_tswire import handshake
-        from paseo_tswire.handlers import voice
+        from paseo_tswire.handlers import config_watch
 
         result = session.extra.get("hello") or {}
-        return handshake.server_info(
-            str(result.get("serverId") or ""),
-            str(result.get("version") or ""),
-            await voice.capabilities(session),
+        return await config_watch.server_info(
+            session, str(result.get("serverId") or ""), str(result.get("version") or "")
         )
 
 

@@ -13,7 +13,7 @@ from paseo_tswire.models.agent import (
     ProjectPlacement,
     SelectOption,
 )
-from paseo_tswire.models.settings import RestartRequested
+from paseo_tswire.models.settings import DaemonConfigChanged, RestartRequested
 from paseo_tswire.models.timeline import (
     Cursor,
     PermissionRequest,
@@ -77,6 +77,7 @@ STATUS_PAYLOADS: dict[str, type[Wire]] = {
     "agent_refreshed": AgentRefreshed,
     "shutdown_requested": ShutdownRequested,
     "restart_requested": RestartRequested,
+    "daemon_config_changed": DaemonConfigChanged,
 }
 
 

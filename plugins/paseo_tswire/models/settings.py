@@ -141,6 +141,11 @@ class RestartRequested(Wire):
     requestId: str
 
 
+class DaemonConfigChanged(Wire):
+    status: Literal["daemon_config_changed"] = "daemon_config_changed"
+    config: DaemonConfigView
+
+
 SETTINGS_OUTBOUND: dict[str, type[Wire]] = {
     "get_daemon_config_response": DaemonConfigReply,
     "set_daemon_config_response": DaemonConfigReply,

@@ -410,6 +410,48 @@ def test_voice_mode_hears_spoken_audio_and_prompts_the_agent(
         assert client.messages("rpc_error") == []
 
 
+def test_config_changes_are_pushed_as_the_typescript_daemon_pushes_them(
+    daemon: TsDaemon,
+) -> None:
+    with (
+        TsClient(socket_path=daemon.socket_path) as watcher,
+        TsClient(socket_path=daemon.socket_path) as editor,
+    ):
+        first = watcher.hello("cid_watcher", client_type="mobile")
+        assert first["capabilities"]["voice"]["dictation"]["enabled"] is True
+        editor.hello("cid_editor")
+        editor.request(
+            "set_daemon_config_request",
+            "set_daemon_config_response",
+            config={"providers": {"claude": {"enabled": False}}},
+        )
+        changed = watcher.wait_for(
+            lambda m: m["type"] == "status" and m["payload"]["status"] == "daemon_config_changed"
+        )
+        assert changed["payload"]["config"]["providers"]["claude"]["enabled"] is False
+        assert SECRET not in json.dumps(watcher.frames)
+
+        # A restart-only change (every speech setting is one) leaves the capabilities as the
+        # running daemon has them: no new server_info.
+        with daemon.client() as rpc:
+            rpc.call("config.patch", {"patch": {"features": {"dictation": {"enabled": False}}}})
+            rpc.call("config.patch", {"patch": {"features": {"dictation": {"enabled": None}}}})
+        editor.request(
+            "set_daemon_config_request",
+            "set_daemon_config_response",
+            config={"providers": {"claude": {"enabled": True}}},
+        )
+        watcher.wait_for(
+            lambda m: (
+                m["type"] == "status"
+                and m["payload"]["status"] == "daemon_config_changed"
+                and m["payload"]["config"]["providers"]["claude"]["enabled"] is True
+            )
+        )
+        infos = [m for m in watcher.messages("status") if m["payload"]["status"] == "server_info"]
+        assert len(infos) == 1
+
+
 def test_restart_from_a_local_session_brings_the_daemon_back(daemon: TsDaemon) -> None:
     pid_file = daemon.home / "paseo.pid"
     before = json.loads(pid_file.read_text())["pid"]
