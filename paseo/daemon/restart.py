@@ -7,6 +7,9 @@ the listen addresses this one holds), so it runs the one restart path there is â
 of its own, so the stop that kills this daemon's process group never reaches it. Before anything
 is stopped, ``config.json`` is checked the way start-up checks it: a daemon that could not come
 back is not stopped (``invalid_config``), exactly as ``paseo daemon restart`` refuses.
+
+The successor is a detached daemon, as ``paseo daemon restart`` always starts: a daemon run in
+the foreground under a service manager should be restarted by that manager instead.
 """
 
 from __future__ import annotations

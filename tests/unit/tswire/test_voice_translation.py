@@ -7,8 +7,10 @@ import asyncio
 import json
 from typing import Any
 
+from paseo_tswire.connection import ClientSession
 from paseo_tswire.envelope import validate_outbound
 from paseo_tswire.handlers import voice
+from paseo_tswire.models import voice as vm
 from unit.tswire.harness import client_session
 
 
@@ -96,3 +98,41 @@ def test_speech_transcripts_and_dictation_partials_become_typescript_messages() 
             },
         },
     ]
+
+
+def test_audio_past_the_session_bound_ends_the_dictation_without_reaching_the_daemon() -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    class Recording(ClientSession):
+        async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+            calls.append((method, params or {}))
+            return {}
+
+    async def run() -> list[dict[str, Any]]:
+        session = client_session(Recording)
+        sent: list[str | bytes] = []
+
+        async def send(frame: str | bytes) -> None:
+            sent.append(frame)
+
+        async def close() -> None:
+            return None
+
+        session.attach(send, close)
+        try:
+            room = voice.room(session)
+            room.dictations["d1"] = voice._Dictation("dct_1", size=voice.MAX_SESSION_AUDIO_BYTES)
+            room.by_ours["dct_1"] = "d1"
+            chunk = vm.DictationChunk(dictationId="d1", seq=7, audio="AAAA", format="audio/pcm")
+            await voice.dictation_chunk(session, chunk)
+            await session.flush(2.0)
+            assert "d1" not in room.dictations
+        finally:
+            await session.aclose()
+        return [json.loads(f)["message"] for f in sent if isinstance(f, str)]
+
+    messages = asyncio.run(run())
+    assert calls == [("dictation.cancel", {"dictationId": "dct_1"})]
+    assert [m["type"] for m in messages] == ["dictation_stream_error"]
+    assert messages[0]["payload"]["reasonCode"] == "audio_too_large"
+    assert messages[0]["payload"]["retryable"] is False
