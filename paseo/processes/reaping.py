@@ -139,7 +139,9 @@ def _daemon_alive(record: ManagedProcessRecord) -> bool:
     return same_process(owner.pid, owner.identity)
 
 
-async def reap_orphans(repository: ManagedProcessRepository, kind: str, reap: Reaper) -> list[str]:
+async def reap_orphans(
+    repository: ManagedProcessRepository, kind: str, reap: Reaper
+) -> list[str]:
     """Reap every ``kind`` record a previous daemon left behind with ``reap`` and forget it.
 
     Records of another live daemon are left alone. Returns one line per record handled.

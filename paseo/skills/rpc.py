@@ -46,7 +46,9 @@ class SkillsSyncResult(SkillsListResult):
 def _skills(report: SkillsReport) -> dict[str, Any]:
     return {
         "skills": [
-            SkillInfo(name=s.name, description=s.description, selected=s.selected, targets=s.states)
+            SkillInfo(
+                name=s.name, description=s.description, selected=s.selected, targets=s.states
+            )
             for s in report.skills
         ],
         "unknown": report.unknown,

@@ -31,10 +31,8 @@ def roots_of(agent_id: str) -> list[str]:
 def _checked(home: Path, item: CleanupItem, root: str) -> Path:
     """``root`` as a path under ``home``, if it is exactly this agent's run directory."""
     relative = PurePosixPath(root)
-    if (
-        relative.is_absolute()
-        or relative.parts != (RUNS_DIR, item.agentId)
-        or (item.agentId in {"", ".", ".."} or "/" in item.agentId or "\\" in item.agentId)
+    if relative.is_absolute() or relative.parts != (RUNS_DIR, item.agentId) or (
+        item.agentId in {"", ".", ".."} or "/" in item.agentId or "\\" in item.agentId
     ):
         raise CleanupRefused(
             f"cleanup item {item.id} names {root!r}: only {RUNS_DIR}/<agentId> of the purged "

@@ -244,7 +244,9 @@ class TrashService:
             await self._drain(report, attempted, respect_work=True)
             now = self._clock()
             last = await self.store.trash.last_sweep()
-            if not report.complete or (last is not None and now - parse_iso(last) < SWEEP_EVERY):
+            if not report.complete or (
+                last is not None and now - parse_iso(last) < SWEEP_EVERY
+            ):
                 return report
             expired = [e.record for e in await self.entries() if e.purge_after <= now]
             expired.reverse()  # the longest-deleted first

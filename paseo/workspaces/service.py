@@ -169,3 +169,4 @@ class WorkspacesService:
     async def stop(self) -> None:
         self.status.stop()
         await self.placement.reconciler.stop()
+

@@ -159,7 +159,9 @@ async def _attach(args: argparse.Namespace) -> str:
             await attachment.resize()
             await attachment.repaint()
             loop.add_reader(stdin, attachment.on_stdin)
-            loop.add_signal_handler(signal.SIGWINCH, lambda: attachment.spawn(attachment.resize()))
+            loop.add_signal_handler(
+                signal.SIGWINCH, lambda: attachment.spawn(attachment.resize())
+            )
             how = await attachment.ended
         finally:
             loop.remove_reader(stdin)

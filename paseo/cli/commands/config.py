@@ -22,6 +22,7 @@ from paseo.cli.output import emit
 from paseo.home import HomeLayout, resolve_home
 
 if TYPE_CHECKING:
+
     from paseo.config import ConfigProblem
 
 _PATH_HELP = (

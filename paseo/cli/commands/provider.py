@@ -58,7 +58,9 @@ def run_ls(args: argparse.Namespace) -> int:
 
 def run_models(args: argparse.Namespace) -> int:
     with connect(args) as client:
-        result = client.call("provider.models", {"providerId": args.provider}, timeout=LISTING_WAIT)
+        result = client.call(
+            "provider.models", {"providerId": args.provider}, timeout=LISTING_WAIT
+        )
     if args.modes:
         emit(args, result["modes"], columns=(("id", "ID"), ("label", "LABEL")))
         return 0

@@ -84,7 +84,9 @@ def _configure_quarantine(subs: argparse._SubParsersAction[argparse.ArgumentPars
     actions = group.add_subparsers(dest="action", metavar="ACTION")
     ls = actions.add_parser("ls", help="list quarantined files")
     ls.set_defaults(run=run_quarantine_ls)
-    restore = actions.add_parser("restore", help="move a quarantined file back (daemon stopped)")
+    restore = actions.add_parser(
+        "restore", help="move a quarantined file back (daemon stopped)"
+    )
     restore.add_argument("path", metavar="PATH", help="the file, as `ls` shows it")
     restore.add_argument("--force", action="store_true", help="replace a file that is there now")
     restore.set_defaults(run=run_quarantine_restore)

@@ -30,7 +30,6 @@ COLUMNS = [
 
 SHORT_ID = 12
 
-
 def _host(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="daemon address (default: this home's daemon)")
 
@@ -71,7 +70,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     send.add_argument("keys", metavar="KEYS", nargs="+", help="key names or text")
     send.set_defaults(run=run_send_keys)
 
-    attach = subs.add_parser("attach", help="join a terminal from this one (detach with Ctrl-])")
+    attach = subs.add_parser(
+        "attach", help="join a terminal from this one (detach with Ctrl-])"
+    )
     attach.add_argument("terminal", metavar="ID", help="terminal id or unique prefix")
     attach.set_defaults(run=run_attach)
 

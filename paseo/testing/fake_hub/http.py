@@ -77,7 +77,9 @@ async def read_request(reader: asyncio.StreamReader) -> Request | None:
     return Request(parts[0].upper(), parts[1], headers, body, head)
 
 
-def response(status: int, body: Any = None, *, content_type: str = "application/json") -> bytes:
+def response(
+    status: int, body: Any = None, *, content_type: str = "application/json"
+) -> bytes:
     """A complete response; ``body`` is JSON-encoded unless it is ``bytes``."""
     if body is None:
         data = b""

@@ -147,7 +147,9 @@ class FakeHub:
         sock = self._sockets.get(daemon_id)
         return sock is not None and not sock.closed.is_set()
 
-    async def wait_connected(self, daemon_id: str, *, after: int = 0, within: float = 10.0) -> int:
+    async def wait_connected(
+        self, daemon_id: str, *, after: int = 0, within: float = 10.0
+    ) -> int:
         """Wait for a live socket of generation > ``after``; return its generation."""
 
         def ready() -> int:
@@ -428,7 +430,9 @@ class FakeHub:
         if daemon is None:
             return response(401, {"error": "unauthorized"})
         if not daemon.revoked:
-            live = [e for e in self.executions.values() if e.daemon_id == daemon_id and e.live]
+            live = [
+                e for e in self.executions.values() if e.daemon_id == daemon_id and e.live
+            ]
             if live and self.connected(daemon_id):
                 # The real Hub interrupts live executions and waits for the answers first.
                 await asyncio.gather(

@@ -23,7 +23,6 @@ class Hub(Protocol):
 
     def changed(self) -> None: ...
 
-
 FINISH_TOOL = {
     "name": "finish_execution",
     "description": "Report that the execution is done, with its outcome and a summary.",

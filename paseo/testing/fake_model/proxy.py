@@ -114,6 +114,7 @@ class RefusingProxy(LoopServer):
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
 
+
     async def start(self) -> None:
         """Listen on the running loop."""
         self._server = await asyncio.start_server(self._serve, self.host, 0, limit=MAX_HEADER_BYTES)
@@ -125,7 +126,6 @@ class RefusingProxy(LoopServer):
             self._server.close()
             await self._server.wait_closed()
             self._server = None
-
 
 async def _request_head(reader: asyncio.StreamReader) -> bytes:
     """The bytes up to the end of the request head, or what arrived before the peer closed or

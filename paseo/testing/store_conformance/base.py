@@ -65,6 +65,7 @@ class StoreSuite:
 
     _opened: list[Store]
 
+
     def make_store(self, home: Path) -> Store:
         """A new, unopened driver instance on ``home`` (override for custom construction)."""
         driver = self.driver

@@ -69,7 +69,9 @@ class TrashTests(StoreSuite):
         assert [e.seq for e in await store.timeline.read(data["id"])] == [0, 1]
 
     @store_test
-    async def test_purge_removes_agent_and_timeline_and_queues_the_item(self, store: Store) -> None:
+    async def test_purge_removes_agent_and_timeline_and_queues_the_item(
+        self, store: Store
+    ) -> None:
         kept = await self._tombstone(store, 1, iso(10))
         gone = await self._tombstone(store, 2, iso(20))
         item = cleanup_item_data(gone, iso(20))
