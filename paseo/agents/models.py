@@ -292,6 +292,28 @@ class ProviderListResult(WireModel):
     providers: list[ProviderView]
 
 
+class ProviderDiagnosticParams(WireModel):
+    providerId: str = Field(min_length=1)
+
+
+class ProgramView(WireModel):
+    command: str = Field(description="the program the provider runs")
+    path: str | None = Field(description="where it was found on the daemon's PATH; null: not found")
+    version: str = Field(description="the first line of `--version`, or why there is none")
+
+
+class ProviderDiagnosticResult(WireModel):
+    providerId: str
+    label: str
+    enabled: bool
+    availability: AvailabilityView = Field(
+        description="probed now; its reason says what is missing (program, log-in, key)"
+    )
+    program: ProgramView | None = Field(description="null when the provider runs no program")
+    models: int | None = Field(description="how many models it lists; null when not ready")
+    modelsError: str | None = Field(default=None, description="why listing the models failed")
+
+
 class ProviderModelsParams(WireModel):
     providerId: str = Field(min_length=1)
 

@@ -8,8 +8,10 @@ Handlers reach the :class:`paseo.agents.manager.AgentService` through the
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.errors import PaseoError
 from paseo_hookspecs.interfaces.agent import DraftConfig
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
@@ -17,6 +19,9 @@ from paseo.agents.models import (
     AvailabilityView,
     ModelView,
     ModeView,
+    ProgramView,
+    ProviderDiagnosticParams,
+    ProviderDiagnosticResult,
     ProviderFeaturesParams,
     ProviderFeaturesResult,
     ProviderListParams,
@@ -27,6 +32,7 @@ from paseo.agents.models import (
     ThinkingView,
 )
 from paseo.agents.registry import listing
+from paseo.processes.programs import program_version
 from paseo.services import ServiceRef
 
 if TYPE_CHECKING:
@@ -77,6 +83,56 @@ class _Handlers:
                 )
             )
         return ProviderListResult(providers=views)
+
+    async def diagnostic(
+        self, ctx: RpcContext, params: ProviderDiagnosticParams
+    ) -> ProviderDiagnosticResult:
+        """What ``paseo doctor`` checks of one provider, asked of the daemon (whose PATH and
+        environment agents start with): probed now, its program's path and version, and how
+        many models it lists when it is ready."""
+        service = self._ref.get()
+        registry = service.registry
+        entry = registry.entry(params.providerId)
+        snapshot = await registry.probe(entry)
+        program = None
+        profile = None
+        if entry.provider is not None:
+            try:
+                profile = entry.provider.terminal_profile()
+            except Exception:  # noqa: BLE001 - a plugin's fault; the probe's reason says more
+                profile = None
+        if profile is not None and profile.command:
+            # `--version` is bounded (VERSION_WAIT); off the loop, it never stalls the daemon.
+            path, version = await asyncio.to_thread(
+                program_version, profile.command, dict(os.environ)
+            )
+            program = ProgramView(command=profile.command, path=path, version=version)
+        models: int | None = None
+        models_error: str | None = None
+        if snapshot.availability.status == "ready" and entry.enabled:
+            try:
+                listed = await listing(
+                    params.providerId,
+                    registry.usable(params.providerId).list_models(service.launcher),
+                )
+                models = len(listed)
+            except PaseoError as exc:
+                models_error = exc.message
+            except Exception as exc:  # noqa: BLE001 - a diagnostic reports a plugin's fault
+                models_error = str(exc) or type(exc).__name__
+        return ProviderDiagnosticResult(
+            providerId=entry.id,
+            label=entry.label,
+            enabled=entry.enabled,
+            availability=AvailabilityView(
+                status=snapshot.availability.status,
+                reason=snapshot.availability.reason,
+                checkedAt=snapshot.checked_at,
+            ),
+            program=program,
+            models=models,
+            modelsError=models_error,
+        )
 
     async def models(self, ctx: RpcContext, params: ProviderModelsParams) -> ProviderModelsResult:
         service = self._ref.get()
@@ -135,6 +191,13 @@ def provider_group(ref: ServiceRef[AgentService]) -> RpcMethodGroup:
                 ProviderFeaturesParams,
                 ProviderFeaturesResult,
                 "The features a new agent of the provider would offer",
+            ),
+            _method(
+                "provider.diagnostic",
+                h.diagnostic,
+                ProviderDiagnosticParams,
+                ProviderDiagnosticResult,
+                "One provider probed now: availability, its program's path and version, models",
             ),
         ],
     )

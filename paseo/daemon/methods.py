@@ -23,6 +23,7 @@ from paseo.config.legacy import MOVED_SECTIONS
 from paseo.config.secrets import REDACTED, public_view
 from paseo.config.speech_settings import clean_patch
 from paseo.daemon.reload import ReloadOutcome, reload_config
+from paseo.daemon.restart import restart
 from paseo.rpc.errors import InvalidRequest, VersionMismatch
 from paseo.rpc.models import (
     PROTOCOL_VERSION,
@@ -62,6 +63,8 @@ StreamDeclarer: TypeAlias = Callable[[Sequence[str]], Awaitable[None]]
 
 async def _no_streams_on_demand(names: Sequence[str]) -> None:
     return None
+
+
 """How the handlers reach the running daemon (bound by :mod:`paseo.daemon.wiring`)."""
 
 ALL = frozenset({"local", "remote", "hub"})
@@ -354,6 +357,15 @@ def kernel_groups(
                     ShutdownResult,
                     access=LOCAL,
                     summary="Stop the daemon gracefully (answered before it stops)",
+                ),
+                RpcMethod(
+                    "server.restart",
+                    bound(restart),
+                    ShutdownParams,
+                    ShutdownResult,
+                    access=LOCAL,
+                    summary="Restart the daemon as `paseo daemon restart` does (refused, "
+                    "nothing stopped, when config.json would not start)",
                 ),
                 RpcMethod(
                     "server.subscribe",

@@ -15,7 +15,7 @@ import shutil
 from typing import Any
 
 from paseo.doctor.model import Check, DoctorContext, Status
-from paseo.doctor.tools import program_version
+from paseo.processes.programs import program_version
 
 GROUP = "providers"
 

@@ -18,6 +18,7 @@ from paseo.projects.icons import MAX_ICON_BYTES, Icon
 from paseo.rpc.dispatch import Encoded
 from paseo.rpc.models import WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
+from paseo.workspaces.project_config_rpc import config_methods
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
@@ -221,5 +222,6 @@ def project_group(ref: WorkspacesRef) -> RpcMethodGroup:
                 ProjectIconResult,
                 "The project's icon: custom, else discovered in its directory",
             ),
+            *config_methods(method),
         ],
     )

@@ -16,7 +16,9 @@ from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
+from paseo_tswire.handlers import settings as settings_handlers
 from paseo_tswire.handlers import timeline as timeline_handlers
+from paseo_tswire.handlers import voice as voice_handlers
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import loopchat as lc
 from paseo_tswire.models import schedule as sc
@@ -97,7 +99,10 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "loop/stop": (lc.LoopRef, loopchat.loop_stop),
 }
 
-IGNORED = frozenset({"audio_played", "abort_request"})
+TABLE.update(settings_handlers.ROUTES)
+TABLE.update(voice_handlers.ROUTES)
+
+IGNORED: frozenset[str] = frozenset()
 """Notifications without a reply whose effect this daemon does not have (nothing to answer)."""
 
 

@@ -17,7 +17,9 @@ from paseo_hookspecs.nesting import nests_deeper_than
 from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
+from paseo_tswire.models.settings import FAILED_WHEN_NOT_OK, SETTINGS_OUTBOUND
 from paseo_tswire.models.terminal import TERMINAL_OUTBOUND, Subscribed, SubscribeFailed
+from paseo_tswire.models.voice import VOICE_OUTBOUND
 from paseo_tswire.models.wire import Wire
 from paseo_tswire.models.workspace import WORKSPACE_OUTBOUND, Remove, Upsert
 
@@ -27,6 +29,8 @@ _ALL_OUTBOUND = {
     **SCHEDULE_OUTBOUND,
     **WORKSPACE_OUTBOUND,
     **LOOPCHAT_OUTBOUND,
+    **SETTINGS_OUTBOUND,
+    **VOICE_OUTBOUND,
 }
 
 WS_PONG = json.dumps({"type": "pong"})
@@ -113,6 +117,8 @@ def validate_outbound(frame: dict[str, Any]) -> Wire | None:
         return _agent_update(payload)
     elif type_ == "workspace_update":
         return (Remove if payload.get("kind") == "remove" else Upsert).model_validate(payload)
+    elif type_ in SETTINGS_OUTBOUND and payload.get("ok") is False:
+        model = FAILED_WHEN_NOT_OK
     elif type_ == "subscribe_terminal_response":
         model = SubscribeFailed if isinstance(payload.get("error"), str) else Subscribed
     else:

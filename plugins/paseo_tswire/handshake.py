@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from paseo_tswire.models.messages import ServerInfo
+from paseo_tswire.models.voice import ServerCapabilities
 from paseo_tswire.models.wire import Inbound
 
 PROTOCOL_VERSION = 1
@@ -68,12 +69,15 @@ def read_hello(body: dict[str, Any]) -> Hello:
     return hello
 
 
-def server_info(server_id: str, version: str) -> ServerInfo:
+def server_info(
+    server_id: str, version: str, capabilities: ServerCapabilities | None = None
+) -> ServerInfo:
     """The ``status`` payload answering a valid hello (``features.providersSnapshot`` makes
-    the app ask for the providers snapshot)."""
+    the app ask for the providers snapshot; ``capabilities.voice`` shows its voice controls)."""
     return ServerInfo(
         serverId=server_id,
         hostname=socket.gethostname() or None,
         version=version,
+        capabilities=capabilities,
         features={"providersSnapshot": True},
     )

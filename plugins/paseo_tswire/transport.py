@@ -328,11 +328,11 @@ class TsWireTransport(Transport):
         task.add_done_callback(lambda _t: None)
 
     async def _server_info(self, session: ClientSession) -> Any:
-        from paseo_tswire import handshake
+        from paseo_tswire.handlers import config_watch
 
         result = session.extra.get("hello") or {}
-        return handshake.server_info(
-            str(result.get("serverId") or ""), str(result.get("version") or "")
+        return await config_watch.server_info(
+            session, str(result.get("serverId") or ""), str(result.get("version") or "")
         )
 
 
@@ -385,4 +385,3 @@ def _tcp_address(listen: str) -> tuple[str, int]:
     if address.path is not None or address.host is None or address.port is None:
         raise OSError(errno.EINVAL, "plugins.tswire.settings.listen must be a TCP host:port")
     return address.host, address.port
-

@@ -13,6 +13,7 @@ from paseo_tswire.models.agent import (
     ProjectPlacement,
     SelectOption,
 )
+from paseo_tswire.models.settings import DaemonConfigChanged, RestartRequested
 from paseo_tswire.models.timeline import (
     Cursor,
     PermissionRequest,
@@ -20,6 +21,7 @@ from paseo_tswire.models.timeline import (
     StreamEvent,
     TimelineEntry,
 )
+from paseo_tswire.models.voice import ServerCapabilities
 from paseo_tswire.models.wire import Wire
 
 
@@ -28,6 +30,7 @@ class ServerInfo(Wire):
     serverId: str = Field(min_length=1)
     hostname: str | None
     version: str | None
+    capabilities: ServerCapabilities | None = None
     features: dict[str, bool]
 
 
@@ -73,6 +76,8 @@ STATUS_PAYLOADS: dict[str, type[Wire]] = {
     "agent_resumed": AgentResumed,
     "agent_refreshed": AgentRefreshed,
     "shutdown_requested": ShutdownRequested,
+    "restart_requested": RestartRequested,
+    "daemon_config_changed": DaemonConfigChanged,
 }
 
 
