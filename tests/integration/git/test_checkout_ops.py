@@ -114,8 +114,10 @@ def test_diff_per_file_with_untracked_staged_binary_and_too_large(
     assert (modified.additions, modified.deletions, modified.status) == (1, 1, "ok")
     lines = [(ln.type, ln.content) for ln in modified.hunks[0].lines]
     assert lines[0][0] == "header"
-    assert ("remove", "two") in lines and ("add", "TWO") in lines
-    assert by_path["new.txt"].is_new and by_path["new.txt"].additions == 2
+    assert ("remove", "two") in lines
+    assert ("add", "TWO") in lines
+    assert by_path["new.txt"].is_new
+    assert by_path["new.txt"].additions == 2
     assert by_path["blob.bin"].status == "binary"
     big = by_path["big.txt"]
     assert (big.status, big.hunks, big.additions) == ("too_large", [], 50)
@@ -168,7 +170,8 @@ def test_push_without_upstream_names_the_command_then_sets_it(
     assert git(remote, "rev-parse", "feature") == git(repo, "rev-parse", "HEAD")
     status = run(checkout.read_status(runner, str(repo)))
     assert status.report.upstream == "origin/feature"
-    assert status.base is not None and (status.base.ref, status.base.ahead) == ("main", 1)
+    assert status.base is not None
+    assert (status.base.ref, status.base.ahead) == ("main", 1)
 
 
 def test_pull_brings_what_another_clone_pushed(
@@ -210,7 +213,8 @@ def test_a_conflicting_merge_from_base_names_files_and_how_to_abort(
     with pytest.raises(MergeConflict) as conflict:
         run(changes.merge_from_base(runner, str(repo), base_ref="main"))
     assert conflict.value.data["files"] == ["a.txt"]
-    assert "a.txt" in conflict.value.message and "git merge --abort" in conflict.value.message
+    assert "a.txt" in conflict.value.message
+    assert "git merge --abort" in conflict.value.message
     # Left in progress for the user to resolve, as the message says.
     assert (repo / ".git" / "MERGE_HEAD").exists()
     git(repo, "merge", "--abort")
@@ -283,13 +287,15 @@ def test_branch_check_and_suggestions(repo: Path, runner: GitRunner) -> None:
     git(repo, "branch", "feature/login")
     assert run(branches.check(str(repo), "feature/login")).resolved_ref == "feature/login"
     bad = run(branches.check(str(repo), "has space"))
-    assert bad.problem is not None and not bad.exists
+    assert bad.problem is not None
+    assert not bad.exists
     missing = run(branches.check(str(repo), "nope"))
     assert (missing.problem, missing.exists) == (None, False)
     names = [b.name for b in run(branches.suggest(runner, str(repo), query="LOG"))]
     assert names == ["feature/login"]
     everything = {b.name: b for b in run(branches.suggest(runner, str(repo)))}
-    assert everything["main"].has_local and everything["main"].has_remote
+    assert everything["main"].has_local
+    assert everything["main"].has_remote
 
 
 def test_github_features_without_gh_name_what_is_missing(
@@ -300,5 +306,6 @@ def test_github_features_without_gh_name_what_is_missing(
     with pytest.raises(GitHubUnavailable) as missing:
         run(github.pr_status(str(repo)))
     assert missing.value.data == {"missing": "gh"}
-    assert "`gh`" in missing.value.message and "gh auth login" in missing.value.message
+    assert "`gh`" in missing.value.message
+    assert "gh auth login" in missing.value.message
     assert run(github.available(str(repo))) is False
