@@ -385,4 +385,3 @@ def _tcp_address(listen: str) -> tuple[str, int]:
     if address.path is not None or address.host is None or address.port is None:
         raise OSError(errno.EINVAL, "plugins.tswire.settings.listen must be a TCP host:port")
     return address.host, address.port
-
