@@ -8,7 +8,8 @@ in a terminal changes the diff without touching a working file). A burst of even
 refresh (:data:`DEBOUNCE_MS`), a refresh is one ``git.diff`` call through the session (so
 with its access, under the daemon's Git limiter), and only a diff that differs from the last
 one pushed is sent. At most :data:`MAX_SUBSCRIPTIONS` run per session (the oldest is ended
-for a new one); all end when the session closes.
+for a new one) and :data:`MAX_WATCHES` file watches in all (beyond, a subscription re-reads on
+a timer); all of a session's end when it closes.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ DEBOUNCE_MS = 300
 """Events closer together than this are one refresh."""
 POLL_MS = 2000
 """Polling period when the tree cannot be watched by inotify."""
+READY_MS = 1000
+"""How long the watch waits before saying it is in place (and, idle, between wake-ups)."""
+MAX_WATCHES = 32
+"""File watches across all sessions (each holds one of watchfiles' worker threads, a pool of
+40 the daemon's own reconciliation watch shares)."""
+UNWATCHED_REFRESH = 5.0
+"""Seconds between re-reads of a subscription past :data:`MAX_WATCHES`."""
+_watching = 0
 _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache"})
 _GIT_FILES = frozenset({"index", "HEAD"})
 
@@ -143,12 +152,29 @@ class DiffWatch:
                 )
 
     async def _watcher(self, root: str) -> None:
+        global _watching
+        if _watching >= MAX_WATCHES:
+            # Every watch holds a worker thread of watchfiles' pool: past the cap, re-read on
+            # a timer instead (the diff stays live, a little later).
+            while not self.stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), UNWATCHED_REFRESH)
+                self.changed.set()
+            return
+        _watching += 1
+        try:
+            await self._watch(root)
+        finally:
+            _watching -= 1
+
+    async def _watch(self, root: str) -> None:
         import watchfiles
 
         polling = False
         while not self.stop.is_set():
+            ready = False
             try:
-                async for _changes in watchfiles.awatch(
+                async for changes in watchfiles.awatch(
                     root,
                     watch_filter=lambda _change, path: wanted(root, path),
                     debounce=DEBOUNCE_MS,
@@ -158,8 +184,15 @@ class DiffWatch:
                     poll_delay_ms=POLL_MS,
                     recursive=True,
                     ignore_permission_denied=True,
+                    rust_timeout=READY_MS,
+                    yield_on_timeout=True,
                 ):
-                    self.changed.set()
+                    # The first answer (changes, or an empty set when nothing happened within
+                    # READY_MS) means the watch is in place: read once more, so a change made
+                    # between the first read and this moment is not missed.
+                    if changes or not ready:
+                        self.changed.set()
+                    ready = True
                 return
             except Exception as exc:  # noqa: BLE001 - the watch broke: poll, or stop trying
                 if polling:

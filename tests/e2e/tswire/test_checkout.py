@@ -6,6 +6,7 @@ remote on disk, a conflict named with its files, and GitHub features answering w
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,3 +221,29 @@ def test_github_features_say_gh_is_missing(app: TsClient, repo: Path) -> None:
     )
     assert (created["url"], created["error"]["code"]) == (None, "UNKNOWN")
     assert "`gh`" in created["error"]["message"]
+
+
+def test_a_remote_session_reaches_only_directories_it_may_open(
+    ts_daemon: TsDaemon, repo: Path
+) -> None:
+    created = json.loads(
+        ts_daemon.cli("daemon", "token", "create", "--name", "checkout", "-o", "json").stdout
+    )
+    with TsClient(
+        uri=ts_daemon.tcp_uri, subprotocols=[f"paseo.bearer.{created['token']}"]
+    ) as remote:
+        remote.hello("cid_checkout_remote", client_type="mobile")
+        # The repository is outside the daemon user's home and in no project yet.
+        refused = remote.request(
+            "checkout_status_request", "checkout_status_response", cwd=str(repo)
+        )
+        assert (refused["isGit"], refused["error"]["code"]) == (False, "NOT_ALLOWED")
+        commit = remote.request(
+            "checkout_commit_request", "checkout_commit_response", cwd=str(repo), message="x"
+        )
+        assert commit["error"]["code"] == "NOT_ALLOWED"
+        ts_daemon.cli("project", "add", str(repo))
+        allowed = remote.request(
+            "checkout_status_request", "checkout_status_response", cwd=str(repo)
+        )
+        assert (allowed["isGit"], allowed["error"]) == (True, None)
