@@ -33,6 +33,10 @@ MAX_UNTRACKED_BYTES = 1024 * 1024
 MAX_FILES = 2_000
 """Changed files one status or diff lists at most (``truncated`` says more were left out)."""
 
+MAX_STATUS_BYTES = 8 * 1024 * 1024
+"""``git status`` output read at most (a tree of a million untracked files must not be read
+whole); the files past it are left out and the status says ``truncated``."""
+
 # Reading must not take the index lock a user's own `git commit` needs at the same moment.
 READ_ENV = {"GIT_OPTIONAL_LOCKS": "0"}
 _PATCH_FLAGS = ("-c", "core.quotePath=false", "-c", "diff.noprefix=false")
@@ -61,6 +65,14 @@ class CheckoutDiff:
     truncated: bool = False
 
 
+def whole_records(output: str, truncated: bool) -> str:
+    """``-z`` output without the record a byte bound cut in the middle (the parsers skip a
+    two-path record left without its second path)."""
+    if not truncated or "\0" not in output:
+        return "" if truncated else output
+    return output.rsplit("\0", 1)[0] + "\0"
+
+
 def locate(cwd: str) -> RepoFacts:
     """The facts of the checkout holding ``cwd`` (blocking, in-process), or ``not_git_repo``."""
     facts = read_facts(cwd)
@@ -79,9 +91,10 @@ async def read_status(
         ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"],
         cwd=cwd,
         env=READ_ENV,
+        max_stdout=MAX_STATUS_BYTES,
     )
-    report = parse_status(result.stdout)
-    truncated = len(report.files) > max_files
+    report = parse_status(whole_records(result.stdout, result.truncated))
+    truncated = result.truncated or len(report.files) > max_files
     if truncated:
         report = StatusReport(
             report.head_oid,
@@ -143,7 +156,7 @@ async def read_diff(
         env=READ_ENV,
         max_stdout=max_bytes,
     )
-    stats = parse_numstat(numstat.stdout)
+    stats = parse_numstat(whole_records(numstat.stdout, numstat.truncated))
     out = CheckoutDiff(cwd=cwd, truncated=numstat.truncated or len(stats) > max_files)
     stats = stats[:max_files]
     big = [s for s in stats if not s.binary and s.lines > max_file_lines]

@@ -186,9 +186,14 @@ def parse_numstat(output: str) -> list[NumStat]:
         i += 1
         if not record:
             continue
-        added, deleted, path = record.split("\t", 2)
+        fields = record.split("\t", 2)
+        if len(fields) != 3:
+            break  # a record cut short (the output's byte bound)
+        added, deleted, path = fields
         old: str | None = None
         if not path:
+            if i + 2 > len(records) or not records[i + 1]:
+                break
             old = records[i]
             path = records[i + 1]
             i += 2

@@ -107,6 +107,8 @@ def parse_status(output: str) -> StatusReport:
                 ahead, behind = int(plus.lstrip("+")), int(minus.lstrip("-"))
             continue
         kind = record[0]
+        if kind in "12u" and record.count(" ") < {"1": 8, "2": 9, "u": 10}[kind]:
+            break  # a record cut short (the output's byte bound)
         if kind == "1":
             parts = record.split(" ", 8)
             index, worktree = _xy(parts[1])
@@ -114,7 +116,7 @@ def parse_status(output: str) -> StatusReport:
         elif kind == "2":
             parts = record.split(" ", 9)
             index, worktree = _xy(parts[1])
-            orig = records[i] if i < len(records) else None
+            orig = records[i] if i < len(records) and records[i] else None
             i += 1
             files.append(FileChange(parts[9], index, worktree, orig_path=orig))
         elif kind == "u":

@@ -23,6 +23,7 @@ from paseo.git.problems import (
     NotAGitCheckout,
     NothingToCommit,
     NoUpstream,
+    RemoteRejected,
 )
 from paseo.git.runner import GitRunner
 
@@ -309,3 +310,47 @@ def test_github_features_without_gh_name_what_is_missing(
     assert "`gh`" in missing.value.message
     assert "gh auth login" in missing.value.message
     assert run(github.available(str(repo))) is False
+
+
+def test_diff_against_the_base_shows_the_branch_s_work(repo: Path, runner: GitRunner) -> None:
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "f.txt").write_text("committed on the branch\n")
+    run(changes.commit(runner, str(repo), "branch work"))
+    (repo / "g.txt").write_text("not yet committed\n")
+    against_base = run(checkout.read_diff(runner, str(repo), scope="base", base_ref="main"))
+    assert [f.path for f in against_base.files] == ["f.txt", "g.txt"]
+    uncommitted = run(checkout.read_diff(runner, str(repo)))
+    assert [f.path for f in uncommitted.files] == ["g.txt"]
+
+
+def test_a_push_the_remote_rejects_says_to_pull_first(
+    repo: Path, runner: GitRunner, remote: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    identity(other)
+    (other / "a.txt").write_text("theirs\n")
+    git(other, "commit", "-q", "-am", "theirs")
+    git(other, "push", "-q")
+    (repo / "b.txt").write_text("ours\n")
+    run(changes.commit(runner, str(repo), "ours"))
+    with pytest.raises(RemoteRejected, match="paseo git pull"):
+        run(changes.push(runner, str(repo)))
+
+
+def test_a_squash_merge_into_base_is_one_commit_on_the_base(repo: Path, runner: GitRunner) -> None:
+    git(repo, "switch", "-q", "-c", "feature")
+    for name in ("x", "y"):
+        (repo / f"{name}.txt").write_text(f"{name}\n")
+        run(changes.commit(runner, str(repo), f"add {name}"))
+    run(changes.merge_into_base(runner, str(repo), base_ref="main", squash=True))
+    assert git(repo, "branch", "--show-current").strip() == "feature"
+    assert git(repo, "log", "-1", "--format=%s", "main").strip() == "Squash merge feature into main"
+    assert git(repo, "show", "--name-only", "--format=", "main").split() == ["x.txt", "y.txt"]
+
+
+def test_merging_from_the_base_refuses_uncommitted_changes(repo: Path, runner: GitRunner) -> None:
+    _diverge(repo)
+    (repo / "a.txt").write_text("dirty\n")
+    with pytest.raises(DirtyCheckout, match="commit or stash"):
+        run(changes.merge_from_base(runner, str(repo), base_ref="main"))

@@ -221,3 +221,15 @@ def test_gh_pull_request_checks_and_timeline() -> None:
     assert items[1]["reviewState"] == "approved"
     issue = search_item({"number": 1, "labels": [{"name": "bug"}], "state": "OPEN"}, "issue")
     assert (issue["labels"], issue["state"], "headRefName" in issue) == (["bug"], "open", False)
+
+
+def test_output_cut_at_a_byte_bound_loses_only_the_cut_record() -> None:
+    from paseo.git.checkout import whole_records
+
+    full = f"1 .M N... 100644 100644 100644 {OID} {OID} a.txt\0? b.txt\0"
+    cut = full + "1 .M N... 100644 1006"
+    assert [f.path for f in parse_status(whole_records(cut, True)).files] == ["a.txt", "b.txt"]
+    assert [f.path for f in parse_status(cut).files] == ["a.txt", "b.txt"]
+    numstat = "1\t2\ta.txt\0" + "0\t0\t\0old.txt\0"
+    assert [s.path for s in parse_numstat(whole_records(numstat + "ne", True))] == ["a.txt"]
+    assert [s.path for s in parse_numstat("1\t2\ta.txt\0" + "3\t")] == ["a.txt"]
