@@ -12,6 +12,7 @@ only reported.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from paseo_hookspecs.errors import Conflict, InvalidParams
@@ -154,12 +155,14 @@ async def merge_into_base(
     base_ref: str | None = None,
     squash: bool = False,
     worktree_of: dict[str, str] | None = None,
+    allow: Callable[[str], Awaitable[object]] | None = None,
 ) -> str:
     """Merge the checked-out branch into the base branch; the checkout where it happened.
 
     It runs in the checkout that has the base branch checked out (``worktree_of``: branch →
     checkout path, from ``git worktree list``); when none has, in this one, switching to the
-    base and back. A conflict is undone there (see the module doc)."""
+    base and back. A conflict is undone there (see the module doc). ``allow`` is awaited with
+    that checkout before anything changes (the caller's path rules: it raises to refuse)."""
     branch = await current_branch(cwd, "merge")
     ref = (base_ref or await asyncio.to_thread(default_branch, cwd) or "").removeprefix("origin/")
     if not ref:
@@ -169,6 +172,8 @@ async def merge_into_base(
         return cwd
     where = (worktree_of or await worktrees_by_branch(runner, cwd)).get(ref)
     target = where or cwd
+    if allow is not None:
+        await allow(target)
     if await _dirty(runner, target):
         raise DirtyCheckout(
             f"{target} has uncommitted changes: commit or stash them before merging into {ref}",

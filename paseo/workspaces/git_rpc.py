@@ -152,11 +152,15 @@ async def merge(desk: GitDesk, ctx: RpcContext, p: m.MergeParams) -> m.MergeResu
         facts = await asyncio.to_thread(checkout.locate, cwd)
         owned = await desk.owned(facts.toplevel)
         base_ref = str(owned["baseRef"]) if owned and owned.get("baseRef") else None
+    # The base's checkout may be another directory: the caller must be allowed there too,
+    # before anything in it changes.
     where = await changes.merge_into_base(
-        desk.runner, cwd, base_ref=base_ref, squash=p.strategy == "squash"
+        desk.runner,
+        cwd,
+        base_ref=base_ref,
+        squash=p.strategy == "squash",
+        allow=lambda target: desk.cwd(ctx, target),
     )
-    # The base's checkout may be another directory: the caller must be allowed there too.
-    await desk.cwd(ctx, where)
     return m.MergeResult(cwd=cwd, mergedIn=where)
 
 

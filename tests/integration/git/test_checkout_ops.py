@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from paseo_hookspecs.errors import AccessDenied
 
 from paseo.git import branches, changes, checkout, stash
 from paseo.git.github import GitHub
@@ -354,3 +355,23 @@ def test_merging_from_the_base_refuses_uncommitted_changes(repo: Path, runner: G
     (repo / "a.txt").write_text("dirty\n")
     with pytest.raises(DirtyCheckout, match="commit or stash"):
         run(changes.merge_from_base(runner, str(repo), base_ref="main"))
+
+
+def test_a_merge_into_a_base_checkout_the_caller_may_not_reach_changes_nothing(
+    repo: Path, runner: GitRunner, tmp_path: Path
+) -> None:
+    feature = tmp_path / "feature-wt"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(feature))
+    (feature / "f.txt").write_text("f\n")
+    run(changes.commit(runner, str(feature), "feature work"))
+    main_before = git(repo, "rev-parse", "main")
+    seen: list[str] = []
+
+    async def refuse(target: str) -> None:
+        seen.append(target)
+        raise AccessDenied(f"may not open {target}")
+
+    with pytest.raises(AccessDenied):
+        run(changes.merge_into_base(runner, str(feature), base_ref="main", allow=refuse))
+    assert seen == [str(repo)]
+    assert git(repo, "rev-parse", "main") == main_before
