@@ -103,30 +103,26 @@ async def status(session: ClientSession, msg: ck.CwdRequest) -> None:
     await session.push("checkout_status_response", payload)
 
 
+FALLBACK_COMMIT_MESSAGE = "Update files"
+"""The message of a commit the app makes without one when none can be generated (no agent
+answered): the TypeScript daemon's own fallback, so the app's one-click commit still lands."""
+
+
 async def _commit_message(session: ClientSession, cwd: str) -> str:
-    """A generated message for an empty one (the app's one-click commit), or ``""``."""
+    """A generated message for an empty one (the app's one-click commit sends none)."""
     try:
         found = await session.call("metadata.commit-message", {"cwd": cwd})
     except RpcFailure:
-        return ""
-    if not found.get("generated"):
-        return ""
-    subject = str(found.get("subject") or "").strip()
+        return FALLBACK_COMMIT_MESSAGE
+    subject = str(found.get("subject") or "").strip() if found.get("generated") else ""
+    if not subject:
+        return FALLBACK_COMMIT_MESSAGE
     body = str(found.get("body") or "").strip()
     return f"{subject}\n\n{body}" if body else subject
 
 
 async def commit(session: ClientSession, msg: ck.CommitRequest) -> None:
     message = (msg.message or "").strip() or await _commit_message(session, msg.cwd)
-    if not message:
-        error = ck.CheckoutError(
-            code="UNKNOWN", message="a commit needs a message (none was given or generated)"
-        )
-        await session.push(
-            "checkout_commit_response",
-            ck.CheckoutOk(cwd=msg.cwd, success=False, error=error, requestId=msg.requestId),
-        )
-        return
     all_ = msg.addAll if msg.addAll is not None else True
     await _ok(
         session, "checkout_commit_response", msg, "git.commit", {"message": message, "all": all_}

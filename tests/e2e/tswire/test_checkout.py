@@ -97,6 +97,15 @@ def test_status_diff_subscription_commit_and_switch(app: TsClient, repo: Path) -
     )
     assert cleared["payload"]["subscriptionId"] == "diff-1"
 
+    # The app's commit button sends no message: one is generated, or (no agent answers here)
+    # the TypeScript daemon's fallback is used.
+    (repo / "c.txt").write_text("one click\n")
+    clicked = app.request(
+        "checkout_commit_request", "checkout_commit_response", timeout=120, cwd=cwd, addAll=True
+    )
+    assert clicked["success"] is True
+    assert git(repo, "log", "-1", "--format=%s") == "Update files"
+
     git(repo, "branch", "side")
     switched = app.request(
         "checkout_switch_branch_request", "checkout_switch_branch_response", cwd=cwd, branch="side"

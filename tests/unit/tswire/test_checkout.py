@@ -85,19 +85,21 @@ def test_daemon_errors_become_checkout_error_codes() -> None:
         assert daemon.calls == [("git.mergeFromBase", {"cwd": "/r", "requireClean": True})]
 
 
-def test_an_empty_commit_message_is_generated_or_refused() -> None:
+def test_an_empty_commit_message_is_generated_or_the_typescript_fallback() -> None:
+    commit = {"cwd": "/r", "commit": "c", "summary": "S"}
+    body = {"type": "checkout_commit_request", "requestId": "r", "cwd": "/r", "addAll": True}
     generated = Daemon(
         {
             "metadata.commit-message": {"generated": True, "subject": "S", "body": "B"},
-            "git.commit": {"cwd": "/r", "commit": "c", "summary": "S"},
+            "git.commit": commit,
         }
     )
-    _one(generated, {"type": "checkout_commit_request", "requestId": "r", "cwd": "/r"})
+    _one(generated, body)
     assert generated.calls[-1] == ("git.commit", {"cwd": "/r", "message": "S\n\nB", "all": True})
-    refused = Daemon({"metadata.commit-message": {"generated": False}})
-    answer = _one(refused, {"type": "checkout_commit_request", "requestId": "r", "cwd": "/r"})
-    assert answer["payload"]["success"] is False
-    assert "message" in answer["payload"]["error"]["message"]
+    for answer in ({"generated": False}, RpcFailure("unavailable", "no agent")):
+        fallback = Daemon({"metadata.commit-message": answer, "git.commit": commit})
+        assert _one(fallback, body)["payload"]["success"] is True
+        assert fallback.calls[-1][1]["message"] == "Update files"
 
 
 def test_a_not_git_status_is_the_plain_not_git_shape() -> None:
