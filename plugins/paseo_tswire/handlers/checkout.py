@@ -19,11 +19,17 @@ from pydantic import BaseModel
 
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import checkout_diff
+from paseo_tswire.handlers import checkout_diff, checkout_status
 from paseo_tswire.handlers.checkout_diff import error_of
 from paseo_tswire.models import checkout as ck
 
 GITHUB_UNAVAILABLE = "github_unavailable"
+
+
+def _changed(session: ClientSession) -> None:
+    """This session changed a checkout: refresh its diffs and statuses now."""
+    checkout_diff.poke(session)
+    checkout_status.poke(session)
 
 
 async def _ok(
@@ -35,72 +41,11 @@ async def _ok(
         await session.call(method, {"cwd": msg.cwd, **params})
     except RpcFailure as exc:
         error = error_of(exc)
-    checkout_diff.poke(session)
+    _changed(session)
     await session.push(
         reply,
         ck.CheckoutOk(cwd=msg.cwd, success=error is None, error=error, requestId=msg.requestId),
     )
-
-
-def _not_git(msg: ck.CwdRequest, error: ck.CheckoutError | None) -> ck.StatusNotGit:
-    return ck.StatusNotGit(
-        cwd=msg.cwd,
-        error=error,
-        requestId=msg.requestId,
-        isGit=False,
-        isPaseoOwnedWorktree=False,
-        repoRoot=None,
-        currentBranch=None,
-        isDirty=None,
-        baseRef=None,
-        aheadBehind=None,
-        aheadOfOrigin=None,
-        behindOfOrigin=None,
-        hasRemote=False,
-        remoteUrl=None,
-    )
-
-
-async def status(session: ClientSession, msg: ck.CwdRequest) -> None:
-    try:
-        found = await session.call("git.status", {"cwd": msg.cwd})
-    except RpcFailure as exc:
-        # A directory outside any checkout is a plain "not git" answer, as the TypeScript
-        # daemon gives; anything else says what went wrong.
-        error = None if exc.code == "not_git_repo" else error_of(exc)
-        await session.push("checkout_status_response", _not_git(msg, error))
-        return
-    base = found.get("base")
-    common: dict[str, Any] = {
-        "cwd": msg.cwd,
-        "error": None,
-        "requestId": msg.requestId,
-        "isGit": True,
-        "repoRoot": found["repoRoot"],
-        "currentBranch": found["branch"],
-        "isDirty": bool(found["dirty"]),
-        "aheadBehind": ck.AheadBehind(ahead=base["ahead"], behind=base["behind"]) if base else None,
-        "aheadOfOrigin": found["ahead"],
-        "behindOfOrigin": found["behind"],
-        "hasRemote": found["remoteUrl"] is not None,
-        "remoteUrl": found["remoteUrl"],
-    }
-    payload: ck.StatusGit | ck.StatusPaseo
-    if found["isPaseoOwnedWorktree"] and found.get("baseRef"):
-        payload = ck.StatusPaseo(
-            **common,
-            isPaseoOwnedWorktree=True,
-            mainRepoRoot=found["mainRepoRoot"],
-            baseRef=found["baseRef"],
-        )
-    else:
-        payload = ck.StatusGit(
-            **common,
-            isPaseoOwnedWorktree=False,
-            mainRepoRoot=found["mainRepoRoot"],
-            baseRef=found.get("baseRef"),
-        )
-    await session.push("checkout_status_response", payload)
 
 
 FALLBACK_COMMIT_MESSAGE = "Update files"
@@ -193,7 +138,7 @@ async def switch_branch(session: ClientSession, msg: ck.SwitchBranchRequest) -> 
             error=None,
             requestId=msg.requestId,
         )
-    checkout_diff.poke(session)
+    _changed(session)
     await session.push("checkout_switch_branch_response", reply)
 
 
@@ -397,7 +342,7 @@ async def github_search(session: ClientSession, msg: ck.GitHubSearchRequest) -> 
 Handler = Callable[[ClientSession, Any], Awaitable[None]]
 
 TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
-    "checkout_status_request": (ck.CwdRequest, status),
+    "checkout_status_request": (ck.CwdRequest, checkout_status.status),
     "subscribe_checkout_diff_request": (ck.SubscribeDiff, checkout_diff.subscribe),
     "unsubscribe_checkout_diff_request": (ck.UnsubscribeDiff, checkout_diff.unsubscribe),
     "checkout_commit_request": (ck.CommitRequest, commit),

@@ -174,6 +174,11 @@ def _status(payload: dict[str, Any]) -> Wire:
     return StatusGit.model_validate(payload)
 
 
+def _status_update(payload: dict[str, Any]) -> Wire:
+    """``checkout_status_update``: a status payload (``prStatus`` is optional and not sent)."""
+    return _status(payload)
+
+
 class DiffLine(Wire):
     type: Literal["add", "remove", "context", "header"]
     content: str
@@ -378,5 +383,6 @@ CHECKOUT_OUTBOUND: dict[str, type[Wire]] = {
 
 CHECKOUT_UNIONS: dict[str, Callable[[dict[str, Any]], Wire]] = {
     "checkout_status_response": _status,
+    "checkout_status_update": _status_update,
 }
 """Outbound types whose payload is a union: validated by its discriminating fields."""

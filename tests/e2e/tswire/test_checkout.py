@@ -96,10 +96,18 @@ def test_status_diff_subscription_commit_and_switch(app: TsClient, repo: Path) -
         lambda m: m["type"] == "checkout_diff_update" and m["payload"]["files"] == []
     )
     assert cleared["payload"]["subscriptionId"] == "diff-1"
+    # The status the app asked for follows: it caches it and counts on these pushes.
+    clean = app.wait_for(
+        lambda m: m["type"] == "checkout_status_update" and m["payload"]["isDirty"] is False
+    )
+    assert (clean["payload"]["cwd"], clean["payload"]["requestId"]) == (cwd, f"subscription:{cwd}")
+    (repo / "c.txt").write_text("one click\n")
+    app.wait_for(
+        lambda m: m["type"] == "checkout_status_update" and m["payload"]["isDirty"] is True
+    )
 
     # The app's commit button sends no message: one is generated, or (no agent answers here)
     # the TypeScript daemon's fallback is used.
-    (repo / "c.txt").write_text("one click\n")
     clicked = app.request(
         "checkout_commit_request", "checkout_commit_response", timeout=120, cwd=cwd, addAll=True
     )

@@ -13,7 +13,7 @@ from typing import Any
 from paseo_tswire import dispatch
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.envelope import session_frame, validate_outbound
-from paseo_tswire.handlers import checkout_diff
+from paseo_tswire.handlers import checkout_diff, checkout_watch
 from paseo_tswire.models.wire import Wire
 
 
@@ -113,11 +113,11 @@ def test_a_not_git_status_is_the_plain_not_git_shape() -> None:
 
 def test_the_watch_filter_keeps_working_files_and_the_git_index() -> None:
     root = "/r"
-    assert checkout_diff.wanted(root, "/r/src/a.py")
-    assert checkout_diff.wanted(root, "/r/.git/index")
-    assert checkout_diff.wanted(root, "/r/.git/HEAD")
-    assert not checkout_diff.wanted(root, "/r/.git/objects/ab/cdef")
-    assert not checkout_diff.wanted(root, "/r/web/node_modules/x/index.js")
+    assert checkout_watch.wanted(root, "/r/src/a.py")
+    assert checkout_watch.wanted(root, "/r/.git/index")
+    assert checkout_watch.wanted(root, "/r/.git/HEAD")
+    assert not checkout_watch.wanted(root, "/r/.git/objects/ab/cdef")
+    assert not checkout_watch.wanted(root, "/r/web/node_modules/x/index.js")
 
 
 def test_a_subscription_pushes_on_change_and_ends_with_the_session(tmp_path: Path) -> None:
