@@ -188,7 +188,7 @@ async def read_diff(
         room = max_files - len(out.files)
         out.truncated = out.truncated or len(paths) > room
         untracked = await asyncio.to_thread(
-            _read_untracked, facts.toplevel, paths[:room], max_file_lines
+            _read_untracked, facts.toplevel, paths[:room], max_file_lines, max_bytes
         )
         out.files.extend(untracked)
     out.files.sort(key=lambda f: f.path)
@@ -240,8 +240,11 @@ def _file_for(stat: NumStat, parsed: FileDiff | None, max_file_lines: int) -> Fi
     return change
 
 
-def _read_untracked(root: str, paths: list[str], max_file_lines: int) -> list[FileDiff]:
-    """Blocking: each untracked path as an all-added diff, read without following links."""
+def _read_untracked(
+    root: str, paths: list[str], max_file_lines: int, budget: int
+) -> list[FileDiff]:
+    """Blocking: each untracked path as an all-added diff, read without following links;
+    past ``budget`` bytes read in all, the rest are ``too_large`` unread."""
     files: list[FileDiff] = []
     base = os.path.normpath(root)
     for rel in paths:
@@ -256,7 +259,7 @@ def _read_untracked(root: str, paths: list[str], max_file_lines: int) -> list[Fi
             data = os.readlink(full).encode()
         elif not os.path.isfile(full):
             continue
-        elif st.st_size > MAX_UNTRACKED_BYTES:
+        elif st.st_size > min(MAX_UNTRACKED_BYTES, budget):
             files.append(FileDiff(path=rel, is_new=True, status="too_large"))
             continue
         else:
@@ -266,5 +269,6 @@ def _read_untracked(root: str, paths: list[str], max_file_lines: int) -> list[Fi
                     data = handle.read(MAX_UNTRACKED_BYTES + 1)
             except OSError:
                 continue
+        budget -= len(data)
         files.append(text_file_diff(rel, data, max_lines=max_file_lines))
     return files

@@ -375,3 +375,16 @@ def test_a_merge_into_a_base_checkout_the_caller_may_not_reach_changes_nothing(
         run(changes.merge_into_base(runner, str(feature), base_ref="main", allow=refuse))
     assert seen == [str(repo)]
     assert git(repo, "rev-parse", "main") == main_before
+
+
+def test_untracked_files_past_the_byte_bound_are_listed_unread(
+    repo: Path, runner: GitRunner
+) -> None:
+    for name in ("u1.txt", "u2.txt", "u3.txt"):
+        (repo / name).write_text("x" * 3000 + "\n")
+    found = run(checkout.read_diff(runner, str(repo), max_bytes=7000))
+    assert [(f.path, f.status) for f in found.files] == [
+        ("u1.txt", "ok"),
+        ("u2.txt", "ok"),
+        ("u3.txt", "too_large"),
+    ]
