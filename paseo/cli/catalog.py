@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "project": ("Projects: the roots you work in", "project"),
     "workspace": ("Workspaces: exact directories, worktrees, pins and labels", "workspace"),
     "worktree": ("Paseo-owned Git worktrees", "worktree"),
+    "git": ("A checkout: status, diff, commit, push, pull, switch, merge, stash", "git"),
     "label": ("The workspace label catalog", "label"),
     "schedule": ("Recurring prompts: cron (in a time zone) or interval", "schedule"),
     "skills": ("Paseo's orchestration skills for your agents", "skills"),

@@ -27,6 +27,7 @@ from paseo.daemon.services import Composition
 from paseo.git.service import GitService
 from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
 from paseo.services import Publisher, ServiceRef
+from paseo.workspaces.git_rpc import GitDesk, git_group
 from paseo.workspaces.project_rpc import project_group
 from paseo.workspaces.rpc import label_group, workspace_group
 from paseo.workspaces.rpc import notifications as workspace_notifications
@@ -95,6 +96,10 @@ def compose(daemon: Daemon) -> Composition:
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
+    # `git.*`: checkouts' status, diffs and changes, through the one runner and `gh`.
+    git_ref: ServiceRef[GitDesk] = ServiceRef("git")
+    git_ref.bind(GitDesk(git.runner, git.github, workspaces.placement))
+    composition.groups.append((KERNEL, git_group(git_ref)))
 
     from paseo.agents.port.control import KernelAgents
     from paseo.agents.port.subscribers import AgentSubscribers
@@ -311,7 +316,11 @@ def _adapter(name: str, service: object | None) -> list[RpcMethodGroup]:
 def schema_groups() -> list[RpcMethodGroup]:
     """The daemon's and every kernel service's method groups, built with unbound refs (their
     handlers answer ``unavailable``): what the protocol schema documents."""
-    groups = [*kernel_groups(ServiceRef("daemon")), *_workspace_groups(ServiceRef("workspaces"))]
+    groups = [
+        *kernel_groups(ServiceRef("daemon")),
+        *_workspace_groups(ServiceRef("workspaces")),
+        git_group(ServiceRef("git")),
+    ]
     for name in ADAPTERS:
         groups.extend(_adapter(name, None))
     return groups

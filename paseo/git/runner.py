@@ -35,6 +35,8 @@ class GitResult:
     returncode: int
     stdout: str
     stderr: str
+    truncated: bool = False
+    """``stdout`` stopped at the caller's ``max_stdout`` (the process was killed there)."""
 
     @property
     def ok(self) -> bool:
@@ -63,9 +65,14 @@ class GitRunner:
         timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109 - a per-command bound is the API
         check: bool = True,
         stdin: bytes | None = None,
+        max_stdout: int | None = None,
     ) -> GitResult:
         """Run ``git *args`` in ``cwd``; raise :class:`GitCommandFailed` when ``check`` and it
-        fails (the message carries git's stderr)."""
+        fails (the message carries git's stderr). With ``max_stdout``, at most that many bytes
+        of output are kept: past them the process is killed and the result is ``truncated``
+        (never checked: its exit status is the kill's)."""
+        if max_stdout is not None and stdin is not None:
+            raise ValueError("max_stdout reads a command that takes no input")
         full_env = {**os.environ, **_BASE_ENV, **(env or {})}
         argv = (self.git, *args)
         async with self.limiter.slot():
@@ -84,8 +91,14 @@ class GitRunner:
             except OSError as exc:
                 raise GitCommandFailed(f"cannot run git: {exc}", data={"args": list(args)}) from exc
             self.processes_started += 1
+            truncated = False
             try:
-                out, err = await asyncio.wait_for(process.communicate(stdin), timeout)
+                if max_stdout is None:
+                    out, err = await asyncio.wait_for(process.communicate(stdin), timeout)
+                else:
+                    out, err, truncated = await asyncio.wait_for(
+                        _read_bounded(process, max_stdout), timeout
+                    )
             except TimeoutError:
                 await _kill_group(process)
                 raise GitCommandFailed(
@@ -99,14 +112,41 @@ class GitRunner:
             returncode=process.returncode if process.returncode is not None else -1,
             stdout=out.decode("utf-8", "replace"),
             stderr=err.decode("utf-8", "replace"),
+            truncated=truncated,
         )
-        if check and not result.ok:
+        if check and not result.ok and not truncated:
             detail = result.stderr.strip() or result.stdout.strip() or f"exit {result.returncode}"
             raise GitCommandFailed(
                 f"git {' '.join(args)} failed: {detail}",
                 data={"args": list(args), "exitCode": result.returncode, "stderr": result.stderr},
             )
         return result
+
+
+async def _read_bounded(
+    process: asyncio.subprocess.Process, limit: int
+) -> tuple[bytes, bytes, bool]:
+    """Read stdout up to ``limit`` bytes (killing the process past it) and all of stderr."""
+    assert process.stdout is not None
+    assert process.stderr is not None
+    stderr_task = asyncio.ensure_future(process.stderr.read())
+    chunks: list[bytes] = []
+    size = 0
+    truncated = False
+    while True:
+        chunk = await process.stdout.read(65536)
+        if not chunk:
+            break
+        if size + len(chunk) > limit:
+            chunks.append(chunk[: limit - size])
+            truncated = True
+            await _kill_group(process)
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    err = await stderr_task
+    await process.wait()
+    return b"".join(chunks), err, truncated
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:

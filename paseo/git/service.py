@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from paseo.git.github import GitHub
 from paseo.git.limiter import GitLimits, GitProcessLimiter
 from paseo.git.runner import GitRunner
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class GitService:
-    """Holds :attr:`limiter` and :attr:`runner`; has no background work."""
+    """Holds :attr:`limiter`, :attr:`runner` and :attr:`github`; has no background work."""
 
     name = "git"
 
@@ -28,6 +29,8 @@ class GitService:
 
         self.limiter = GitProcessLimiter(limits)
         self.runner = GitRunner(self.limiter)
+        self.github = GitHub(self.limiter)
+        """``gh``, behind the same limiter (it starts git processes of its own)."""
 
     async def start(self) -> None:
         return None

@@ -169,4 +169,3 @@ class WorkspacesService:
     async def stop(self) -> None:
         self.status.stop()
         await self.placement.reconciler.stop()
-

@@ -101,6 +101,8 @@ class ClientSession:
         """Rooms told of every agent record change first (the workspaces feed's buckets)."""
         self.binary: Callable[[bytes], Awaitable[None]] | None = None
         """Where inbound binary frames go (the terminals room, once used)."""
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+        """Rooms' clean-ups run when the session closes (file watches of diff subscriptions…)."""
         self._streams: set[str] = set()
         self._expiry: asyncio.TimerHandle | None = None
         self.on_expire: Callable[[ClientSession], None] | None = None
@@ -154,6 +156,13 @@ class ClientSession:
             self._expiry.cancel()
             self._expiry = None
         self._send = None
+        closers, self.closers = self.closers, []
+        for closer in closers:
+            # One room's failed clean-up must not skip the others'.
+            try:
+                await closer()
+            except Exception:
+                log.exception("tswire: a room of %s failed to close", self.client_id)
         if self._subscription is not None:
             self._subscription.close()
         self._writer.cancel()

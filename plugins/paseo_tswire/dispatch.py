@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
+from paseo_tswire.handlers import checkout as checkout_handlers
 from paseo_tswire.handlers import settings as settings_handlers
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.handlers import voice as voice_handlers
@@ -97,6 +98,7 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "loop/inspect": (lc.LoopRef, loopchat.loop_inspect),
     "loop/logs": (lc.LoopLogs, loopchat.loop_logs),
     "loop/stop": (lc.LoopRef, loopchat.loop_stop),
+    **checkout_handlers.TABLE,
 }
 
 TABLE.update(settings_handlers.ROUTES)

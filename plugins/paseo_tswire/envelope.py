@@ -14,6 +14,7 @@ from typing import Any
 
 from paseo_hookspecs.nesting import nests_deeper_than
 
+from paseo_tswire.models.checkout import CHECKOUT_OUTBOUND, CHECKOUT_UNIONS
 from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
@@ -31,6 +32,7 @@ _ALL_OUTBOUND = {
     **LOOPCHAT_OUTBOUND,
     **SETTINGS_OUTBOUND,
     **VOICE_OUTBOUND,
+    **CHECKOUT_OUTBOUND,
 }
 
 WS_PONG = json.dumps({"type": "pong"})
@@ -119,6 +121,8 @@ def validate_outbound(frame: dict[str, Any]) -> Wire | None:
         return (Remove if payload.get("kind") == "remove" else Upsert).model_validate(payload)
     elif type_ in SETTINGS_OUTBOUND and payload.get("ok") is False:
         model = FAILED_WHEN_NOT_OK
+    elif type_ in CHECKOUT_UNIONS:
+        return CHECKOUT_UNIONS[type_](payload)
     elif type_ == "subscribe_terminal_response":
         model = SubscribeFailed if isinstance(payload.get("error"), str) else Subscribed
     else:

@@ -148,10 +148,14 @@ def test_tcp_needs_a_credential_and_screens_origins(ts_daemon: TsDaemon) -> None
 def test_unsupported_and_invalid_requests_are_answered(ts_daemon: TsDaemon) -> None:
     with TsClient(socket_path=ts_daemon.socket_path) as client:
         client.hello("cid_errors")
-        unknown = client.request("checkout_status_request", "checkout_status_response", cwd="/")
+        # A type no client sends (every one the app sends is being served, one panel at a
+        # time: the git panel's checkout_status_request was this example until it was).
+        unknown = client.request("no_such_request", "no_such_response")
         assert unknown["__type"] == "rpc_error"
         assert unknown["code"] == "unknown_schema"
-        assert unknown["requestType"] == "checkout_status_request"
+        assert unknown["requestType"] == "no_such_request"
+        served = client.request("checkout_status_request", "checkout_status_response", cwd="/")
+        assert (served["isGit"], served["error"]["code"]) == (False, "NOT_ALLOWED")
         invalid = client.request("fetch_agent_request", "fetch_agent_response")
         assert (invalid["__type"], invalid["code"]) == ("rpc_error", "invalid_message")
         missing = client.request("fetch_agent_request", "fetch_agent_response", agentId="nobody")

@@ -240,6 +240,27 @@ def test_the_documented_unknown_schema_list_names_no_answered_request() -> None:
     assert named & answered == set()
     assert {t for t in answered for p in prefixes if t.startswith(p)} == set()
     assert {"chat/create", "loop/run"} <= answered
+    # The git and checkout panel left the list when it was served.
+    assert {
+        "checkout_status_request",
+        "subscribe_checkout_diff_request",
+        "unsubscribe_checkout_diff_request",
+        "checkout_commit_request",
+        "checkout_merge_request",
+        "checkout_merge_from_base_request",
+        "checkout_pull_request",
+        "checkout_push_request",
+        "checkout_switch_branch_request",
+        "checkout_pr_create_request",
+        "checkout_pr_status_request",
+        "stash_save_request",
+        "stash_pop_request",
+        "stash_list_request",
+        "validate_branch_request",
+        "branch_suggestions_request",
+        "pull_request_timeline_request",
+        "github_search_request",
+    } <= answered
 
 
 def test_a_record_s_levels_and_exit_codes_outside_the_typescript_schema_are_mapped() -> None:

@@ -18,30 +18,6 @@ from unit.tswire.harness import client_session
 
 LIST = Path(__file__).with_name("ts_request_types.txt")
 
-PENDING_GIT = frozenset(
-    {
-        "checkout_status_request",
-        "checkout_commit_request",
-        "checkout_merge_request",
-        "checkout_merge_from_base_request",
-        "checkout_pull_request",
-        "checkout_push_request",
-        "checkout_switch_branch_request",
-        "checkout_pr_create_request",
-        "checkout_pr_status_request",
-        "stash_save_request",
-        "stash_pop_request",
-        "stash_list_request",
-        "validate_branch_request",
-        "branch_suggestions_request",
-        "pull_request_timeline_request",
-        "github_search_request",
-        "subscribe_checkout_diff_request",
-        "unsubscribe_checkout_diff_request",
-    }
-)
-"""Owned by the ``appgit`` branch (checkout and git), pending its merge."""
-
 PENDING_FILES = frozenset(
     {
         "file_explorer_request",
@@ -57,7 +33,7 @@ PENDING_FILES = frozenset(
 )
 """Owned by the ``appfiles`` branch (files, editors, workspaces, scripts), pending its merge."""
 
-PENDING = PENDING_GIT | PENDING_FILES
+PENDING = PENDING_FILES
 """Owned by another branch, pending: the coordinator empties this set at merge."""
 
 
