@@ -16,6 +16,7 @@ from paseo_hookspecs import hookspec
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
     from paseo_hookspecs.events import AgentEvent
+    from paseo_hookspecs.mcp_tools import McpToolRegistrar
     from paseo_hookspecs.registration import (
         CliRegistrar,
         ConfigSectionRegistrar,
@@ -111,6 +112,23 @@ def paseo_register_doctor_checks(register: DoctorCheckRegistrar) -> None:
 
     :param register: call ``register(check)`` with each
         :class:`~paseo_hookspecs.doctor.DoctorCheck`.
+    :return: nothing.
+
+    .. versionadded:: 2.0
+    """
+
+
+@hookspec
+def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
+    """Contribute tools to the daemon's MCP server for agents.
+
+    Called once by the daemon when it starts, before ``paseo_startup``; the MCP server finds
+    the tools on the daemon (:class:`~paseo_hookspecs.mcp_tools.McpToolSource`). A handler
+    receives the calling agent's identity and the server's reach rules
+    (:class:`~paseo_hookspecs.mcp_tools.McpToolScope`), never more.
+
+    :param register: call ``register(tool)`` with each
+        :class:`~paseo_hookspecs.mcp_tools.McpTool`; its name must be new.
     :return: nothing.
 
     .. versionadded:: 2.0

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 from paseo_hookspecs import HOOK_GROUP, PROJECT_NAME, specs
 from paseo_hookspecs.doctor import DoctorCheck
+from paseo_hookspecs.mcp_tools import McpTool
 from paseo_hookspecs.registration import (
     CliCommandGroup,
     ConfigSection,
@@ -393,6 +394,15 @@ class PaseoPluginManager:
             (name, check)
             for name, check in self._collect("paseo_register_doctor_checks")
             if isinstance(check, DoctorCheck)
+        ]
+
+    def mcp_tools(self) -> list[McpTool]:
+        """``paseo_register_mcp_tools``: tools in registration order (a name registered
+        twice keeps the first; the later one is logged and ignored)."""
+        return [
+            tool
+            for tool in self._unique("paseo_register_mcp_tools", lambda t: str(t.name)).values()
+            if isinstance(tool, McpTool)
         ]
 
     def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:

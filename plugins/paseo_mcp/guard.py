@@ -130,4 +130,5 @@ class TokenGuard:
             cwd=record.cwd,
             workspace_id=record.workspaceId,
             policy=ToolPolicy(enabled=policy.enabled, disabled_tools=frozenset(disabled)),
+            labels=dict(record.labels),
         )
