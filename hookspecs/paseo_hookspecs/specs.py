@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         RpcRegistrar,
         TransportRegistrar,
     )
+    from paseo_hookspecs.schedules import ScheduleTargetRegistrar
 
 
 @hookspec
@@ -129,6 +130,22 @@ def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
 
     :param register: call ``register(tool)`` with each
         :class:`~paseo_hookspecs.mcp_tools.McpTool`; its name must be new.
+    :return: nothing.
+
+    .. versionadded:: 2.0
+    """
+
+
+@hookspec
+def paseo_register_schedule_targets(register: ScheduleTargetRegistrar) -> None:
+    """Contribute schedule targets beside ``agent`` and ``new-agent``.
+
+    Called once by the daemon when it composes the schedules service; a schedule whose
+    target ``type`` no loaded plugin offers is refused at create time, and its runs fail
+    naming the type.
+
+    :param register: call ``register(kind)`` with each
+        :class:`~paseo_hookspecs.schedules.ScheduleTargetKind`; its ``type`` must be new.
     :return: nothing.
 
     .. versionadded:: 2.0

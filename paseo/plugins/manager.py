@@ -32,6 +32,7 @@ from paseo_hookspecs.registration import (
     ConfigSection,
     RpcMethodGroup,
 )
+from paseo_hookspecs.schedules import ScheduleTargetKind
 
 from paseo.plugins.discovery import (
     Candidate,
@@ -404,6 +405,16 @@ class PaseoPluginManager:
             for tool in self._unique("paseo_register_mcp_tools", lambda t: str(t.name)).values()
             if isinstance(tool, McpTool)
         ]
+
+    def schedule_targets(self) -> dict[str, ScheduleTargetKind]:
+        """``paseo_register_schedule_targets``: kinds keyed by ``type`` (first wins; the
+        kernel's own ``agent`` and ``new-agent`` are never a plugin's)."""
+        kinds = self._unique("paseo_register_schedule_targets", lambda k: str(k.type))
+        return {
+            kind: target
+            for kind, target in kinds.items()
+            if isinstance(target, ScheduleTargetKind) and kind not in ("agent", "new-agent")
+        }
 
     def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:
         """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs."""

@@ -13,6 +13,7 @@ from paseo_loops.rpc import Runtime, method_group
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
     from paseo_hookspecs.mcp_tools import McpToolRegistrar
+    from paseo_hookspecs.schedules import ScheduleTargetRegistrar
 
 RUNTIME = Runtime()
 _TASKS: set[asyncio.Task[None]] = set()
@@ -31,6 +32,14 @@ def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
 
     for tool in tools(RUNTIME):
         register(tool)
+
+
+@hookimpl
+def paseo_register_schedule_targets(register: ScheduleTargetRegistrar) -> None:
+    """The ``loop`` target: each fire of the schedule starts a loop."""
+    from paseo_loops.schedule_target import kind
+
+    register(kind(RUNTIME))
 
 
 @hookimpl

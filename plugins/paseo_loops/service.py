@@ -54,7 +54,8 @@ class LoopOrigin:
     """The agent that started a loop through the MCP tools, and what the loop's agents get
     from it (:mod:`paseo_loops.tools` decides them)."""
 
-    agent_id: str
+    agent_id: str | None
+    """``None``: a schedule started it (its labels say which)."""
     worker_mode: str | None = None
     verifier_mode: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
@@ -178,6 +179,15 @@ class LoopService:
                 await task
         if loop["status"] == "running":  # no task ran it (or it ended before finishing)
             await self._finish_stopped(loop)
+        return loop
+
+    async def wait(self, ref: str) -> Loop:
+        """Until the loop has ended (stopped, succeeded, failed) or its task is gone (a
+        shutdown); cancelling the waiter leaves the loop running."""
+        loop = self.get(ref)
+        task = self._tasks.get(loop["id"])
+        if task is not None:
+            await asyncio.wait({task})
         return loop
 
     # -- the loop --------------------------------------------------------------------------
