@@ -6,8 +6,8 @@ has more autonomy than the agent that started it:
 
 - it works in the caller's directory or below it (no other repository);
 - its worker and verifier start in the caller's own mode, mapped to their providers by access
-  level (never above it), and carry the caller's child labels (the caller reaches them with
-  the agent tools);
+  level (never above it; a provider with no mode at or below the caller's level is refused),
+  and carry the caller's child labels (the caller reaches them with the agent tools);
 - ``verifyChecks`` are shell commands the daemon runs without asking anyone, so only a caller
   whose own mode never asks (access level ``full``) may give them; others verify with
   ``verifyPrompt`` (a verifier agent, which asks as the caller would);
@@ -94,12 +94,21 @@ async def _origin(scope: McpToolScope, args: LoopRunInput) -> LoopOrigin:
         )
     if args.maxIterations is None and args.maxTimeMs is None:
         raise InvalidParams("a loop you start needs maxIterations or maxTimeMs (a bound)")
-    worker = args.provider or ""
-    verifier = args.verifierProvider or worker
+    level = await scope.access()
+    modes: list[str | None] = []
+    for provider in (args.provider or "", args.verifierProvider or args.provider or ""):
+        mode = await scope.child_mode(provider.split("/", 1)[0])
+        if mode is None and level is not None:
+            # The provider's default could be above the caller's own level.
+            raise AccessDenied(
+                f"{provider or 'the default provider'} has no mode at or below your own "
+                f"access level ({level}): a loop you start may not run with more autonomy"
+            )
+        modes.append(mode)
     return LoopOrigin(
         agent_id=caller.agent_id,
-        worker_mode=await scope.child_mode(worker.split("/", 1)[0]),
-        verifier_mode=await scope.child_mode(verifier.split("/", 1)[0]),
+        worker_mode=modes[0],
+        verifier_mode=modes[1],
         labels=dict(scope.child_labels()),
     )
 

@@ -31,17 +31,19 @@ class Scope:
         level: ModeAccess | None = "read-only",
         agent_id: str = ME,
         labels: Mapping[str, str] | None = None,
+        mapped: bool = True,
     ) -> None:
         self.caller = McpToolCaller(
             agent_id=agent_id, provider="p", cwd=str(cwd), workspace_id=None, labels=labels or {}
         )
         self.level = level
+        self.mapped = mapped
 
     async def reaches(self, agent_id: str | None) -> bool:
         return agent_id == self.caller.agent_id
 
     async def child_mode(self, provider: str) -> str | None:
-        return f"{provider or 'default'}:plan"
+        return f"{provider or 'default'}:plan" if self.mapped else None
 
     async def access(self) -> ModeAccess | None:
         return self.level
@@ -101,6 +103,8 @@ def test_every_refusal_of_loop_run(tmp_path: Path) -> None:
             await _call(run, Scope(work, level=None), {**BOUNDED, "verifyChecks": ["true"]})
         with pytest.raises(InvalidParams, match="maxIterations or maxTimeMs"):
             await _call(run, scope, {"prompt": "x", "verifyPrompt": "v"})
+        with pytest.raises(AccessDenied, match="no mode at or below"):
+            await _call(run, Scope(work, mapped=False), BOUNDED)
         worker = Scope(work, labels={LABEL_LOOP: "1234abcd"})
         with pytest.raises(AccessDenied, match="may not start loops"):
             await _call(run, worker, BOUNDED)
