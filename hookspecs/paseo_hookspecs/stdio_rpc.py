@@ -223,7 +223,9 @@ class StdioJsonRpc:
         except Exception as exc:  # a handler bug must not kill the connection
             log.exception("handling %s from agent %s failed", method, self.process.agent_id)
             with contextlib.suppress(ConnectionLost):
-                await self.respond_error(request_id, INTERNAL_ERROR, str(exc) or type(exc).__name__)
+                await self.respond_error(
+                    request_id, INTERNAL_ERROR, str(exc) or type(exc).__name__
+                )
 
     async def _handle_notification(self, method: str, params: dict[str, Any]) -> None:
         try:
