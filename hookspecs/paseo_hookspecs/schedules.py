@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from paseo_hookspecs.records.schedule import ScheduleRecord
@@ -33,6 +34,51 @@ class ScheduleControl(Protocol):
         """Delete the schedule and its run history; returns its id."""
 
 
+@dataclass(frozen=True)
+class ScheduleFire:
+    """One run of a schedule whose target is a plugin's (:class:`ScheduleTargetKind`)."""
+
+    schedule_id: str
+    run_id: str
+    prompt: str
+    config: Mapping[str, Any]
+    """The target's config, as :attr:`ScheduleTargetKind.validate` returned it."""
+    labels: Mapping[str, str]
+    """Labels the agents the run starts should carry (``paseo.schedule-id``, …)."""
+    timeout: float
+    """Seconds the run may take; past them the run is cancelled and fails."""
+
+
+@dataclass(frozen=True)
+class ScheduleFired:
+    """How a plugin's run ended: ``output`` is kept (bounded) in the run entry."""
+
+    status: Literal["succeeded", "failed"]
+    output: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ScheduleTargetKind:
+    """A schedule target a plugin offers: ``{"type": <type>, "config": {...}}`` in
+    ``schedule.create`` (the loops plugin's ``loop``).
+
+    ``validate(config)`` runs at create time and returns the config to store (raise
+    ``InvalidParams`` to refuse it); ``run(fire)`` runs each fire and returns when the run is
+    over (a slot that comes while it still runs is skipped, as for an agent's turn).
+    """
+
+    type: str
+    summary: str
+    validate: Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]]
+    run: Callable[[ScheduleFire], Awaitable[ScheduleFired]]
+
+
+class ScheduleTargetRegistrar(Protocol):
+    def __call__(self, kind: ScheduleTargetKind) -> None:
+        """Register a schedule target kind; a ``type`` already taken is refused."""
+
+
 @runtime_checkable
 class ScheduleSource(Protocol):
     """A :class:`~paseo_hookspecs.context.DaemonContext` that offers schedules."""
@@ -41,4 +87,12 @@ class ScheduleSource(Protocol):
     def schedules(self) -> ScheduleControl: ...
 
 
-__all__ = ["ScheduleControl", "ScheduleSource", "ScheduleStatus"]
+__all__ = [
+    "ScheduleControl",
+    "ScheduleFire",
+    "ScheduleFired",
+    "ScheduleSource",
+    "ScheduleStatus",
+    "ScheduleTargetKind",
+    "ScheduleTargetRegistrar",
+]

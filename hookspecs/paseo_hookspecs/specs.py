@@ -16,6 +16,7 @@ from paseo_hookspecs import hookspec
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
     from paseo_hookspecs.events import AgentEvent
+    from paseo_hookspecs.mcp_tools import McpToolRegistrar
     from paseo_hookspecs.registration import (
         CliRegistrar,
         ConfigSectionRegistrar,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         RpcRegistrar,
         TransportRegistrar,
     )
+    from paseo_hookspecs.schedules import ScheduleTargetRegistrar
     from paseo_hookspecs.status import StatusSectionRegistrar
 
 
@@ -126,6 +128,39 @@ def paseo_register_status_sections(register: StatusSectionRegistrar) -> None:
 
     :param register: call ``register(section)`` with each
         :class:`~paseo_hookspecs.status.StatusSection`.
+    :return: nothing.
+
+    .. versionadded:: 2.0
+    """
+
+
+@hookspec
+def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
+    """Contribute tools to the daemon's MCP server for agents.
+
+    Called once by the daemon when it starts, before ``paseo_startup``; the MCP server finds
+    the tools on the daemon (:class:`~paseo_hookspecs.mcp_tools.McpToolSource`). A handler
+    receives the calling agent's identity and the server's reach rules
+    (:class:`~paseo_hookspecs.mcp_tools.McpToolScope`), never more.
+
+    :param register: call ``register(tool)`` with each
+        :class:`~paseo_hookspecs.mcp_tools.McpTool`; its name must be new.
+    :return: nothing.
+
+    .. versionadded:: 2.0
+    """
+
+
+@hookspec
+def paseo_register_schedule_targets(register: ScheduleTargetRegistrar) -> None:
+    """Contribute schedule targets beside ``agent`` and ``new-agent``.
+
+    Called once by the daemon when it composes the schedules service; a schedule whose
+    target ``type`` no loaded plugin offers is refused at create time, and its runs fail
+    naming the type.
+
+    :param register: call ``register(kind)`` with each
+        :class:`~paseo_hookspecs.schedules.ScheduleTargetKind`; its ``type`` must be new.
     :return: nothing.
 
     .. versionadded:: 2.0

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.http import AsgiApp, Forward
     from paseo_hookspecs.interfaces.store import Store
+    from paseo_hookspecs.mcp_tools import McpTool
     from paseo_hookspecs.notifications import NotificationSink
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.schedules import ScheduleControl
@@ -86,6 +87,7 @@ class Daemon:
         self.redactor: Redactor | None = build_redactor(config.redaction, options.env)
         """``daemon.redaction``: applied to timeline entries and log records (read at start)."""
         self._forward: Callable[[str], Forward] | None = None
+        self._mcp_tools: tuple[McpTool, ...] = ()
 
     # -------------------------------------------------------- DaemonContext
 
@@ -144,6 +146,12 @@ class Daemon:
     @property
     def voice(self) -> VoiceOutput:
         return self._ports().voice
+
+    @property
+    def mcp_tools(self) -> tuple[McpTool, ...]:
+        """The tools plugins registered (:class:`paseo_hookspecs.mcp_tools.McpToolSource`),
+        collected once before ``paseo_startup``."""
+        return self._mcp_tools
 
     def mount_http(self, path: str, app: AsgiApp) -> Callable[[], None]:
         return self.http_mounts.mount_http(path, app)
@@ -246,6 +254,7 @@ class Daemon:
         for service in composition.services:
             await service.start()
             self.services.append(service)
+        self._mcp_tools = tuple(manager.mcp_tools())
         manager.startup(self)
         await self._start_rpc(composition)
         from paseo.daemon.services import SERVING_HOOK

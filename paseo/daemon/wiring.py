@@ -135,9 +135,15 @@ def compose(daemon: Daemon) -> Composition:
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
+    from paseo.schedules.targets import PluginTargets
 
+    targets = PluginTargets(daemon.plugins.schedule_targets() if daemon.plugins else None)
     schedules = ScheduleService(
-        store=store, publisher=publisher, agents=AgentServicePort(lambda: agents), config=config
+        store=store,
+        publisher=publisher,
+        agents=AgentServicePort(lambda: agents),
+        config=config,
+        targets=targets,
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 

@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 from paseo_hookspecs import HOOK_GROUP, PROJECT_NAME, specs
 from paseo_hookspecs.doctor import DoctorCheck
+from paseo_hookspecs.mcp_tools import McpTool
 from paseo_hookspecs.registration import (
     CliCommandGroup,
     ConfigSection,
     RpcMethodGroup,
 )
+from paseo_hookspecs.schedules import ScheduleTargetKind
 from paseo_hookspecs.status import StatusSection
 
 from paseo.plugins.discovery import (
@@ -406,6 +408,25 @@ class PaseoPluginManager:
                 seen.add(section.name)
                 sections.append((name, section))
         return sections
+
+    def mcp_tools(self) -> list[McpTool]:
+        """``paseo_register_mcp_tools``: tools in registration order (a name registered
+        twice keeps the first; the later one is logged and ignored)."""
+        return [
+            tool
+            for tool in self._unique("paseo_register_mcp_tools", lambda t: str(t.name)).values()
+            if isinstance(tool, McpTool)
+        ]
+
+    def schedule_targets(self) -> dict[str, ScheduleTargetKind]:
+        """``paseo_register_schedule_targets``: kinds keyed by ``type`` (first wins; the
+        kernel's own ``agent`` and ``new-agent`` are never a plugin's)."""
+        kinds = self._unique("paseo_register_schedule_targets", lambda k: str(k.type))
+        return {
+            kind: target
+            for kind, target in kinds.items()
+            if isinstance(target, ScheduleTargetKind) and kind not in ("agent", "new-agent")
+        }
 
     def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:
         """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs."""

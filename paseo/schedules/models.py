@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from paseo_hookspecs.records import AgentBudget, ScheduleRecord, ScheduleRun
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from paseo.rpc.models import StreamEvent, WireModel
 
@@ -71,11 +71,29 @@ class NewAgentTargetParams(WireModel):
     config: NewAgentConfigParams
 
 
+class PluginTargetParams(WireModel):
+    type: str = Field(
+        pattern=r"^[a-z][a-z0-9-]{0,62}$",
+        description="a target a plugin offers (the loops plugin's `loop`)",
+    )
+    config: dict[str, Any] = Field(description="what that target takes (docs/loops.md: `loop`)")
+
+
+def _target_kind(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in ("agent", "new-agent") else "plugin"
+
+
 class ScheduleCreateParams(WireModel):
     prompt: str = Field(min_length=1)
     name: str | None = Field(default=None, max_length=200)
     cadence: Annotated[CronCadenceParams | EveryCadenceParams, Field(discriminator="type")]
-    target: Annotated[AgentTargetParams | NewAgentTargetParams, Field(discriminator="type")]
+    target: Annotated[
+        Annotated[AgentTargetParams, Tag("agent")]
+        | Annotated[NewAgentTargetParams, Tag("new-agent")]
+        | Annotated[PluginTargetParams, Tag("plugin")],
+        Discriminator(_target_kind),
+    ]
     maxRuns: int | None = Field(default=None, description="complete after this many runs")
     expiresAt: str | None = Field(default=None, description="ISO 8601; complete at this time")
 

@@ -35,6 +35,7 @@ from paseo_hookspecs.records import (
     EveryCadence,
     NewAgentConfig,
     NewAgentScheduleTarget,
+    PluginScheduleTarget,
     ScheduleRecord,
     ScheduleRun,
     dump_record,
@@ -44,8 +45,9 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, ScheduleRepository
 
 from paseo.schedules import cadence, runs
 from paseo.schedules.clock import Clock, SystemClock, iso, parse_iso
-from paseo.schedules.models import QuarantinedSchedule, ScheduleCreateParams
+from paseo.schedules.models import PluginTargetParams, QuarantinedSchedule, ScheduleCreateParams
 from paseo.schedules.ports import SCHEDULE_ID_LABEL, SCHEDULE_RUN_LABEL, ScheduleAgents
+from paseo.schedules.targets import PluginTargets
 
 if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.store import Store
@@ -96,8 +98,11 @@ class ScheduleService:
         agents: ScheduleAgents,
         clock: Clock | None = None,
         config: ConfigView,
+        targets: PluginTargets | None = None,
     ) -> None:
         self._store = store
+        self._targets = targets or PluginTargets()
+        """The schedule targets plugins offer (``loop``), beside ``agent`` and ``new-agent``."""
         self._publisher = publisher
         self._agents = agents
         self._clock = clock or SystemClock()
@@ -256,22 +261,30 @@ class ScheduleService:
         target_gone = False
         over_budget: str | None = None
         try:
-            try:
-                agent_id = await self._dispatch(record, run)
-            except NotFound:
-                target_gone = isinstance(record.target, AgentScheduleTarget)
-                raise
-            finished["agentId"] = agent_id
-            entry = self._running.get(schedule_id)
-            if entry is not None:
-                # A shutdown now records the run with its agent.
-                self._running[schedule_id] = (entry[0], dict(finished))
-            with contextlib.suppress(NotFound):
-                self._publish_record(await self._repo.upsert_run(schedule_id, finished))
-            outcome = await self._agents.wait_turn(agent_id, within=runs.run_timeout())
-            finished.update(
-                status=outcome.status, output=runs.curate(outcome.reply), error=outcome.error
-            )
+            if isinstance(record.target, PluginScheduleTarget):
+                fired = await self._targets.fire(
+                    record, record.target, str(run["id"]), runs.run_timeout()
+                )
+                finished.update(
+                    status=fired.status, output=runs.curate(fired.output), error=fired.error
+                )
+            else:
+                try:
+                    agent_id = await self._dispatch(record, run)
+                except NotFound:
+                    target_gone = isinstance(record.target, AgentScheduleTarget)
+                    raise
+                finished["agentId"] = agent_id
+                entry = self._running.get(schedule_id)
+                if entry is not None:
+                    # A shutdown now records the run with its agent.
+                    self._running[schedule_id] = (entry[0], dict(finished))
+                with contextlib.suppress(NotFound):
+                    self._publish_record(await self._repo.upsert_run(schedule_id, finished))
+                outcome = await self._agents.wait_turn(agent_id, within=runs.run_timeout())
+                finished.update(
+                    status=outcome.status, output=runs.curate(outcome.reply), error=outcome.error
+                )
         except PaseoError as exc:
             finished.update(status="failed", error=exc.message)
             if exc.code == BUDGET_EXCEEDED:
@@ -313,6 +326,7 @@ class ScheduleService:
     async def _dispatch(self, record: ScheduleRecord, run: dict[str, Any]) -> str:
         """Hand the prompt to the target; returns the agent that works on it."""
         target = record.target
+        assert not isinstance(target, PluginScheduleTarget)  # run by _execute
         if isinstance(target, AgentScheduleTarget):
             await self._agents.prompt(
                 target.agentId, record.prompt, f"schedule-{record.id}-{run['id']}"
@@ -381,8 +395,10 @@ class ScheduleService:
 
     async def _target(
         self, params: ScheduleCreateParams
-    ) -> AgentScheduleTarget | NewAgentScheduleTarget:
+    ) -> AgentScheduleTarget | NewAgentScheduleTarget | PluginScheduleTarget:
         given = params.target
+        if isinstance(given, PluginTargetParams):
+            return await self._targets.target(given.type, given.config)
         if given.type == "agent":
             state = await self._agents.lookup(given.agentId)
             if state is None:

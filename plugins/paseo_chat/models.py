@@ -39,6 +39,9 @@ class ChatRoom(BaseModel):
     updatedAt: str
     messageCount: int = 0
     lastMessageAt: str | None = None
+    createdByAgentId: str | None = None
+    """The agent that created the room through the MCP tools (``None``: a person, or a
+    client, did); a Paseo for Python addition, which makes it a member of the room."""
 
 
 class ChatMessage(BaseModel):

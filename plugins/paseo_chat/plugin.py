@@ -12,6 +12,7 @@ from paseo_chat.rpc import Runtime, method_group
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Subscription
     from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.mcp_tools import McpToolRegistrar
 
 RUNTIME = Runtime()
 _SUBSCRIPTIONS: list[Subscription] = []
@@ -21,6 +22,15 @@ _SUBSCRIPTIONS: list[Subscription] = []
 def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
     """``chat.create | list | inspect | delete | post | read | wait``."""
     register(method_group(RUNTIME))
+
+
+@hookimpl
+def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
+    """``chat_create | chat_list | chat_inspect | chat_post | chat_read | chat_wait``."""
+    from paseo_chat.tools import tools
+
+    for tool in tools(RUNTIME):
+        register(tool)
 
 
 @hookimpl

@@ -50,14 +50,31 @@ class ChatService:
                 return candidate
         raise ChatRoomNotFound(f"Chat room not found: {ref}")
 
-    async def create(self, name: str, purpose: str | None) -> ChatRoom:
+    def is_member(self, room: ChatRoom, agent_id: str) -> bool:
+        """Whether ``agent_id`` is in ``room``: it created the room through the MCP tools,
+        posted in it, or was mentioned in it (invited) — within the kept history."""
+        if room.createdByAgentId == agent_id:
+            return True
+        return any(
+            m.authorAgentId == agent_id or agent_id in m.mentionAgentIds
+            for m in self._history(room.id)
+        )
+
+    async def create(
+        self, name: str, purpose: str | None, created_by: str | None = None
+    ) -> ChatRoom:
         name = name.strip()
         async with self._lock:
             if any(r.name.casefold() == name.casefold() for r in self._rooms.values()):
                 raise ChatRoomNameTaken(f"Chat room already exists with name: {name}")
             stamp = now_iso()
             room = ChatRoom(
-                id=str(uuid.uuid4()), name=name, purpose=purpose, createdAt=stamp, updatedAt=stamp
+                id=str(uuid.uuid4()),
+                name=name,
+                purpose=purpose,
+                createdAt=stamp,
+                updatedAt=stamp,
+                createdByAgentId=created_by,
             )
             self.store.save_rooms([*self._rooms.values(), room])
             self._rooms[room.id] = room

@@ -1,5 +1,6 @@
 """``paseo loop run | ls | inspect | logs | stop``: each one ``loop.*`` call on the running
-daemon (the daemon owns the loops; the CLI never reads ``loops.json``).
+daemon (the daemon owns the loops; the CLI never reads ``loops.json``). ``paseo loop schedule``
+is one ``schedule.create`` whose target is a ``loop`` (each fire starts the loop).
 
 Flags follow the TypeScript CLI (``--verify-provider``/``--verify-model`` for the verifier;
 ``--verifier-provider``/``--verifier-model`` are accepted too). Durations take ``ms``, ``s``,
@@ -43,38 +44,18 @@ def _positive(text: str) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="loop_command", metavar="COMMAND", required=True)
     run = commands.add_parser("run", help="start a loop: a fresh worker until the checks pass")
-    run.add_argument("prompt", help="the worker's task")
-    run.add_argument("--name", help="a name to refer to the loop by")
-    run.add_argument("--cwd", help="the directory the agents and checks work in (default: here)")
-    run.add_argument("--provider", help="the worker's provider (or provider/model)")
-    run.add_argument("--model", help="the worker's model")
-    run.add_argument(
-        "--verify-provider",
-        "--verifier-provider",
-        dest="verifier_provider",
-        help="the verifier's provider (default: the worker's)",
-    )
-    run.add_argument(
-        "--verify-model", "--verifier-model", dest="verifier_model", help="the verifier's model"
-    )
-    run.add_argument(
-        "--verify",
-        dest="verify_prompt",
-        help="a verifier agent checks the work with this prompt and approves or rejects it",
-    )
-    run.add_argument(
-        "--verify-check",
-        dest="verify_checks",
-        action="append",
-        default=[],
-        metavar="CMD",
-        help="a shell command (sh -c, in the cwd) that must exit 0; repeatable",
-    )
-    run.add_argument("--archive", action="store_true", help="archive each iteration's agents")
-    run.add_argument("--sleep", type=duration_ms, default=0, help="pause between iterations")
-    run.add_argument("--max-iterations", type=_positive, help="give up after N iterations")
-    run.add_argument("--max-time", type=duration_ms, help="give up after this long")
+    _loop_flags(run)
     run.set_defaults(run=_run_run)
+    schedule = commands.add_parser(
+        "schedule", help="start the loop on a cadence (a schedule whose target is the loop)"
+    )
+    _loop_flags(schedule)
+    schedule.add_argument("--cron", metavar="EXPR", help='five-field cron, e.g. "0 9 * * 1-5"')
+    schedule.add_argument("--tz", metavar="ZONE", help="IANA time zone of --cron (default UTC)")
+    schedule.add_argument("--every", type=duration_ms, help="an interval instead: 30m, 2h")
+    schedule.add_argument("--schedule-name", help="a name to refer to the schedule by")
+    schedule.add_argument("--max-runs", type=_positive, help="complete after N runs")
+    schedule.set_defaults(run=_run_schedule)
     ls = commands.add_parser("ls", help="list loops")
     ls.set_defaults(run=_run_ls)
     inspect = commands.add_parser("inspect", help="a loop with its iterations and check results")
@@ -87,6 +68,41 @@ def configure(parser: argparse.ArgumentParser) -> None:
     stop = commands.add_parser("stop", help="stop a running loop")
     stop.add_argument("id", help="a loop's id, id prefix or name")
     stop.set_defaults(run=_run_stop)
+
+
+def _loop_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of a loop (``run`` and ``schedule``), as the TypeScript CLI names them."""
+    parser.add_argument("prompt", help="the worker's task")
+    parser.add_argument("--name", help="a name to refer to the loop by")
+    parser.add_argument("--cwd", help="the directory the agents and checks work in (default: here)")
+    parser.add_argument("--provider", help="the worker's provider (or provider/model)")
+    parser.add_argument("--model", help="the worker's model")
+    parser.add_argument(
+        "--verify-provider",
+        "--verifier-provider",
+        dest="verifier_provider",
+        help="the verifier's provider (default: the worker's)",
+    )
+    parser.add_argument(
+        "--verify-model", "--verifier-model", dest="verifier_model", help="the verifier's model"
+    )
+    parser.add_argument(
+        "--verify",
+        dest="verify_prompt",
+        help="a verifier agent checks the work with this prompt and approves or rejects it",
+    )
+    parser.add_argument(
+        "--verify-check",
+        dest="verify_checks",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a shell command (sh -c, in the cwd) that must exit 0; repeatable",
+    )
+    parser.add_argument("--archive", action="store_true", help="archive each iteration's agents")
+    parser.add_argument("--sleep", type=duration_ms, default=0, help="pause between iterations")
+    parser.add_argument("--max-iterations", type=_positive, help="give up after N iterations")
+    parser.add_argument("--max-time", type=duration_ms, help="give up after this long")
 
 
 def _caller(args: argparse.Namespace) -> DaemonCaller:
@@ -109,7 +125,7 @@ def _output(args: argparse.Namespace) -> str:
     return str(getattr(args, "output", "table") or "table")
 
 
-def _run_run(args: argparse.Namespace) -> int:
+def _loop_params(args: argparse.Namespace) -> dict[str, Any]:
     params: dict[str, Any] = {
         "prompt": args.prompt,
         "cwd": os.path.abspath(os.path.expanduser(args.cwd or os.getcwd())),
@@ -125,7 +141,11 @@ def _run_run(args: argparse.Namespace) -> int:
         "maxIterations": args.max_iterations,
         "maxTimeMs": args.max_time,
     }
-    answer = _call(args, "loop.run", {k: v for k, v in params.items() if v is not None})
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    answer = _call(args, "loop.run", _loop_params(args))
     if answer is None:
         return EXIT_FAILED
     loop = answer["loop"]
@@ -135,6 +155,38 @@ def _run_run(args: argparse.Namespace) -> int:
         print(loop["id"])
     else:
         print(f"Loop {loop['id']} ({_safe(loop['name'])}) started in {_safe(loop['cwd'])}")
+    return 0
+
+
+def _run_schedule(args: argparse.Namespace) -> int:
+    if (args.cron is None) == (args.every is None):
+        print("paseo loop schedule: give --cron EXPR or --every DURATION", file=sys.stderr)
+        return 2
+    if args.cron is not None:
+        cadence: dict[str, Any] = {"type": "cron", "expression": args.cron}
+        if args.tz:
+            cadence["timezone"] = args.tz
+    else:
+        cadence = {"type": "every", "everyMs": args.every}
+    config = _loop_params(args)
+    prompt = config.pop("prompt")
+    params: dict[str, Any] = {
+        "prompt": prompt,
+        "cadence": cadence,
+        "target": {"type": "loop", "config": config},
+        "name": args.schedule_name,
+        "maxRuns": args.max_runs,
+    }
+    answer = _call(args, "schedule.create", {k: v for k, v in params.items() if v is not None})
+    if answer is None:
+        return EXIT_FAILED
+    schedule = answer["schedule"]
+    if _structured(args, schedule):
+        return 0
+    if getattr(args, "quiet", False):
+        print(schedule["id"])
+    else:
+        print(f"Schedule {schedule['id']} starts the loop; next run {schedule['nextRunAt']}")
     return 0
 
 

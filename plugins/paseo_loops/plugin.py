@@ -12,6 +12,8 @@ from paseo_loops.rpc import Runtime, method_group
 
 if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
+    from paseo_hookspecs.mcp_tools import McpToolRegistrar
+    from paseo_hookspecs.schedules import ScheduleTargetRegistrar
 
 RUNTIME = Runtime()
 _TASKS: set[asyncio.Task[None]] = set()
@@ -21,6 +23,23 @@ _TASKS: set[asyncio.Task[None]] = set()
 def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
     """``loop.run | list | inspect | logs | stop``."""
     register(method_group(RUNTIME))
+
+
+@hookimpl
+def paseo_register_mcp_tools(register: McpToolRegistrar) -> None:
+    """``loop_run | loop_list | loop_inspect | loop_logs | loop_stop`` for agents."""
+    from paseo_loops.tools import tools
+
+    for tool in tools(RUNTIME):
+        register(tool)
+
+
+@hookimpl
+def paseo_register_schedule_targets(register: ScheduleTargetRegistrar) -> None:
+    """The ``loop`` target: each fire of the schedule starts a loop."""
+    from paseo_loops.schedule_target import kind
+
+    register(kind(RUNTIME))
 
 
 @hookimpl

@@ -3,7 +3,10 @@
 A record is a plain JSON object: it is stored as is in ``loops.json`` and answered as is on the
 wire, so the two never drift apart. Fields this daemon adds beyond the TypeScript ones:
 ``rerunAfterRestart`` on an iteration (the iteration a daemon restart interrupted was started
-again, which happens once at most).
+again, which happens once at most); on a loop an agent started through the MCP tools,
+``startedByAgentId`` (that agent), ``workerModeId``/``verifierModeId`` (the modes its agents
+start in, never above the starting agent's) and ``agentLabels`` (labels its agents carry, which
+make them the starting agent's children). A loop a person started has them ``null``.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ def new_loop(
     sleep_ms: int,
     max_iterations: int | None,
     max_time_ms: int | None,
+    started_by: str | None = None,
+    worker_mode: str | None = None,
+    verifier_mode: str | None = None,
+    agent_labels: dict[str, str] | None = None,
 ) -> Loop:
     created = now()
     loop_id = secrets.token_hex(4)
@@ -81,6 +88,10 @@ def new_loop(
         "activeIteration": None,
         "activeWorkerAgentId": None,
         "activeVerifierAgentId": None,
+        "startedByAgentId": started_by,
+        "workerModeId": worker_mode,
+        "verifierModeId": verifier_mode,
+        "agentLabels": dict(agent_labels) if agent_labels else None,
     }
 
 

@@ -16,6 +16,7 @@ import json
 import logging
 import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,26 @@ MAX_REASON = 2000
 LABEL_LOOP = "paseo.loop-id"
 LABEL_ITERATION = "paseo.loop-iteration"
 LABEL_ROLE = "paseo.loop-role"
+
+
+@dataclass(frozen=True)
+class LoopOrigin:
+    """The agent that started a loop through the MCP tools, and what the loop's agents get
+    from it (:mod:`paseo_loops.tools` decides them)."""
+
+    agent_id: str | None
+    """``None``: a schedule started it (its labels say which)."""
+    worker_mode: str | None = None
+    verifier_mode: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "started_by": self.agent_id,
+            "worker_mode": self.worker_mode,
+            "verifier_mode": self.verifier_mode,
+            "agent_labels": self.labels,
+        }
 
 
 class LoopLimit(Exception):
@@ -90,7 +111,9 @@ class LoopService:
 
     # -- requests --------------------------------------------------------------------------
 
-    async def run(self, params: Any) -> Loop:
+    async def run(self, params: Any, *, origin: LoopOrigin | None = None) -> Loop:
+        """Start a loop; ``origin`` says which agent started it (through the MCP tools) and
+        what its agents inherit from that agent."""
         checks = [c for c in (params.verifyChecks or []) if c.strip()]
         verify = (params.verifyPrompt or "").strip() or None
         if not checks and not verify:
@@ -120,6 +143,7 @@ class LoopService:
             sleep_ms=params.sleepMs,
             max_iterations=params.maxIterations,
             max_time_ms=params.maxTimeMs,
+            **(origin.fields() if origin is not None else {}),
         )
         add_log(loop, f"Loop created in {loop['cwd']}")
         self._loops[loop["id"]] = loop
@@ -155,6 +179,15 @@ class LoopService:
                 await task
         if loop["status"] == "running":  # no task ran it (or it ended before finishing)
             await self._finish_stopped(loop)
+        return loop
+
+    async def wait(self, ref: str) -> Loop:
+        """Until the loop has ended (stopped, succeeded, failed) or its task is gone (a
+        shutdown); cancelling the waiter leaves the loop running."""
+        loop = self.get(ref)
+        task = self._tasks.get(loop["id"])
+        if task is not None:
+            await asyncio.wait({task})
         return loop
 
     # -- the loop --------------------------------------------------------------------------
@@ -258,6 +291,7 @@ class LoopService:
             AgentCreate(
                 provider=loop["provider"],
                 model=loop["model"],
+                modeId=loop.get("workerModeId"),
                 cwd=loop["cwd"],
                 title=f"{loop['name']} #{index} worker",
                 labels=_labels(loop, index, "worker"),
@@ -306,6 +340,7 @@ class LoopService:
                 provider=loop.get("verifierProvider") or loop["provider"],
                 model=loop.get("verifierModel")
                 or (None if loop.get("verifierProvider") else loop["model"]),
+                modeId=loop.get("verifierModeId"),
                 cwd=loop["cwd"],
                 title=f"{loop['name']} #{index} verifier",
                 labels=_labels(loop, index, "verifier"),
@@ -438,7 +473,9 @@ class LoopService:
 
 
 def _labels(loop: Loop, index: int, role: str) -> dict[str, str]:
-    return {LABEL_LOOP: loop["id"], LABEL_ITERATION: str(index), LABEL_ROLE: role}
+    inherited = loop.get("agentLabels")
+    own = {LABEL_LOOP: loop["id"], LABEL_ITERATION: str(index), LABEL_ROLE: role}
+    return {**(inherited if isinstance(inherited, dict) else {}), **own}
 
 
 def _last_feedback(iterations: list[dict[str, Any]]) -> str | None:

@@ -7,7 +7,8 @@ voice-only ``speak`` tool is offered exactly while voice mode is attached to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 PARENT_LABEL = "paseo.parent-agent-id"
 """The label every agent created through the tools carries: the id of the agent that created
@@ -43,3 +44,4 @@ class McpCaller:
     cwd: str
     workspace_id: str | None
     policy: ToolPolicy
+    labels: Mapping[str, str] = field(default_factory=dict)

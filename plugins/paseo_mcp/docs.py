@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from paseo_mcp.tools import TOOLS, input_schema
+from paseo_mcp.tools import TOOLS, ToolSpec, input_schema
 
 PROSE = """\
 # The MCP server for agents
@@ -200,6 +200,37 @@ Code's default mode asks for MCP tools) are approved by voice mode. The text is 
 with `features.voiceMode.tts` and streamed to the voice client; the call returns once it is
 sent, or fails with `conflict` when the user aborted.
 
+## Tools other plugins contribute
+
+A plugin owns its tools: it registers them with the `paseo_register_mcp_tools` hook
+(`paseo_hookspecs.mcp_tools.McpTool`: name, description, a pydantic input model, an async
+handler), the daemon hands them to this server (`McpToolSource`), and the server lists and
+calls them beside its own, under the same token, the same `disabledTools` filter and the same
+error shape. A name the catalog already has is refused (logged). The handler gets the call's
+`McpToolScope` and nothing of this plugin's ports: `caller` (the agent the token identifies:
+id, provider, directory, workspace, labels), `reaches(agentId)` (the caller rules above, so
+`callerScope` widens a contributed tool's reach as it widens the catalog's), `child_mode`
+(the mode an agent made on the caller's behalf starts in, never above the caller's),
+`access()` (the caller's own level) and `child_labels()` (the labels that make an agent the
+caller's child). Internal agents are given no MCP server at all.
+
+The built-in chat and loops plugins contribute (docs/chat.md, docs/loops.md):
+
+* **chat** — `chat_create`, `chat_list`, `chat_inspect`, `chat_post`, `chat_read`,
+  `chat_wait`, with the `chat/*` wire's argument names. The author of a post is the caller
+  (no author argument). An agent is *in* a room it created with `chat_create`, posted in, or
+  was mentioned in; it sees and uses no other room (`access_denied`). A post may mention only
+  agents in the room or agents the caller reaches: an agent cannot pull a stranger in. A wait
+  lasts at most 30 s per call.
+* **loops** — `loop_run` (the `loop/run` fields), `loop_list`, `loop_inspect`, `loop_logs`,
+  `loop_stop`. A loop an agent starts works in the caller's directory or below it; its
+  worker and verifier start in the caller's mode, mapped by access level (never above it),
+  and are the caller's children; `verifyChecks` (shell commands the daemon runs without
+  asking) need a caller whose mode never asks (`full`), others verify with `verifyPrompt`;
+  `maxIterations` (at most 100) or `maxTimeMs` is required; a loop's own worker or verifier
+  may not start loops. A caller reaches the loops it started and those of the agents it
+  reaches; a person's only with `callerScope: all`.
+
 ## Tools
 
 Terminal tools (`list_terminals`, `create_terminal`, `kill_terminal`, `capture_terminal`,
@@ -207,9 +238,30 @@ Terminal tools (`list_terminals`, `create_terminal`, `kill_terminal`, `capture_t
 """
 
 
+def contributed_tools() -> tuple[ToolSpec, ...]:
+    """The tools Paseo's own plugins register (their entry points' hook, called as the
+    daemon calls it): the built-in chat and loops plugins'. Third-party plugins document
+    their own."""
+    from importlib.metadata import entry_points
+
+    from paseo_hookspecs import HOOK_GROUP
+    from paseo_hookspecs.mcp_tools import McpTool
+
+    from paseo_mcp.contributed import contributed_specs
+
+    found: list[McpTool] = []
+    for entry in sorted(entry_points(group=HOOK_GROUP), key=lambda e: e.name):
+        if entry.dist is None or entry.dist.name != "paseo":
+            continue
+        hook = getattr(entry.load(), "paseo_register_mcp_tools", None)
+        if callable(hook):
+            hook(register=found.append)
+    return contributed_specs(found)
+
+
 def render() -> str:
     parts = [PROSE]
-    for tool in TOOLS:
+    for tool in (*TOOLS, *contributed_tools()):
         schema = json.dumps(input_schema(tool), indent=2, sort_keys=True)
         parts.append(f"\n### `{tool.name}`\n\n{tool.description}\n\n```json\n{schema}\n```\n")
     return "".join(parts)

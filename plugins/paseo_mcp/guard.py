@@ -2,7 +2,8 @@
 
 The daemon has already screened the request as it screens ``/ws`` (``Host``, ``Origin``,
 proxies: :mod:`paseo_hookspecs.http`); here a request is refused with 401 unless it carries a
-valid token (``?token=`` or ``Authorization: Bearer``) of an agent that exists. The caller it
+valid token (``?token=`` or ``Authorization: Bearer``) of an agent that exists and is not
+internal (the daemon's own helpers get no tools). The caller it
 identifies is handed to the server in the ASGI scope under :data:`CALLER_SCOPE_KEY`.
 
 Injection: every session an agent starts gets ``mcpServers.paseo`` with the agent's token (a
@@ -114,6 +115,10 @@ class TokenGuard:
             return None
         if record.id != agent_id or record.deletedAt is not None:
             return None
+        if record.internal:
+            # The daemon's own helpers are given no server (the agent port contributes no
+            # session extras to them); a token naming one is refused all the same.
+            return None
         policy = self._policies.get(agent_id) or provider_policy(
             self._ports.settings(), record.provider
         )
@@ -130,4 +135,5 @@ class TokenGuard:
             cwd=record.cwd,
             workspace_id=record.workspaceId,
             policy=ToolPolicy(enabled=policy.enabled, disabled_tools=frozenset(disabled)),
+            labels=dict(record.labels),
         )

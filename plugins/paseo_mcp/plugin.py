@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from paseo_hookspecs import hookimpl
 from paseo_hookspecs.agents import Subscription
 from paseo_hookspecs.http import AsgiReceive, AsgiScope, AsgiSend, HttpMounting
+from paseo_hookspecs.mcp_tools import McpToolSource
 from paseo_hookspecs.registration import (
     ConfigSection,
     ConfigSectionRegistrar,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
     from paseo_mcp.handlers import Tooling
     from paseo_mcp.server import McpApp
+    from paseo_mcp.tools import ToolSpec
 
 STATE_DIR = ("plugin-data", PLUGIN_ID)
 """The plugin's own files under ``$PASEO_HOME``: the token key, the notice queue and who
@@ -61,8 +63,15 @@ def state_dir(home: Path) -> Path:
 class LazyMcpApp:
     """The mounted ASGI app: builds the SDK server when warmed or on its first request."""
 
-    def __init__(self, tooling: Tooling, version: str, log: logging.Logger) -> None:
+    def __init__(
+        self,
+        tooling: Tooling,
+        version: str,
+        log: logging.Logger,
+        contributed: tuple[ToolSpec, ...] = (),
+    ) -> None:
         self._tooling = tooling
+        self._contributed = contributed
         self._version = version
         self._log = log
         self._app: McpApp | None = None
@@ -99,7 +108,7 @@ class LazyMcpApp:
         async with self._lock:
             if self._app is None:
                 module = await asyncio.to_thread(importlib.import_module, "paseo_mcp.server")
-                app: McpApp = module.McpApp(self._tooling, self._version)
+                app: McpApp = module.McpApp(self._tooling, self._version, self._contributed)
                 app.start()
                 self._app = app
                 if self._stopped:  # stopped while the import ran
@@ -141,6 +150,7 @@ class McpPlugin:
 
     @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
+        from paseo_mcp.contributed import contributed_specs
         from paseo_mcp.daemon import Ports
         from paseo_mcp.guard import MCP_PATH, TokenGuard
         from paseo_mcp.handlers import Tooling
@@ -170,9 +180,11 @@ class McpPlugin:
             voice=context.voice if isinstance(context, VoiceSource) else None,
         )
         home = state_dir(context.home)
-        app = LazyMcpApp(
-            Tooling(ports, CallerRules(ports), Owners(home / "owners.json")), context.version, log
+        contributed = contributed_specs(
+            context.mcp_tools if isinstance(context, McpToolSource) else ()
         )
+        tooling = Tooling(ports, CallerRules(ports), Owners(home / "owners.json"))
+        app = LazyMcpApp(tooling, context.version, log, contributed)
         guard = TokenGuard(ports, CapabilityTokens.rotate(home), context.http_url, app.warm)
         notices = FinishNotices(
             home / "notices.json", agents, legacy_path=context.home.joinpath(*LEGACY_NOTICES)

@@ -118,7 +118,7 @@ class CallerRules:
         async with asyncio.timeout(MODE_LISTING_TIMEOUT):
             return await catalog.modes(provider)
 
-    async def _level(self, provider: str, mode: str | None) -> ModeAccess | None:
+    async def level(self, provider: str, mode: str | None) -> ModeAccess | None:
         if not mode:
             return None
         try:
@@ -141,8 +141,8 @@ class CallerRules:
         own = await self.current_mode(caller)
         if provider == caller.provider and mode == own:
             return
-        mine = await self._level(caller.provider, own)
-        wanted = await self._level(provider, mode)
+        mine = await self.level(caller.provider, own)
+        wanted = await self.level(provider, mode)
         if mine is not None and wanted is not None and LEVELS.index(wanted) <= LEVELS.index(mine):
             return
         if mine is None:

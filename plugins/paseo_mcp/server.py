@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from paseo_mcp.caller import McpCaller
 from paseo_mcp.guard import CALLER_SCOPE_KEY
 from paseo_mcp.handlers import Tooling
-from paseo_mcp.tools import BY_NAME, TOOLS, input_schema
+from paseo_mcp.tools import TOOLS, ToolSpec, input_schema
 
 log = logging.getLogger("paseo.plugins.mcp")
 
@@ -55,12 +55,20 @@ def _result(data: Any) -> types.CallToolResult:
 class McpApp:
     """The ASGI app mounted at ``/mcp/agents``, and the SDK session manager's lifetime."""
 
-    def __init__(self, tooling: Tooling, version: str) -> None:
+    def __init__(
+        self, tooling: Tooling, version: str, contributed: tuple[ToolSpec, ...] = ()
+    ) -> None:
         self._tooling = tooling
+        self._tools = (*TOOLS, *contributed)
+        """The catalog, then the tools other plugins registered (:mod:`paseo_mcp.contributed`)."""
+        self._by_name = {tool.name: tool for tool in self._tools}
         self._server: Server[Any] = Server(
             "paseo",
             version=version,
-            instructions="Paseo: start, steer and wait for sub-agents; schedules; worktrees.",
+            instructions=(
+                "Paseo: start, steer and wait for sub-agents; schedules; worktrees; "
+                "chat rooms and loops."
+            ),
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
@@ -101,7 +109,7 @@ class McpApp:
                 types.Tool(
                     name=tool.name, description=tool.description, input_schema=input_schema(tool)
                 )
-                for tool in TOOLS
+                for tool in self._tools
                 if policy.offers(tool.name)
             ]
         )
@@ -110,7 +118,7 @@ class McpApp:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         caller = _caller(ctx)
-        tool = BY_NAME.get(params.name)
+        tool = self._by_name.get(params.name)
         if tool is None or not caller.policy.offers(params.name):
             return _error("not_found", f"no tool {params.name!r} is offered to this agent")
         try:

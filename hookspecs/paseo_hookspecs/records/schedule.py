@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from paseo_hookspecs.records._base import RecordModel
 from paseo_hookspecs.records.agent import AgentBudget
@@ -23,6 +23,7 @@ __all__ = [
     "EveryCadence",
     "NewAgentConfig",
     "NewAgentScheduleTarget",
+    "PluginScheduleTarget",
     "ScheduleCadence",
     "ScheduleRecord",
     "ScheduleRun",
@@ -119,10 +120,34 @@ class NewAgentScheduleTarget(RecordModel):
     config: NewAgentConfig
 
 
+class PluginScheduleTarget(RecordModel):
+    """Run a target a plugin offers (``paseo_register_schedule_targets``), e.g. the loops
+    plugin's ``loop``: ``type`` names it, ``config`` is what that plugin validated at create
+    time. A Paseo for Python addition (a TypeScript daemon does not run it).
+
+    .. versionadded:: 2.0
+    """
+
+    type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,62}$")]
+    """Never ``agent`` or ``new-agent`` (those discriminate to their own models)."""
+    config: dict[str, Any]
+    """Required: a target of an unknown ``type`` without one is not a plugin's (it is
+    refused, as before plugins could offer targets)."""
+
+
+def _target_kind(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return kind if kind in ("agent", "new-agent") else "plugin"
+
+
 ScheduleTarget = Annotated[
-    AgentScheduleTarget | NewAgentScheduleTarget, Field(discriminator="type")
+    Annotated[AgentScheduleTarget, Tag("agent")]
+    | Annotated[NewAgentScheduleTarget, Tag("new-agent")]
+    | Annotated[PluginScheduleTarget, Tag("plugin")],
+    Discriminator(_target_kind),
 ]
-"""What a schedule runs, discriminated on ``type``."""
+"""What a schedule runs, discriminated on ``type`` (any type but ``agent`` and ``new-agent``
+is a plugin's, since 2.0)."""
 
 
 class ScheduleRun(RecordModel):

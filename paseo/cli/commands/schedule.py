@@ -234,6 +234,8 @@ def describe_cadence(cadence: dict[str, Any]) -> str:
 def describe_target(target: dict[str, Any]) -> str:
     if target.get("type") == "agent":
         return f"agent {str(target.get('agentId'))[:8]}"
+    if target.get("type") != "new-agent":  # a plugin's target (the loops plugin's `loop`)
+        return f"{target.get('type')} in {target.get('config', {}).get('cwd', '?')}"
     return f"new {target.get('config', {}).get('provider')} agent"
 
 

@@ -1,5 +1,9 @@
 """``schedule/<verb>`` → ``schedule.<verb>`` (this daemon's schedule service), answered
-``schedule/<verb>/response`` with the error as text when the service refuses."""
+``schedule/<verb>/response`` with the error as text when the service refuses.
+
+A schedule whose target a plugin offers (the loops plugin's ``loop``) has no TypeScript
+shape: ``schedule/list`` leaves it out, and a verb naming it answers with an error saying so
+(after the verb was carried out)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,20 @@ def _cadence(raw: dict[str, Any]) -> sc.EveryCadence | sc.CronCadence:
     if raw.get("type") == "every":
         return sc.EveryCadence(everyMs=int(raw["everyMs"]))
     return sc.CronCadence(expression=str(raw.get("expression") or ""))
+
+
+TS_TARGETS = ("agent", "new-agent")
+
+
+def _foreign(raw: dict[str, Any]) -> str | None:
+    """Why a TypeScript client cannot be shown this schedule (``None``: it can)."""
+    kind = (raw.get("target") or {}).get("type")
+    if kind in TS_TARGETS:
+        return None
+    return (
+        f"schedule {raw.get('id')} runs a {kind!r} target, which TypeScript clients cannot "
+        f"show; see `paseo schedule inspect {raw.get('id')}`"
+    )
 
 
 def _target(raw: dict[str, Any]) -> sc.AgentTarget | sc.NewAgentTarget:
@@ -107,7 +125,7 @@ async def list_schedules(session: ClientSession, msg: sc.ListRequest) -> None:
     else:
         reply = sc.ListReply(
             requestId=msg.requestId,
-            schedules=[summary(s) for s in found.get("schedules") or []],
+            schedules=[summary(s) for s in found.get("schedules") or [] if not _foreign(s)],
             error=None,
         )
     await session.push("schedule/list/response", reply)
@@ -119,8 +137,11 @@ async def inspect(session: ClientSession, msg: sc.ScheduleRef) -> None:
     except RpcFailure as exc:
         reply = sc.InspectReply(requestId=msg.requestId, schedule=None, error=exc.message)
     else:
+        foreign = _foreign(found["schedule"])
         reply = sc.InspectReply(
-            requestId=msg.requestId, schedule=stored(found["schedule"]), error=None
+            requestId=msg.requestId,
+            schedule=None if foreign else stored(found["schedule"]),
+            error=foreign,
         )
     await session.push("schedule/inspect/response", reply)
 
@@ -143,8 +164,11 @@ async def _change(session: ClientSession, msg: sc.ScheduleRef, verb: str) -> Non
     except RpcFailure as exc:
         reply = sc.ScheduleReply(requestId=msg.requestId, schedule=None, error=exc.message)
     else:
+        foreign = _foreign(found["schedule"])
         reply = sc.ScheduleReply(
-            requestId=msg.requestId, schedule=summary(found["schedule"]), error=None
+            requestId=msg.requestId,
+            schedule=None if foreign else summary(found["schedule"]),
+            error=foreign,
         )
     await session.push(f"schedule/{verb}/response", reply)
 

@@ -28,7 +28,12 @@ from .conftest import scripted_config
 
 VOICE_ONLY = {"speak"}
 ALL_TOOLS = {tool.name for tool in TOOLS} - VOICE_ONLY
-"""What an agent is offered outside voice mode."""
+"""The catalog's own tools an agent is offered outside voice mode."""
+CONTRIBUTED = {
+    *(f"chat_{verb}" for verb in ("create", "list", "inspect", "post", "read", "wait")),
+    *(f"loop_{verb}" for verb in ("run", "list", "inspect", "logs", "stop")),
+}
+"""The tools the built-in chat and loops plugins contribute (paseo_register_mcp_tools)."""
 
 
 def _url(live: LiveDaemon, agent_id: str) -> str:
@@ -113,7 +118,7 @@ def test_an_agent_lists_and_calls_its_tools(
         }
 
     got = asyncio.run(_session(_url(agent_daemon, parent["id"]), scenario))
-    assert got["listed"] == ALL_TOOLS
+    assert got["listed"] == ALL_TOOLS | CONTRIBUTED
     child = got["child"]
     assert child["labels"]["paseo.parent-agent-id"] == parent["id"]
     assert child["cwd"] == str(workdir)
@@ -156,7 +161,7 @@ def test_requests_without_a_valid_token_are_refused(
         assert http.get(f"{agent_daemon.http}/api/health").json()["ok"] is True
 
 
-@pytest.mark.parametrize("disabled", [["kill_agent", "create_schedule"]])
+@pytest.mark.parametrize("disabled", [["kill_agent", "create_schedule", "chat_post"]])
 def test_disabled_tools_leave_the_catalog(
     agent_daemon_factory: Callable[..., LiveDaemon],
     workdir: Path,
@@ -177,7 +182,7 @@ def test_disabled_tools_leave_the_catalog(
         return listed, refused
 
     listed, refused = asyncio.run(_session(_url(live, agent["agent"]["id"]), scenario))
-    assert listed == ALL_TOOLS - set(disabled)
+    assert listed == (ALL_TOOLS | CONTRIBUTED) - set(disabled)
     assert refused["code"] == "not_found"
 
 
@@ -482,7 +487,7 @@ def test_speak_is_offered_only_while_voice_mode_is_attached(
         client.call("voice.start", {"agentId": agent["id"]})
     assert second.value.code == "conflict"
     listed, spoken = asyncio.run(_session(url, scenario))
-    assert listed == ALL_TOOLS | VOICE_ONLY
+    assert listed == ALL_TOOLS | CONTRIBUTED | VOICE_ONLY
     said = _data(spoken)
     assert said["voiceId"] == voice["voiceId"]
     assert said["chunks"] >= 1
