@@ -43,6 +43,10 @@ FRAME_BYTES = RATE * FRAME_MS // 1000 * 2
 START_MS = 300
 """Context: an utterance starts when more than half of the last 300 ms is speech."""
 START_FRAMES = START_MS // FRAME_MS
+LEAD_MS = 150
+"""The audio kept before an utterance's first speech frame."""
+TAIL_MS = 300
+"""The silence kept at an utterance's end (the rest of ``silence_ms`` is dropped)."""
 SILERO_START = 0.5
 SILERO_KEEP = 0.35
 MIN_SPEECH_MS = 150
@@ -122,6 +126,8 @@ class TurnDetector:
         self._end_frames = max(1, silence_ms // frame_ms)
         self._max_frames = max(self._start_frames, max_utterance_ms // frame_ms)
         self._min_voiced = max(1, MIN_SPEECH_MS // frame_ms)
+        self._tail_frames = max(1, TAIL_MS // frame_ms)
+        self._lead_frames = max(1, LEAD_MS // frame_ms)
         self._pending = b""
         self._ring: collections.deque[tuple[bytes, bool]] = collections.deque(
             maxlen=self._start_frames
@@ -159,7 +165,11 @@ class TurnDetector:
         if self._utterance is None:
             self._ring.append((frame, speech))
             if sum(voiced for _, voiced in self._ring) * 2 > self._start_frames:
-                self._utterance = [f for f, _ in self._ring]
+                # From a little before the first speech frame: the context keeps the first
+                # syllable, not the room's noise before it.
+                first = next(i for i, (_, voiced) in enumerate(self._ring) if voiced)
+                start = max(0, first - self._lead_frames)
+                self._utterance = [f for f, _ in list(self._ring)[start:]]
                 self._voiced = sum(voiced for _, voiced in self._ring)
                 self._silent = 0
                 self._ring.clear()
@@ -180,11 +190,14 @@ class TurnDetector:
         return None
 
     def _end(self) -> bytes | None:
-        utterance, voiced = self._utterance, self._voiced
+        utterance, voiced, silent = self._utterance, self._voiced, self._silent
         self._utterance, self._voiced, self._silent = None, 0, 0
         if utterance is None or voiced < self._min_voiced:
             return None
-        return b"".join(utterance)
+        # The silence that ended it is not speech: keep TAIL_MS of it, so that the last sound
+        # fades out, and give the transcriber no more of the room's noise than that.
+        cut = max(0, silent - self._tail_frames)
+        return b"".join(utterance[: len(utterance) - cut] if cut else utterance)
 
     def flush(self) -> bytes | None:
         """End of the speaker's turn (the client said so, or its audio ended): the utterance
