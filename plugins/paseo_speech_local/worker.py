@@ -1,7 +1,7 @@
-"""Decoding out of the daemon's process: pocketsphinx holds the interpreter lock for a whole
-utterance (seconds for a long one), even from a thread, and stalled every client of the daemon
-meanwhile; the conversion to 16 kHz (pure Python) held it too. Both run here, in a worker
-process per engine.
+"""Decoding out of the daemon's process: pocketsphinx (and Whisper's feature extraction) holds
+the interpreter lock for a whole utterance (seconds for a long one), even from a thread, and
+stalled every client of the daemon meanwhile; the conversion to 16 kHz (pure Python) held it
+too. Both run here, in a worker process per engine.
 
 :class:`DecoderProcess` owns one ``spawn``-ed worker (a fork of a daemon with threads and an
 event loop is unsafe), started on first use and kept warm with its decoder loaded. Jobs are
@@ -27,10 +27,15 @@ _decoders: dict[tuple[tuple[str, str], ...], Any] = {}
 
 
 def decode(options: dict[str, str], audio: bytes, mime_type: str) -> str:
-    """In the worker: the transcript of ``audio`` with the model of ``options``."""
+    """In the worker: the transcript of ``audio`` with the model of ``options`` (with
+    ``engine: whisper``, a Whisper model; otherwise pocketsphinx decoder options)."""
     pcm = to_pcm16k(audio, mime_type)
     if not pcm:
         return ""  # pocketsphinx rejects an empty buffer; silence has no words
+    if options.get("engine") == "whisper":
+        from paseo_speech_local import whisper
+
+        return whisper.decode(options, pcm)
     key = tuple(sorted(options.items()))
     decoder = _decoders.get(key) or _build(key, options)
     try:
@@ -82,7 +87,7 @@ class DecoderProcess:
             if self._pool is pool:
                 self._pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-            raise Unavailable("the pocketsphinx worker process died; try again") from None
+            raise Unavailable("the speech-to-text worker process died; try again") from None
 
     def pids(self) -> list[int]:
         """The worker's process id, once it runs (diagnostics and tests)."""

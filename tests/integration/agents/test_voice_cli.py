@@ -1,8 +1,9 @@
 """The real ``paseo voice`` command against a real daemon and the scripted agent.
 
-espeak-ng speaks a command, pocketsphinx (with a grammar) hears it, the scripted agent gets
-it as a prompt and calls the MCP ``speak`` tool (its ``[[mcp:…]]`` directive comes from the
-voice session's instructions), and the reply comes back as audio the command saves.
+espeak-ng speaks a command, pocketsphinx (with a grammar) or the default engine (Whisper) hears
+it, the scripted agent gets it as a prompt and calls the MCP ``speak`` tool (its ``[[mcp:…]]``
+directive comes from the voice session's instructions), and the reply comes back as audio the
+command saves.
 """
 
 from __future__ import annotations
@@ -276,3 +277,28 @@ def test_voice_reconnects_after_a_daemon_restart(
     assert stderr.count(f"you: {PHRASE}") == 2, stderr
     assert "Traceback" not in stderr
     assert b"the gate is open" in out
+
+
+def test_voice_with_the_default_engine_hears_a_free_form_command(
+    agent_daemon_factory: Callable[..., LiveDaemon],
+    run_paseo: RunPaseo,
+    workdir: Path,
+    tmp_path: Path,
+) -> None:
+    """No grammar, no model setting: Whisper tiny.en hears what ``speech say`` said."""
+    live = agent_daemon_factory(scripted_config({}))
+    from paseo.client import SyncClient
+
+    with SyncClient(home=live.home, client_type="sdk") as client:
+        agent_id = _agent(client, workdir)
+    spoken = tmp_path / "said.wav"
+    phrase = "show me the last error message"
+    said = _paseo(run_paseo, live, "speech", "say", phrase, "--save", str(spoken))
+    assert said.returncode == 0, said.stderr
+    instructions = '[[mcp:speak {"text": "no errors today"}]]'
+    result = _paseo(run_paseo, live, "voice", agent_id, str(spoken), "--instructions", instructions)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "no errors today\n"
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("you: ")]
+    heard = "".join(c for c in line.removeprefix("you: ").lower() if c.isalpha() or c == " ")
+    assert heard.split() == phrase.split()

