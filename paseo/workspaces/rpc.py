@@ -175,9 +175,7 @@ async def label_create(
 
 
 async def label_edit(placement: Placement, ctx: RpcContext, params: LabelEditParams) -> LabelResult:
-    label = await placement.labels.edit(
-        params.name, new_name=params.newName, color=params.color
-    )
+    label = await placement.labels.edit(params.name, new_name=params.newName, color=params.color)
     return LabelResult(label=label)
 
 
@@ -269,9 +267,7 @@ def label_group(ref: WorkspacesRef) -> RpcMethodGroup:
         "label",
         [
             method("label.list", label_list, None, LabelListResult, "The label catalog"),
-            method(
-                "label.create", label_create, LabelCreateParams, LabelResult, "Add a label"
-            ),
+            method("label.create", label_create, LabelCreateParams, LabelResult, "Add a label"),
             method(
                 "label.edit",
                 label_edit,
@@ -341,6 +337,9 @@ class WorktreeProgressEvent(StreamEvent):
     """A step of a worktree's creation or teardown (``event`` is the step's own report)."""
 
     worktreeId: str
+    workspaceId: str | None = Field(
+        None, description="the workspace the worktree is (or becomes) the checkout of"
+    )
     phase: str
     event: dict[str, Any]
 

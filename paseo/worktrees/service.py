@@ -118,11 +118,11 @@ class WorktreeService:
     def _lock(self, key: str) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
 
-    def _progress(self, worktree_id: str, phase: str) -> ProgressCallback:
+    def _progress(self, worktree_id: str, phase: str, workspace_id: str = "") -> ProgressCallback:
+        ids = {"worktreeId": worktree_id, "workspaceId": workspace_id or worktree_id}
+
         def send(event: dict[str, Any]) -> None:
-            self.publish(
-                "worktree.progress", {"worktreeId": worktree_id, "phase": phase, "event": event}
-            )
+            self.publish("worktree.progress", {**ids, "phase": phase, "event": event})
 
         return send
 
@@ -292,7 +292,7 @@ class WorktreeService:
                         config.setup,
                         cwd=cwd,
                         env=self._env(repo_root, path, branch, port),
-                        on_event=self._progress(worktree_id, "setup"),
+                        on_event=self._progress(worktree_id, "setup", workspace_id),
                     )
                     raise_setup_failure(results, worktree_id)
             workspace = await self.workspaces.register_worktree(
