@@ -15,7 +15,16 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
+from paseo_tswire.handlers import (
+    agents,
+    loopchat,
+    schedules,
+    system,
+    terminals,
+    workspace_extra,
+    workspaces,
+)
+from paseo_tswire.handlers import files as file_handlers
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import loopchat as lc
@@ -95,6 +104,8 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "loop/inspect": (lc.LoopRef, loopchat.loop_inspect),
     "loop/logs": (lc.LoopLogs, loopchat.loop_logs),
     "loop/stop": (lc.LoopRef, loopchat.loop_stop),
+    **file_handlers.TABLE,
+    **workspace_extra.TABLE,
 }
 
 IGNORED = frozenset({"audio_played", "abort_request"})

@@ -14,6 +14,7 @@ from typing import Any
 
 from paseo_hookspecs.nesting import nests_deeper_than
 
+from paseo_tswire.models.files import FILES_OUTBOUND
 from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
@@ -27,6 +28,7 @@ _ALL_OUTBOUND = {
     **SCHEDULE_OUTBOUND,
     **WORKSPACE_OUTBOUND,
     **LOOPCHAT_OUTBOUND,
+    **FILES_OUTBOUND,
 }
 
 WS_PONG = json.dumps({"type": "pong"})

@@ -27,6 +27,7 @@ from paseo_hookspecs.agents import RecordChange
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
+from paseo_tswire.handlers.workspace_scripts import scripts_of
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.port import Failure, as_json
 
@@ -97,11 +98,17 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
         agent_id: len(requests)
         for agent_id, requests in (await session.agents.all_pending_permissions()).items()
     }
+    chosen = [w for w in workspaces if only is None or w["workspaceId"] == only]
     return [
-        descriptor(w, projects.get(w["projectId"]), agents, pending)
-        for w in workspaces
-        if only is None or w["workspaceId"] == only
+        descriptor(w, projects.get(w["projectId"]), agents, pending).model_copy(
+            update={"scripts": await scripts_of(session, w)}
+        )
+        for w in chosen
     ]
+
+
+descriptors = _descriptors
+"""One workspace's descriptor (``only``) or every one's, for the other handler modules."""
 
 
 def matches(entry: wm.Descriptor, flt: wm.Filter | None) -> bool:

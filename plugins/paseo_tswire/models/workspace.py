@@ -18,6 +18,20 @@ class GitRuntime(Wire):
     isPaseoOwnedWorktree: bool | None = None
 
 
+class Script(Wire):
+    """``WorkspaceScriptPayloadSchema``: a ``paseo.json`` script and, for a service, its state."""
+
+    scriptName: str
+    type: Literal["script", "service"]
+    hostname: str
+    port: int | None = Field(gt=0)
+    proxyUrl: str | None
+    lifecycle: Literal["running", "stopped"]
+    health: Literal["healthy", "unhealthy"] | None
+    exitCode: int | None
+    terminalId: str | None
+
+
 class Descriptor(Wire):
     id: str
     projectId: str
@@ -30,7 +44,7 @@ class Descriptor(Wire):
     archivingAt: str | None
     status: Bucket
     activityAt: str | None
-    scripts: list[Wire] = Field(default_factory=list)
+    scripts: list[Script] = Field(default_factory=list)
     gitRuntime: GitRuntime | None
     githubRuntime: None
     project: ProjectPlacement | None = None

@@ -1,0 +1,38 @@
+"""A workspace descriptor's ``scripts``: its ``paseo.json`` scripts from ``script.list``, a
+service's state as the app shows it (``lifecycle`` running while it starts or runs, ``health``
+healthy once its port answers, ``stopped`` with its exit code otherwise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paseo_tswire.models import workspace as wm
+from paseo_tswire.port import Failure
+
+
+def script_payload(info: dict[str, Any]) -> wm.Script:
+    status = info.get("status")
+    port = info.get("port")
+    return wm.Script(
+        scriptName=str(info["name"]),
+        type="service" if info.get("type") == "service" else "script",
+        hostname=str(info.get("proxyHost") or "localhost"),
+        port=port if isinstance(port, int) and port > 0 else None,
+        proxyUrl=None,
+        lifecycle="running" if status in ("starting", "running") else "stopped",
+        health="healthy" if status == "running" else None,
+        exitCode=info.get("exitCode"),
+        terminalId=None,
+    )
+
+
+async def scripts_of(session: Any, workspace: dict[str, Any]) -> list[wm.Script]:
+    """The scripts of a (live) workspace; none when it has no readable ``paseo.json`` or may
+    not run it (an untrusted fork's)."""
+    if workspace.get("archivedAt") or not workspace.get("cwd"):
+        return []
+    try:
+        listed = await session.call("script.list", {"cwd": workspace["cwd"]})
+    except Failure:
+        return []
+    return [script_payload(info) for info in listed.get("scripts") or []]

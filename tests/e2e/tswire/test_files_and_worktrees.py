@@ -1,0 +1,209 @@
+"""The app's files, editors, add-project picker, worktree, setup and scripts messages against
+a real daemon: every frame validated by the client's strict models; reads stay inside the
+workspace; a download token serves its file once over the TypeScript listener's TCP port."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.tswire.client import TsClient
+from e2e.tswire.conftest import TsDaemon
+from paseo_tswire.models import files as fm
+
+pytestmark = pytest.mark.e2e
+
+PASEO_JSON = {
+    "worktree": {
+        "setup": ["echo setup-ran"],
+        "terminals": [{"name": "dev", "command": "echo dev-terminal"}],
+    },
+    "scripts": {"hello": {"command": "echo hello-script"}},
+}
+
+
+def _repo(root: Path) -> Path:
+    repo = root / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("print('app')\n")
+    (repo / "favicon.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"></svg>')
+    (repo / "paseo.json").write_text(json.dumps(PASEO_JSON))
+    (root / "outside.txt").write_text("not yours")
+    (repo / "escape").symlink_to(root / "outside.txt")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "init"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, timeout=30)
+    return repo
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 - loopback test
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _explore(app: TsClient, cwd: str, mode: str, path: str) -> dict[str, Any]:
+    reply = app.request(
+        "file_explorer_request", "file_explorer_response", cwd=cwd, mode=mode, path=path
+    )
+    return fm.FileExplorer.model_validate(
+        {k: v for k, v in reply.items() if k != "__type"}
+    ).model_dump()
+
+
+def test_files_stay_inside_the_workspace_and_download_once(
+    ts_daemon: TsDaemon, tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path)
+    cwd = str(repo)
+    with TsClient(socket_path=ts_daemon.socket_path) as app:
+        app.hello("cid_files")
+        # Nothing is readable before it is a workspace of the daemon.
+        assert "not a workspace" in (_explore(app, cwd, "list", ".")["error"] or "")
+        opened = app.request("open_project_request", "open_project_response", cwd=cwd)
+        assert opened["error"] is None
+
+        listing = _explore(app, cwd, "list", ".")
+        names = {e["name"] for e in listing["directory"]["entries"]}
+        assert {"src", "paseo.json", "favicon.svg"} <= names
+        assert "escape" not in names  # a link out of the workspace is not listed
+        text = _explore(app, cwd, "file", "src/app.py")["file"]
+        assert (text["kind"], text["encoding"], text["content"]) == (
+            "text",
+            "utf-8",
+            "print('app')\n",
+        )
+        for path in ("../outside.txt", "escape", str(tmp_path / "outside.txt")):
+            assert (
+                _explore(app, cwd, "file", path)["error"]
+                == "Access outside of workspace is not allowed"
+            )
+
+        # acceptBinary: FileBegin (metadata), FileChunk (the bytes), FileEnd.
+        app.session(
+            {
+                "type": "file_explorer_request",
+                "requestId": "bin-1",
+                "cwd": cwd,
+                "mode": "file",
+                "path": "src/app.py",
+                "acceptBinary": True,
+            }
+        )
+        head = bytes([5]) + b"bin-1"
+        begin = app.wait_binary(lambda f: f[:1] == b"\x10" and f[1:7] == head)
+        (length,) = struct.unpack(">H", begin[7:9])
+        meta = json.loads(begin[9 : 9 + length])
+        assert (meta["mime"], meta["size"], meta["encoding"]) == ("text/plain", 13, "utf-8")
+        chunk = app.wait_binary(lambda f: f[:1] == b"\x11" and f[1:7] == head)
+        assert chunk[7:] == b"print('app')\n"
+        assert app.wait_binary(lambda f: f[:1] == b"\x12" and f[1:7] == head) == b"\x12" + head
+
+        token = app.request(
+            "file_download_token_request",
+            "file_download_token_response",
+            cwd=cwd,
+            path="src/app.py",
+        )
+        assert (token["error"], token["fileName"], token["size"]) == (None, "app.py", 13)
+        refused = app.request(
+            "file_download_token_request", "file_download_token_response", cwd=cwd, path="escape"
+        )
+        assert (refused["token"], refused["error"]) == (
+            None,
+            "Access outside of workspace is not allowed",
+        )
+        base = ts_daemon.tcp_uri.replace("ws://", "http://").removesuffix("/ws")
+        url = f"{base}/api/files/download?token={token['token']}"
+        assert _get(url) == (200, b"print('app')\n")
+        assert _get(url)[0] == 403  # single use
+        assert _get(f"{base}/api/files/download")[0] == 400
+
+        icon = app.request("project_icon_request", "project_icon_response", cwd=cwd)
+        assert icon["error"] is None
+        assert icon["icon"]["mimeType"] == "image/svg+xml"
+
+        editors = app.request("list_available_editors_request", "list_available_editors_response")
+        assert editors["error"] is None
+        missing = app.request(
+            "open_in_editor_request", "open_in_editor_response", path=cwd, editorId="no-such-editor"
+        )
+        assert "Unknown editor target" in missing["error"]
+
+        found = app.request(
+            "directory_suggestions_request", "directory_suggestions_response", query="sr", cwd=cwd
+        )
+        assert {"path": "src", "kind": "directory"} in found["entries"]
+        assert found["directories"] == [os.path.realpath(repo / "src")]
+
+
+def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
+    ts_daemon: TsDaemon, tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path)
+    with TsClient(socket_path=ts_daemon.socket_path) as app:
+        app.hello("cid_worktree")
+        assert (
+            app.request("open_project_request", "open_project_response", cwd=str(repo))["error"]
+            is None
+        )
+        created = app.request(
+            "create_paseo_worktree_request",
+            "create_paseo_worktree_response",
+            timeout=120,
+            cwd=str(repo),
+            worktreeSlug="feature-x",
+        )
+        assert created["error"] is None, created
+        workspace = created["workspace"]
+        assert workspace["workspaceKind"] == "worktree"
+        assert [s["scriptName"] for s in workspace["scripts"]] == ["hello"]
+
+        status = app.request(
+            "workspace_setup_status_request",
+            "workspace_setup_status_response",
+            workspaceId=workspace["id"],
+        )
+        snapshot = status["snapshot"]
+        assert snapshot["status"] == "completed"
+        assert [c["command"] for c in snapshot["detail"]["commands"]] == ["echo setup-ran"]
+        assert "setup-ran" in snapshot["detail"]["log"]
+        unknown = app.request(
+            "workspace_setup_status_request", "workspace_setup_status_response", workspaceId="nope"
+        )
+        assert unknown["snapshot"] is None
+
+        with ts_daemon.client() as rpc:
+            terminals = rpc.call("terminal.list", {"workspaceId": workspace["id"]})["terminals"]
+        assert len(terminals) == 1  # worktree.terminals' "dev"
+
+        started = app.request(
+            "start_workspace_script_request",
+            "start_workspace_script_response",
+            workspaceId=workspace["id"],
+            scriptName="hello",
+        )
+        assert started["error"] is None
+        assert started["terminalId"]
+        missing = app.request(
+            "start_workspace_script_request",
+            "start_workspace_script_response",
+            workspaceId=workspace["id"],
+            scriptName="nope",
+        )
+        assert "not found" in missing["error"]
