@@ -15,17 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers import (
-    agents,
-    loopchat,
-    schedules,
-    system,
-    terminals,
-    workspace_extra,
-    workspaces,
-)
+from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
 from paseo_tswire.handlers import files as file_handlers
 from paseo_tswire.handlers import timeline as timeline_handlers
+from paseo_tswire.handlers import workspace_extra as workspace_extra_handlers
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import loopchat as lc
 from paseo_tswire.models import schedule as sc
@@ -105,7 +98,7 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "loop/logs": (lc.LoopLogs, loopchat.loop_logs),
     "loop/stop": (lc.LoopRef, loopchat.loop_stop),
     **file_handlers.TABLE,
-    **workspace_extra.TABLE,
+    **workspace_extra_handlers.TABLE,
 }
 
 IGNORED = frozenset({"audio_played", "abort_request"})
