@@ -22,6 +22,7 @@ class Image(Inbound):
 
 class DirectoryFilter(Inbound):
     labels: dict[str, str] | None = None
+    projectKeys: list[str] | None = None
     statuses: list[str] | None = None
     includeArchived: bool | None = None
     requiresAttention: bool | None = None
@@ -37,9 +38,15 @@ class Subscribe(Inbound):
     subscriptionId: str | None = None
 
 
+class AgentSort(Inbound):
+    key: Literal["status_priority", "created_at", "updated_at", "title"]
+    direction: Literal["asc", "desc"]
+
+
 class FetchAgents(Request):
     scope: Literal["active"] | None = None
     filter: DirectoryFilter | None = None
+    sort: list[AgentSort] | None = None
     page: Page | None = None
     subscribe: Subscribe | None = None
 
