@@ -340,6 +340,8 @@ class WorktreeProgressEvent(StreamEvent):
     workspaceId: str | None = Field(
         None, description="the workspace the worktree is (or becomes) the checkout of"
     )
+    path: str | None = Field(None, description="a new worktree's checkout (setup)")
+    branch: str | None = Field(None, description="a new worktree's branch (setup)")
     phase: str
     event: dict[str, Any]
 

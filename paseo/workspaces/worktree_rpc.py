@@ -141,6 +141,8 @@ class SetupCommandStatus(WireModel):
 
 class SetupStatus(WireModel):
     workspaceId: str
+    path: str | None = Field(description="the worktree's checkout (null: a trusted one's rerun)")
+    branch: str | None
     status: Literal["running", "completed", "failed"]
     commands: list[SetupCommandStatus]
     log: str = Field(description="the whole setup's output (its last 64 KiB)")
@@ -251,7 +253,7 @@ async def worktree_trust(placement: Placement, ctx: RpcContext, params: TrustPar
 async def worktree_setup_status(
     placement: Placement, ctx: RpcContext, params: SetupStatusParams
 ) -> SetupStatusResult:
-    await placement.workspaces.get(params.workspaceId)  # not_found for an unknown id
+    # Asked while a new worktree's setup runs, the workspace is not registered yet: no lookup.
     run = placement.setup.get(params.workspaceId)
     return SetupStatusResult(setup=SetupStatus(**run.to_json()) if run is not None else None)
 

@@ -33,6 +33,8 @@ class SetupCommand:
 @dataclass
 class SetupRun:
     workspaceId: str
+    path: str | None = None
+    branch: str | None = None
     status: str = "running"
     commands: list[SetupCommand] = field(default_factory=list)
     log: str = ""
@@ -42,6 +44,8 @@ class SetupRun:
     def to_json(self) -> dict[str, Any]:
         return {
             "workspaceId": self.workspaceId,
+            "path": self.path,
+            "branch": self.branch,
             "status": self.status,
             "commands": [dict(c.__dict__) for c in self.commands],
             "log": self.log,
@@ -71,7 +75,7 @@ class SetupLog:
         run = self._runs.get(workspace_id)
         if kind == "command_started":
             if run is None or event.get("index") == 1:
-                run = SetupRun(workspace_id)
+                run = SetupRun(workspace_id, payload.get("path"), payload.get("branch"))
                 self._runs[workspace_id] = run
                 self._runs.move_to_end(workspace_id)
                 while len(self._runs) > MAX_WORKSPACES:

@@ -61,7 +61,10 @@ def _create_params(msg: fm.CreateWorktreeRequest) -> dict[str, Any]:
 
 
 async def create_worktree(session: ClientSession, msg: fm.CreateWorktreeRequest) -> None:
+    progress = SetupProgress(session)
+    session.listeners.append(progress.on_notification)
     try:
+        await session.follow(["workspaces"])
         created = await session.call("worktree.create", _create_params(msg))
     except Failure as exc:
         code = getattr(exc, "code", None)
@@ -76,7 +79,17 @@ async def create_worktree(session: ClientSession, msg: fm.CreateWorktreeRequest)
             ),
         )
         return
+    finally:
+        session.listeners.remove(progress.on_notification)
     workspace_id = str(created["workspace"]["workspaceId"])
+    # The stream's last progress may still be queued behind this answer: the final state is
+    # pushed once more, so the app's setup panel never stays at "running".
+    final = await _snapshot(session, workspace_id)
+    if final is not None:
+        await session.push(
+            "workspace_setup_progress",
+            fm.SetupProgress(workspaceId=workspace_id, **final.model_dump()),
+        )
     found = await workspaces.descriptors(session, workspace_id)
     await session.push(
         "create_paseo_worktree_response",
@@ -90,8 +103,8 @@ async def create_worktree(session: ClientSession, msg: fm.CreateWorktreeRequest)
     await workspaces.push_workspace(session, workspace_id)
 
 
-def setup_snapshot(workspace: dict[str, Any], run: dict[str, Any]) -> fm.SetupSnapshot:
-    """A kept setup run as the app's ``WorkspaceSetupSnapshotSchema``."""
+def setup_snapshot(run: dict[str, Any]) -> fm.SetupSnapshot:
+    """A kept setup run (``worktree.setupStatus``) as ``WorkspaceSetupSnapshotSchema``."""
     commands = [
         fm.SetupCommand(
             index=c["index"],
@@ -104,9 +117,10 @@ def setup_snapshot(workspace: dict[str, Any], run: dict[str, Any]) -> fm.SetupSn
         )
         for c in run["commands"]
     ]
+    first_cwd = commands[0].cwd if commands else ""
     detail = fm.SetupDetail(
-        worktreePath=str(workspace.get("worktreeRoot") or workspace.get("cwd") or ""),
-        branchName=str(workspace.get("branch") or ""),
+        worktreePath=str(run.get("path") or first_cwd),
+        branchName=str(run.get("branch") or ""),
         log=run["log"],
         commands=commands,
         truncated=run["truncated"] or None,
@@ -114,22 +128,46 @@ def setup_snapshot(workspace: dict[str, Any], run: dict[str, Any]) -> fm.SetupSn
     return fm.SetupSnapshot(status=run["status"], detail=detail, error=run["error"])
 
 
+async def _snapshot(session: ClientSession, workspace_id: str) -> fm.SetupSnapshot | None:
+    run = (await session.call("worktree.setupStatus", {"workspaceId": workspace_id}))["setup"]
+    return setup_snapshot(run) if run else None
+
+
 async def setup_status(session: ClientSession, msg: fm.WorkspaceRef) -> None:
-    snapshot = None
     try:
-        workspace = (await session.call("workspace.get", {"workspaceId": msg.workspaceId}))[
-            "workspace"
-        ]
-        run = (await session.call("worktree.setupStatus", {"workspaceId": msg.workspaceId}))[
-            "setup"
-        ]
-        snapshot = setup_snapshot(workspace, run) if run else None
+        snapshot = await _snapshot(session, msg.workspaceId)
     except Failure:
         snapshot = None  # an unknown workspace has no setup, as the TypeScript daemon answers
     await session.push(
         "workspace_setup_status_response",
         fm.SetupStatus(requestId=msg.requestId, workspaceId=msg.workspaceId, snapshot=snapshot),
     )
+
+
+class SetupProgress:
+    """``workspace_setup_progress`` pushes while this session creates a worktree: each setup
+    command's start and end (``worktree.progress`` on the ``workspaces`` stream) sends the
+    setup's snapshot as the daemon keeps it (its output so far included)."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        event = params.get("event") or {}
+        if method != "worktree.progress" or params.get("phase") != "setup":
+            return
+        if event.get("type") not in ("command_started", "command_completed"):
+            return
+        workspace_id = str(params.get("workspaceId") or "")
+        try:
+            snapshot = await _snapshot(self.session, workspace_id)
+        except Failure:
+            return
+        if snapshot is not None:
+            await self.session.push(
+                "workspace_setup_progress",
+                fm.SetupProgress(workspaceId=workspace_id, **snapshot.model_dump()),
+            )
 
 
 async def _run_in_terminal(session: ClientSession, cwd: str, name: str) -> str:

@@ -174,6 +174,15 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         assert workspace["workspaceKind"] == "worktree"
         assert [s["scriptName"] for s in workspace["scripts"]] == ["hello"]
 
+        progress = app.wait_for(
+            lambda m: (
+                m["type"] == "workspace_setup_progress"
+                and m["payload"]["workspaceId"] == workspace["id"]
+                and m["payload"]["status"] == "completed"
+            )
+        )["payload"]
+        assert progress["detail"]["branchName"]
+        assert progress["detail"]["worktreePath"].endswith("feature-x")
         status = app.request(
             "workspace_setup_status_request",
             "workspace_setup_status_response",
