@@ -216,3 +216,28 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
             scriptName="nope",
         )
         assert "not found" in missing["error"]
+
+
+def test_a_remote_session_reads_only_inside_workspaces(ts_daemon: TsDaemon, tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    created = json.loads(
+        ts_daemon.cli("daemon", "token", "create", "--name", "files", "-o", "json").stdout
+    )
+    with TsClient(
+        uri=ts_daemon.tcp_uri, subprotocols=[f"paseo.bearer.{created['token']}"]
+    ) as remote:
+        remote.hello("cid_files_remote", client_type="mobile")
+        # Not a workspace yet: neither its listing nor a download nor an editor.
+        assert "not a workspace" in (_explore(remote, str(repo), "list", ".")["error"] or "")
+        assert "not a workspace" in (
+            remote.request(
+                "file_download_token_request", "file_download_token_response",
+                cwd=str(tmp_path), path="outside.txt",
+            )["error"] or ""
+        )  # fmt: skip
+        # A remote client may not open a directory outside the home; this machine's user may.
+        ts_daemon.cli("project", "add", str(repo))
+        assert _explore(remote, str(repo), "file", "src/app.py")["error"] is None
+        for path in ("../outside.txt", "escape"):
+            answer = _explore(remote, str(repo), "file", path)
+            assert answer["error"] == "Access outside of workspace is not allowed"
