@@ -27,6 +27,7 @@ from paseo.projects.common import Publish, no_publish
 from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
 from paseo.workspaces.common import OWNER, STREAM
+from paseo.workspaces.git_runtime import GitRuntimes
 from paseo.workspaces.labels import LabelService
 from paseo.workspaces.legacy_agents import assign_workspaces_once
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
@@ -55,6 +56,8 @@ class Placement:
     """The last setup of each workspace (fed by the worktrees' progress)."""
     after_create: AfterCreate | None = None
     """Awaited with a newly created worktree's workspace (its ``worktree.terminals`` open)."""
+    git_runtime: GitRuntimes | None = None
+    """Each workspace's live Git state (changes, ahead/behind), read on demand."""
 
     def running(self) -> set[str]:
         """Workspaces whose status bucket is ``running``: each counts only the work that
@@ -106,6 +109,7 @@ class Placement:
             reconciler=Reconciler(projects, workspaces, interval=reconcile_interval),
             setup=setup,
             after_create=after_create,
+            git_runtime=GitRuntimes(git),
         )
 
 

@@ -27,7 +27,7 @@ from paseo_hookspecs.agents import RecordChange
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers.workspace_scripts import scripts_of
+from paseo_tswire.handlers.workspace_runtime import git_runtime_of, scripts_of
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.port import Failure, as_json
 
@@ -98,13 +98,16 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
         agent_id: len(requests)
         for agent_id, requests in (await session.agents.all_pending_permissions()).items()
     }
-    chosen = [w for w in workspaces if only is None or w["workspaceId"] == only]
-    return [
-        descriptor(w, projects.get(w["projectId"]), agents, pending).model_copy(
-            update={"scripts": await scripts_of(session, w)}
+    found = []
+    for w in (w for w in workspaces if only is None or w["workspaceId"] == only):
+        entry = descriptor(w, projects.get(w["projectId"]), agents, pending)
+        runtime = await git_runtime_of(session, w, entry.gitRuntime)
+        found.append(
+            entry.model_copy(
+                update={"scripts": await scripts_of(session, w), "gitRuntime": runtime}
+            )
         )
-        for w in chosen
-    ]
+    return found
 
 
 descriptors = _descriptors

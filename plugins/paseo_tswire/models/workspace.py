@@ -12,10 +12,19 @@ from paseo_tswire.models.wire import Inbound, Wire
 Bucket = Literal["needs_input", "failed", "running", "attention", "done"]
 
 
+class AheadBehind(Wire):
+    ahead: int
+    behind: int
+
+
 class GitRuntime(Wire):
     currentBranch: str | None = None
     remoteUrl: str | None = None
     isPaseoOwnedWorktree: bool | None = None
+    isDirty: bool | None = None
+    aheadBehind: AheadBehind | None = None
+    aheadOfOrigin: int | None = None
+    behindOfOrigin: int | None = None
 
 
 class Script(Wire):

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 PASEO_JSON = {
     "worktree": {
-        "setup": ["echo setup-ran"],
+        "setup": ["echo setup-ran | tee setup.txt"],
         "terminals": [{"name": "dev", "command": "echo dev-terminal"}],
     },
     "scripts": {"hello": {"command": "echo hello-script"}},
@@ -173,6 +173,10 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         workspace = created["workspace"]
         assert workspace["workspaceKind"] == "worktree"
         assert [s["scriptName"] for s in workspace["scripts"]] == ["hello"]
+        # The setup left an untracked file; the new branch is level with its base.
+        git_runtime = workspace["gitRuntime"]
+        assert git_runtime["isDirty"] is True
+        assert git_runtime["aheadBehind"] == {"ahead": 0, "behind": 0}
 
         progress = app.wait_for(
             lambda m: (
@@ -190,7 +194,7 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         )
         snapshot = status["snapshot"]
         assert snapshot["status"] == "completed"
-        assert [c["command"] for c in snapshot["detail"]["commands"]] == ["echo setup-ran"]
+        assert [c["command"] for c in snapshot["detail"]["commands"]] == ["echo setup-ran | tee setup.txt"]
         assert "setup-ran" in snapshot["detail"]["log"]
         unknown = app.request(
             "workspace_setup_status_request", "workspace_setup_status_response", workspaceId="nope"

@@ -1,6 +1,8 @@
-"""A workspace descriptor's ``scripts``: its ``paseo.json`` scripts from ``script.list``, a
-service's state as the app shows it (``lifecycle`` running while it starts or runs, ``health``
-healthy once its port answers, ``stopped`` with its exit code otherwise)."""
+"""What a workspace descriptor adds to the workspace record: its ``scripts`` (``paseo.json``'s,
+from ``script.list``, a service's state as the app shows it — ``lifecycle`` running while it
+starts or runs, ``health`` healthy once its port answers, ``stopped`` with its exit code
+otherwise) and its live Git state in ``gitRuntime`` (``workspace.gitRuntime``: uncommitted
+changes, ahead/behind its base and ``origin``)."""
 
 from __future__ import annotations
 
@@ -36,3 +38,27 @@ async def scripts_of(session: Any, workspace: dict[str, Any]) -> list[wm.Script]
     except Failure:
         return []
     return [script_payload(info) for info in listed.get("scripts") or []]
+
+
+async def git_runtime_of(
+    session: Any, workspace: dict[str, Any], base: wm.GitRuntime | None
+) -> wm.GitRuntime | None:
+    """``base`` (branch, ownership) with the checkout's live state, when it has one."""
+    if base is None or workspace.get("archivedAt"):
+        return base
+    try:
+        found = await session.call(
+            "workspace.gitRuntime", {"workspaceId": workspace["workspaceId"]}
+        )
+    except Failure:
+        return base
+    return base.model_copy(
+        update={
+            "isDirty": found.get("isDirty"),
+            "aheadBehind": wm.AheadBehind(**found["aheadBehind"])
+            if found.get("aheadBehind")
+            else None,
+            "aheadOfOrigin": found.get("aheadOfOrigin"),
+            "behindOfOrigin": found.get("behindOfOrigin"),
+        }
+    )
