@@ -14,6 +14,7 @@ from typing import Any
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import workspaces
 from paseo_tswire.models import files as fm
+from paseo_tswire.models import inbound as req
 from paseo_tswire.port import Failure
 
 
@@ -58,6 +59,30 @@ def _create_params(msg: fm.CreateWorktreeRequest) -> dict[str, Any]:
     if prompt:
         params["prompt"] = prompt
     return params
+
+
+async def worktree_for_agent(
+    session: ClientSession, cwd: str, git: req.GitSetup, prompt: str | None
+) -> dict[str, Any]:
+    """A new agent's worktree (``create_agent_request`` with ``git.createWorktree``): created
+    through ``worktree.create`` from ``cwd``'s project; returns its workspace record."""
+    params = _create_params(
+        fm.CreateWorktreeRequest(
+            requestId="-",
+            cwd=cwd,
+            worktreeSlug=git.worktreeSlug,
+            refName=git.refName or git.baseBranch,
+            action=git.action,
+            githubPrNumber=git.githubPrNumber,
+            nameContext=prompt,
+        )
+    )
+    if git.createNewBranch and git.newBranchName and "mode" not in params:
+        params["branch"] = git.newBranchName
+    created = await session.call("worktree.create", params)
+    workspace: dict[str, Any] = created["workspace"]
+    await workspaces.push_workspace(session, str(workspace["workspaceId"]))
+    return workspace
 
 
 async def create_worktree(session: ClientSession, msg: fm.CreateWorktreeRequest) -> None:

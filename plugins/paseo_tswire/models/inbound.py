@@ -93,10 +93,24 @@ class SessionConfig(Inbound):
     mcpServers: dict[str, Any] | None = None
 
 
+class GitSetup(Inbound):
+    """``GitSetupOptionsSchema``: a new agent's worktree (``createWorktree``)."""
+
+    baseBranch: str | None = None
+    createNewBranch: bool | None = None
+    newBranchName: str | None = None
+    createWorktree: bool | None = None
+    worktreeSlug: str | None = None
+    refName: str | None = Field(default=None, min_length=1)
+    action: Literal["branch-off", "checkout"] | None = None
+    githubPrNumber: int | None = Field(default=None, gt=0)
+
+
 class CreateAgent(Request):
     config: SessionConfig
     workspaceId: str | None = None
     worktreeName: str | None = None
+    git: GitSetup | None = None
     initialPrompt: str | None = None
     clientMessageId: str | None = None
     outputSchema: dict[str, Any] | None = None

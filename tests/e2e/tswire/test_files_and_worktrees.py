@@ -18,6 +18,8 @@ from e2e.tswire.client import TsClient
 from e2e.tswire.conftest import TsDaemon
 from paseo_tswire.models import files as fm
 
+from paseo.testing.fake_model import RefusingProxy
+
 pytestmark = pytest.mark.e2e
 
 PASEO_JSON = {
@@ -194,7 +196,9 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         )
         snapshot = status["snapshot"]
         assert snapshot["status"] == "completed"
-        assert [c["command"] for c in snapshot["detail"]["commands"]] == ["echo setup-ran | tee setup.txt"]
+        assert [c["command"] for c in snapshot["detail"]["commands"]] == [
+            "echo setup-ran | tee setup.txt"
+        ]
         assert "setup-ran" in snapshot["detail"]["log"]
         unknown = app.request(
             "workspace_setup_status_request", "workspace_setup_status_response", workspaceId="nope"
@@ -245,3 +249,32 @@ def test_a_remote_session_reads_only_inside_workspaces(ts_daemon: TsDaemon, tmp_
         for path in ("../outside.txt", "escape"):
             answer = _explore(remote, str(repo), "file", path)
             assert answer["error"] == "Access outside of workspace is not allowed"
+
+
+SCRIPTED_PLUGIN = Path(__file__).resolve().parents[2] / "integration" / "agents" / "scripted_agent"
+
+
+def test_an_agent_asked_for_in_a_new_worktree_starts_there(
+    tmp_path: Path, proxy: RefusingProxy
+) -> None:
+    daemon = TsDaemon(tmp_path / "d", proxy)
+    daemon.write_config(plugins={"scripted": {"source": "directory", "path": str(SCRIPTED_PLUGIN)}})
+    daemon.start()
+    repo = _repo(tmp_path)
+    try:
+        with TsClient(socket_path=daemon.socket_path) as app:
+            app.hello("cid_worktree_agent")
+            created = app.request(
+                "create_agent_request",
+                ("status", "agent_created", "agent_create_failed"),
+                timeout=120,
+                config={"provider": "scripted", "cwd": str(repo)},
+                git={"createWorktree": True, "worktreeSlug": "agent-wt"},
+            )
+            assert created["status"] == "agent_created", created
+            cwd = created["agent"]["cwd"]
+            assert cwd != str(repo)
+            assert cwd.endswith("agent-wt")
+            assert (Path(cwd) / "setup.txt").read_text() == "setup-ran\n"
+    finally:
+        daemon.cleanup()
