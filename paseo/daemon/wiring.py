@@ -207,6 +207,10 @@ def compose(daemon: Daemon) -> Composition:
         placement=workspaces,
         projects=workspaces.placement.projects.get,
         managed_processes=store.managed_processes,
+        # A service's status is part of its workspace's sidebar entry: told on that stream.
+        on_status=lambda workspace_id, name: publisher.publish(
+            "workspaces", "script.changed", {"workspaceId": workspace_id, "script": name}
+        ),
     )
     composition.forward = scripts.route
     composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))

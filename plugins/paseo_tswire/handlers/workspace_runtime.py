@@ -62,3 +62,17 @@ async def git_runtime_of(
             "behindOfOrigin": found.get("behindOfOrigin"),
         }
     )
+
+
+async def script_status_update(session: Any, workspace_id: str) -> None:
+    """``script_status_update``: a workspace's scripts after one of its services changed."""
+    try:
+        workspace = (await session.call("workspace.get", {"workspaceId": workspace_id}))[
+            "workspace"
+        ]
+    except Failure:
+        return
+    await session.push(
+        "script_status_update",
+        wm.ScriptStatus(workspaceId=workspace_id, scripts=await scripts_of(session, workspace)),
+    )

@@ -27,7 +27,11 @@ from paseo_hookspecs.agents import RecordChange
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
-from paseo_tswire.handlers.workspace_runtime import git_runtime_of, scripts_of
+from paseo_tswire.handlers.workspace_runtime import (
+    git_runtime_of,
+    script_status_update,
+    scripts_of,
+)
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.port import Failure, as_json
 
@@ -207,6 +211,9 @@ class Feed:
             self.mark(str(params["workspace"]["workspaceId"]))
         elif method in ("workspace.removed", "workspace.status"):
             self.mark(str(params["workspaceId"]))
+        elif method == "script.changed":
+            self.mark(str(params["workspaceId"]))
+            await script_status_update(self.session, str(params["workspaceId"]))
         elif method == "project.changed":
             # A project's name is in its workspaces' descriptors: look at every one once.
             self._everything = True

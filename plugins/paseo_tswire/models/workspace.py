@@ -59,6 +59,13 @@ class Descriptor(Wire):
     project: ProjectPlacement | None = None
 
 
+class ScriptStatus(Wire):
+    """``script_status_update``'s payload."""
+
+    workspaceId: str
+    scripts: list[Script]
+
+
 class PageInfo(Wire):
     nextCursor: str | None
     prevCursor: str | None
@@ -137,5 +144,6 @@ WORKSPACE_OUTBOUND: dict[str, type[Wire]] = {
     "fetch_workspaces_response": FetchWorkspaces,
     "open_project_response": OpenProject,
     "archive_workspace_response": ArchiveWorkspace,
+    "script_status_update": ScriptStatus,
 }
 """``workspace_update`` has two shapes (see :func:`paseo_tswire.envelope.validate_outbound`)."""

@@ -8,6 +8,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -27,7 +28,13 @@ PASEO_JSON = {
         "setup": ["echo setup-ran | tee setup.txt"],
         "terminals": [{"name": "dev", "command": "echo dev-terminal"}],
     },
-    "scripts": {"hello": {"command": "echo hello-script"}},
+    "scripts": {
+        "hello": {"command": "echo hello-script"},
+        "web": {
+            "type": "service",
+            "command": f"{sys.executable} -m http.server $PASEO_PORT --bind 127.0.0.1",
+        },
+    },
 }
 
 
@@ -174,7 +181,7 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         assert created["error"] is None, created
         workspace = created["workspace"]
         assert workspace["workspaceKind"] == "worktree"
-        assert [s["scriptName"] for s in workspace["scripts"]] == ["hello"]
+        assert [s["scriptName"] for s in workspace["scripts"]] == ["hello", "web"]
         # The setup left an untracked file; the new branch is level with its base.
         git_runtime = workspace["gitRuntime"]
         assert git_runtime["isDirty"] is True
@@ -217,6 +224,31 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         )
         assert started["error"] is None
         assert started["terminalId"]
+        # A service: started through script.start; its status reaches the app as it changes.
+        app.request("fetch_workspaces_request", "fetch_workspaces_response", subscribe={})
+        service = app.request(
+            "start_workspace_script_request",
+            "start_workspace_script_response",
+            workspaceId=workspace["id"],
+            scriptName="web",
+        )
+        assert (service["error"], service["terminalId"]) == (None, None)
+
+        def web(message: dict[str, Any]) -> dict[str, Any] | None:
+            if message["type"] != "script_status_update":
+                return None
+            if message["payload"]["workspaceId"] != workspace["id"]:
+                return None
+            return next(s for s in message["payload"]["scripts"] if s["scriptName"] == "web")
+
+        healthy = app.wait_for(lambda m: (web(m) or {}).get("health") == "healthy", timeout=60)
+        shown = web(healthy)
+        assert shown is not None
+        assert (shown["lifecycle"], shown["type"]) == ("running", "service")
+        assert isinstance(shown["port"], int)
+        with ts_daemon.client() as rpc:
+            rpc.call("script.stop", {"cwd": workspace["workspaceDirectory"], "name": "web"})
+        app.wait_for(lambda m: (web(m) or {}).get("lifecycle") == "stopped", timeout=60)
         missing = app.request(
             "start_workspace_script_request",
             "start_workspace_script_response",
