@@ -143,6 +143,16 @@ def test_files_stay_inside_the_workspace_and_download_once(
         assert _get(url)[0] == 403  # single use
         assert _get(f"{base}/api/files/download")[0] == 400
 
+        # The daemon's own port streams it too (fs.downloadToken's url), in chunks.
+        big = bytes(range(256)) * 4096 + b"end"  # 1 MiB and a bit: several chunks
+        (repo / "big.bin").write_bytes(big)
+        with ts_daemon.client() as rpc:
+            issued = rpc.call("fs.downloadToken", {"cwd": cwd, "path": "big.bin"})
+        assert (issued["mimeType"], issued["size"]) == ("application/octet-stream", len(big))
+        assert issued["url"].startswith("http://127.0.0.1:")
+        assert _get(issued["url"]) == (200, big)
+        assert _get(issued["url"])[0] == 403
+
         icon = app.request("project_icon_request", "project_icon_response", cwd=cwd)
         assert icon["error"] is None
         assert icon["icon"]["mimeType"] == "image/svg+xml"
