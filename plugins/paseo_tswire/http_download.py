@@ -12,7 +12,6 @@ cannot grow the daemon's memory without bound.
 
 from __future__ import annotations
 
-import asyncio
 import http
 from collections.abc import MutableMapping
 from typing import Any
@@ -25,7 +24,8 @@ PATH = "/api/files/download"
 MAX_BODY = 64 * 1024 * 1024
 MAX_CONCURRENT = 2
 
-_slots = asyncio.Semaphore(MAX_CONCURRENT)
+_serving = 0
+"""Downloads being answered now (one event loop: a plain counter; beyond the cap, 503)."""
 
 
 def _plain(status: int, text: str) -> Response:
@@ -45,7 +45,8 @@ async def serve(
     app: AsgiApp, request: Request, client: tuple[str, int] | None, server: Any
 ) -> Response:
     """Run the mounted ``app`` for ``request`` and buffer its answer (bounded)."""
-    if _slots.locked():
+    global _serving
+    if _serving >= MAX_CONCURRENT:
         return _plain(503, "Too many downloads at once; try again")
     path, _, query = request.path.partition("?")
     scope: MutableMapping[str, Any] = {
@@ -85,8 +86,11 @@ async def serve(
                 too_large = True
                 body.clear()
 
-    async with _slots:
+    _serving += 1
+    try:
         await app(scope, receive, send)
+    finally:
+        _serving -= 1
     if too_large:
         return _plain(
             413,
