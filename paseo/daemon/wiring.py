@@ -304,6 +304,7 @@ def _agents(
         environments=AgentEnvironments(daemon.home / "agent-env"),
         listeners=[events],
         redactor=daemon.redactor,
+        worktree_setup=placement.placement.setup.claim,
     )
 
 

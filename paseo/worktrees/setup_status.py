@@ -40,6 +40,8 @@ class SetupRun:
     log: str = ""
     truncated: bool = False
     error: str | None = None
+    shown: bool = False
+    """Recorded in an agent's timeline already."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +64,14 @@ class SetupLog:
 
     def get(self, workspace_id: str) -> SetupRun | None:
         return self._runs.get(workspace_id)
+
+    def claim(self, workspace_id: str) -> dict[str, Any] | None:
+        """The workspace's finished setup, once (to the first agent started there)."""
+        run = self._runs.get(workspace_id)
+        if run is None or run.shown or run.status == "running":
+            return None
+        run.shown = True
+        return run.to_json()
 
     def observe(self, method: str, payload: dict[str, Any]) -> None:
         """Take one published notification (only setup progress matters)."""

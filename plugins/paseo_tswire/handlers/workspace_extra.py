@@ -15,6 +15,7 @@ from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import workspaces
 from paseo_tswire.models import files as fm
 from paseo_tswire.models import inbound as req
+from paseo_tswire.models import timeline as tl
 from paseo_tswire.port import Failure
 
 
@@ -131,7 +132,7 @@ async def create_worktree(session: ClientSession, msg: fm.CreateWorktreeRequest)
 def setup_snapshot(run: dict[str, Any]) -> fm.SetupSnapshot:
     """A kept setup run (``worktree.setupStatus``) as ``WorkspaceSetupSnapshotSchema``."""
     commands = [
-        fm.SetupCommand(
+        tl.WorktreeSetupCommand(
             index=c["index"],
             command=c["command"],
             cwd=c["cwd"],
@@ -143,7 +144,7 @@ def setup_snapshot(run: dict[str, Any]) -> fm.SetupSnapshot:
         for c in run["commands"]
     ]
     first_cwd = commands[0].cwd if commands else ""
-    detail = fm.SetupDetail(
+    detail = tl.WorktreeSetupDetail(
         worktreePath=str(run.get("path") or first_cwd),
         branchName=str(run.get("branch") or ""),
         log=run["log"],

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from paseo_tswire.models.timeline import WorktreeSetupDetail
 from paseo_tswire.models.wire import Inbound, Wire
 from paseo_tswire.models.workspace import Descriptor
 
@@ -174,28 +175,9 @@ class CreateWorktree(Wire):
     requestId: str
 
 
-class SetupCommand(Wire):
-    index: int = Field(gt=0)
-    command: str
-    cwd: str
-    log: str
-    status: Literal["running", "completed", "failed"]
-    exitCode: int | None
-    durationMs: int | None = None
-
-
-class SetupDetail(Wire):
-    type: Literal["worktree_setup"] = "worktree_setup"
-    worktreePath: str
-    branchName: str
-    log: str
-    commands: list[SetupCommand]
-    truncated: bool | None = None
-
-
 class SetupSnapshot(Wire):
     status: Literal["running", "completed", "failed"]
-    detail: SetupDetail
+    detail: WorktreeSetupDetail
     error: str | None
 
 
@@ -208,7 +190,7 @@ class SetupStatus(Wire):
 class SetupProgress(Wire):
     workspaceId: str
     status: Literal["running", "completed", "failed"]
-    detail: SetupDetail
+    detail: WorktreeSetupDetail
     error: str | None
 
 

@@ -318,5 +318,41 @@ def test_an_agent_asked_for_in_a_new_worktree_starts_there(
             assert cwd != str(repo)
             assert cwd.endswith("agent-wt")
             assert (Path(cwd) / "setup.txt").read_text() == "setup-ran\n"
+            # Its setup is the first entry of its timeline, as the TypeScript daemon shows it.
+            timeline = app.request(
+                "fetch_agent_timeline_request",
+                "fetch_agent_timeline_response",
+                agentId=created["agent"]["id"],
+                direction="tail",
+                limit=0,
+                projection="canonical",
+            )
+            first = timeline["entries"][0]["item"]
+            assert (first["type"], first["name"], first["status"]) == (
+                "tool_call",
+                "paseo_worktree_setup",
+                "completed",
+            )
+            detail = first["detail"]
+            assert detail["type"] == "worktree_setup"
+            assert detail["worktreePath"] == cwd
+            assert [c["command"] for c in detail["commands"]] == ["echo setup-ran | tee setup.txt"]
+            assert "setup-ran" in detail["log"]
+            # A second agent in that worktree is not shown the setup again.
+            again = app.request(
+                "create_agent_request",
+                ("status", "agent_created", "agent_create_failed"),
+                timeout=120,
+                config={"provider": "scripted", "cwd": cwd},
+            )
+            later = app.request(
+                "fetch_agent_timeline_request",
+                "fetch_agent_timeline_response",
+                agentId=again["agent"]["id"],
+                direction="tail",
+                limit=0,
+                projection="canonical",
+            )
+            assert all(e["item"].get("name") != "paseo_worktree_setup" for e in later["entries"])
     finally:
         daemon.cleanup()
