@@ -177,3 +177,10 @@ def test_the_setup_log_keeps_each_workspaces_last_setup() -> None:
     assert run.error is not None
     assert "exit 3" in run.error
     assert log.get("other") is None
+    # Handed to the first agent started in the workspace, once; a running setup is not.
+    claimed = log.claim("ws1")
+    assert claimed is not None
+    assert claimed["status"] == "failed"
+    assert log.claim("ws1") is None
+    event("command_started")
+    assert log.claim("ws1") is None
