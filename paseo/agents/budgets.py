@@ -25,7 +25,6 @@ from paseo_hookspecs.usage import TOKEN_FIELDS, UsageGroup, UsageRepository, Usa
 if TYPE_CHECKING:
     from paseo.config.models import BudgetConfig
 
-
 def iso(moment: datetime) -> str:
     """``moment`` as stored usage times are written (UTC, milliseconds, ``Z``)."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 KIND = "agent"
 """``owner.kind`` of the records this tracker writes."""
 
-
 async def reconcile_orphans(repository: ManagedProcessRepository) -> list[str]:
     """Reap every agent process group a previous daemon left behind and forget its record."""
     return await reap_orphans(repository, KIND, reap_recorded_group)

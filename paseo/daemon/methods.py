@@ -62,8 +62,6 @@ StreamDeclarer: TypeAlias = Callable[[Sequence[str]], Awaitable[None]]
 
 async def _no_streams_on_demand(names: Sequence[str]) -> None:
     return None
-
-
 """How the handlers reach the running daemon (bound by :mod:`paseo.daemon.wiring`)."""
 
 ALL = frozenset({"local", "remote", "hub"})

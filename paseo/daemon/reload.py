@@ -114,7 +114,9 @@ def reported_paths(
     """
 
     def related(path: Path) -> bool:
-        return any(path[: len(other)] == other or other[: len(path)] == path for other in effective)
+        return any(
+            path[: len(other)] == other or other[: len(path)] == path for other in effective
+        )
 
     return [".".join(path) for path in _changes(old_document, new_document) if related(path)]
 

@@ -139,10 +139,9 @@ def _text(row: list[Any]) -> str:
 
 def test_a_fresh_snapshot_carries_the_scrollback(ts_daemon: TsDaemon, tmp_path: Path) -> None:
     cwd = str(tmp_path)
-    with (
-        TsClient(socket_path=ts_daemon.socket_path) as typist,
-        TsClient(socket_path=ts_daemon.socket_path) as late,
-    ):
+    with TsClient(socket_path=ts_daemon.socket_path) as typist, TsClient(
+        socket_path=ts_daemon.socket_path
+    ) as late:
         typist.hello("cid_scrollback_typist", client_type="mobile")
         late.hello("cid_scrollback_late", client_type="mobile")
         created = typist.request("create_terminal_request", "create_terminal_response", cwd=cwd)

@@ -30,22 +30,21 @@ def test_another_clients_opens_and_archives_reach_the_sidebar(
 ) -> None:
     site = tmp_path / "site"
     site.mkdir()
-    with (
-        TsClient(socket_path=ts_daemon.socket_path) as app,
-        TsClient(socket_path=ts_daemon.socket_path) as bystander,
-    ):
+    with TsClient(socket_path=ts_daemon.socket_path) as app, TsClient(
+        socket_path=ts_daemon.socket_path
+    ) as bystander:
         app.hello("cid_stream_app", client_type="mobile")
         bystander.hello("cid_stream_bystander", client_type="mobile")
-        listed = app.request("fetch_workspaces_request", "fetch_workspaces_response", subscribe={})
+        listed = app.request(
+            "fetch_workspaces_request", "fetch_workspaces_response", subscribe={}
+        )
         assert listed["subscriptionId"]
 
         opened = json.loads(ts_daemon.cli("workspace", "open", str(site), "-o", "json").stdout)
         workspace_id = opened["workspaceId"]
         upsert = app.wait_for(
-            lambda m: (
-                m["type"] == "workspace_update"
-                and m["payload"].get("workspace", {}).get("id") == workspace_id
-            )
+            lambda m: m["type"] == "workspace_update"
+            and m["payload"].get("workspace", {}).get("id") == workspace_id
         )["payload"]
         descriptor = wm.Upsert.model_validate(upsert).workspace
         assert (descriptor.workspaceDirectory, descriptor.status) == (str(site), "done")
@@ -53,10 +52,8 @@ def test_another_clients_opens_and_archives_reach_the_sidebar(
 
         ts_daemon.cli("workspace", "rename", workspace_id, "Renamed site")
         renamed = app.wait_for(
-            lambda m: (
-                m["type"] == "workspace_update"
-                and m["payload"].get("workspace", {}).get("name") == "Renamed site"
-            )
+            lambda m: m["type"] == "workspace_update"
+            and m["payload"].get("workspace", {}).get("name") == "Renamed site"
         )["payload"]
         assert renamed["workspace"]["id"] == workspace_id
 
