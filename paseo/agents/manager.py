@@ -57,6 +57,7 @@ from paseo.agents.runner import PromptRunner
 from paseo.agents.sessions import SessionKeeper
 from paseo.agents.settings import option_changes
 from paseo.agents.tracker import ManagedProcessTracker, iso_now, reconcile_orphans
+from paseo.agents.worktree_setup import SetupSource, setup_event
 from paseo.services import ConfigView, Publisher
 
 if TYPE_CHECKING:
@@ -105,7 +106,10 @@ class AgentService:
         environments: AgentEnvironments,
         listeners: Sequence[FeedListener] = (),
         redactor: Redactor | None = None,
+        worktree_setup: SetupSource | None = None,
     ) -> None:
+        self._worktree_setup = worktree_setup
+        """A new worktree's setup, recorded in the timeline of the first agent started there."""
         self.store = store
         self.environments = environments
         self.contributions = SessionContributions()
@@ -252,6 +256,12 @@ class AgentService:
             raise Conflict(f"agent id {record.id} is taken; retry")
         agent = self.roster.adopt(record)
         self.roster.publish_record(agent.record, "created")
+        workspace_id = record.workspaceId
+        setup = (
+            self._worktree_setup(workspace_id) if self._worktree_setup and workspace_id else None
+        )
+        if setup is not None:
+            await self.roster.ingest(agent, setup_event(record.provider, setup))
         if params.initialPrompt:
             await self.send(record.id, params.initialPrompt, params.messageId, params.images)
         else:

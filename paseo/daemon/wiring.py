@@ -33,8 +33,10 @@ from paseo.workspaces.rpc import label_group, workspace_group
 from paseo.workspaces.rpc import notifications as workspace_notifications
 from paseo.workspaces.service import WorkspacesService
 from paseo.workspaces.worktree_rpc import worktree_group
+from paseo.worktrees.terminals import close_terminals, open_worktree_terminals
 
 if TYPE_CHECKING:
+    from paseo_hookspecs.records import WorkspaceRecord
     from paseo_hookspecs.registration import RpcMethodGroup
     from paseo_hookspecs.terminals import TerminalProfile
     from pydantic import BaseModel
@@ -83,6 +85,12 @@ def compose(daemon: Daemon) -> Composition:
         # resolved when a worktree is archived, never before the daemon runs.
         await scripts.stop_workspace(workspace_id)
         await agents.close_in_workspace(workspace_id, reason="worktree archived")
+        await close_terminals(terminals, workspace_id)
+
+    async def after_create(workspace: WorkspaceRecord) -> None:
+        # A new (or newly trusted) worktree's `worktree.terminals` open in it; the terminals
+        # room is built after placement: resolved when a worktree is created.
+        await open_worktree_terminals(terminals, workspace)
 
     workspaces = WorkspacesService(
         store=store,
@@ -92,6 +100,7 @@ def compose(daemon: Daemon) -> Composition:
         home=daemon.home,
         branch_namer=branch_name,
         before_archive=before_archive,
+        after_create=after_create,
     )
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)
@@ -209,10 +218,32 @@ def compose(daemon: Daemon) -> Composition:
         placement=workspaces,
         projects=workspaces.placement.projects.get,
         managed_processes=store.managed_processes,
+        # A service's status is part of its workspace's sidebar entry: told on that stream.
+        on_status=lambda workspace_id, name: publisher.publish(
+            "workspaces", "script.changed", {"workspaceId": workspace_id, "script": name}
+        ),
     )
     composition.forward = scripts.route
     composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
     # A workspace's services stop before it is archived and its checkout torn down.
+
+    from paseo.files.service import FilesService
+
+    async def readable_roots() -> list[str]:
+        # What a client may read below: every workspace's directory and checkout, every
+        # project's root (archived ones are gone from the sidebar: not readable).
+        rows = await workspaces.placement.workspaces.list()
+        roots = [r for w in rows for r in (w.cwd, w.worktreeRoot) if r]
+        return roots + [p.rootPath for p in await workspaces.placement.projects.list()]
+
+    files = FilesService(
+        roots=readable_roots,
+        home=str(Path(env.get("HOME") or os.path.expanduser("~"))),
+        http_url=daemon.http_url,
+        mount=daemon.mount_http,
+        path_env=env.get("PATH"),
+    )
+    composition.groups.extend((KERNEL, group) for group in _adapter("files", files))
 
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort
@@ -252,6 +283,7 @@ def compose(daemon: Daemon) -> Composition:
         skills,
         terminals,
         scripts,
+        files,
         speech,
     ]
     composition.services.extend(services)
@@ -283,6 +315,7 @@ def _agents(
         environments=AgentEnvironments(daemon.home / "agent-env"),
         listeners=[events],
         redactor=daemon.redactor,
+        worktree_setup=placement.placement.setup.claim,
     )
 
 
@@ -299,6 +332,7 @@ ADAPTERS: dict[str, str] = {
     "terminals": "paseo.terminals.rpc",
     "scripts": "paseo.scripts.rpc",
     "speech": "paseo.speech.rpc",
+    "files": "paseo.files.rpc",
 }
 """Service name -> the module of its RPC adapter. Each adapter module offers
 ``method_groups(ref: ServiceRef[S])`` and ``notifications()``; it is imported when its service is

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import Field
 
-from paseo.rpc.models import WireModel
+from paseo.rpc.models import StreamEvent, WireModel
 from paseo.services import ServiceRef
 
 if TYPE_CHECKING:
@@ -145,6 +145,14 @@ def method_groups(ref: ServiceRef[ScriptService]) -> list[RpcMethodGroup]:
     ]
 
 
+class ScriptChangedEvent(StreamEvent):
+    """A service of a workspace started, began answering on its port, or exited: its status
+    (``script.list``) changed. Sent on the ``workspaces`` stream."""
+
+    workspaceId: str
+    script: str
+
+
 def notifications() -> dict[str, type[BaseModel]]:
-    """The scripts service sends no notifications yet."""
-    return {}
+    """``script.changed`` on the ``workspaces`` stream."""
+    return {"script.changed": ScriptChangedEvent}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
 import socket
@@ -89,7 +90,11 @@ class ScriptService:
         placement: ScriptPlacement,
         projects: Callable[[str], Awaitable[ProjectRecord]],
         managed_processes: ManagedProcessRepository,
+        on_status: Callable[[str, str], None] = lambda _workspace_id, _name: None,
     ) -> None:
+        self._on_status = on_status
+        """Told ``(workspace id, service)`` when a service starts, answers on its port or
+        exits (the ``script.changed`` notification)."""
         self._placement = placement
         self._projects = projects
         self._hosts: dict[str, tuple[str, str]] = {}
@@ -294,10 +299,11 @@ class ScriptService:
             env=env,
             port=self._port(workspace.workspaceId, script),
             log=log,
-            on_change=lambda: None,
+            on_change=functools.partial(self._on_status, *key),
             on_exit=self._exited,
         )
         self._runs[key] = run
+        self._on_status(*key)
         record_id = await self._records.record(
             run.pid,
             ["/bin/sh", "-c", script.command],

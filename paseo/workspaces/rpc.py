@@ -131,6 +131,29 @@ async def workspace_get(
     return WorkspaceResult(workspace=await placement.workspaces.get(params.workspaceId))
 
 
+class GitRuntimeResult(WireModel):
+    isDirty: bool | None = Field(description="uncommitted changes (null: not readable)")
+    aheadBehind: dict[str, int] | None = Field(
+        description="{ahead, behind}: commits of the branch not in its base, and the reverse"
+    )
+    aheadOfOrigin: int | None
+    behindOfOrigin: int | None
+
+
+async def workspace_git_runtime(
+    placement: Placement, ctx: RpcContext, params: WorkspaceIdParams
+) -> GitRuntimeResult:
+    workspace = await placement.workspaces.get(params.workspaceId)
+    found = await placement.git_runtime.get(workspace) if placement.git_runtime else None
+    return GitRuntimeResult(
+        **(
+            found.to_json()
+            if found
+            else dict.fromkeys(("isDirty", "aheadBehind", "aheadOfOrigin", "behindOfOrigin"))
+        )
+    )
+
+
 async def workspace_open(
     placement: Placement, ctx: RpcContext, params: WorkspaceOpenParams
 ) -> WorkspaceOpenResult:
@@ -206,6 +229,14 @@ def workspace_group(ref: WorkspacesRef) -> RpcMethodGroup:
     return RpcMethodGroup(
         "workspace",
         [
+            method(
+                "workspace.gitRuntime",
+                workspace_git_runtime,
+                WorkspaceIdParams,
+                GitRuntimeResult,
+                "A checkout's uncommitted changes and commits ahead/behind its base and origin "
+                "(kept 5 s)",
+            ),
             method(
                 "workspace.list",
                 workspace_list,
@@ -337,6 +368,11 @@ class WorktreeProgressEvent(StreamEvent):
     """A step of a worktree's creation or teardown (``event`` is the step's own report)."""
 
     worktreeId: str
+    workspaceId: str | None = Field(
+        None, description="the workspace the worktree is (or becomes) the checkout of"
+    )
+    path: str | None = Field(None, description="a new worktree's checkout (setup)")
+    branch: str | None = Field(None, description="a new worktree's branch (setup)")
     phase: str
     event: dict[str, Any]
 

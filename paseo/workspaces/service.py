@@ -27,15 +27,19 @@ from paseo.projects.common import Publish, no_publish
 from paseo.projects.icons import IconStore
 from paseo.projects.service import ProjectRegistry
 from paseo.workspaces.common import OWNER, STREAM
+from paseo.workspaces.git_runtime import GitRuntimes
 from paseo.workspaces.labels import LabelService
 from paseo.workspaces.legacy_agents import assign_workspaces_once
 from paseo.workspaces.provisioning import WorkspaceProvisioningService
 from paseo.workspaces.reconcile import DEFAULT_INTERVAL, Reconciler
 from paseo.workspaces.status import RunningWork, StatusWatch, WorkspaceActivity
 from paseo.worktrees.service import BranchNamer, WorktreeService
+from paseo.worktrees.setup_status import SetupLog
 
 if TYPE_CHECKING:
     from paseo.services import ConfigView, Publisher
+
+AfterCreate = Callable[[WorkspaceRecord], Awaitable[None]]
 
 
 @dataclass
@@ -48,6 +52,12 @@ class Placement:
     worktrees: WorktreeService
     reconciler: Reconciler
     work: RunningWork = field(default_factory=RunningWork)
+    setup: SetupLog = field(default_factory=SetupLog)
+    """The last setup of each workspace (fed by the worktrees' progress)."""
+    after_create: AfterCreate | None = None
+    """Awaited with a newly created worktree's workspace (its ``worktree.terminals`` open)."""
+    git_runtime: GitRuntimes | None = None
+    """Each workspace's live Git state (changes, ahead/behind), read on demand."""
 
     def running(self) -> set[str]:
         """Workspaces whose status bucket is ``running``: each counts only the work that
@@ -67,7 +77,14 @@ class Placement:
         reconcile_interval: float = DEFAULT_INTERVAL,
         branch_namer: BranchNamer | None = None,
         before_archive: Callable[[str], Awaitable[None]] | None = None,
+        after_create: AfterCreate | None = None,
     ) -> Placement:
+        setup = SetupLog()
+
+        def publish_progress(method: str, payload: dict[str, Any]) -> None:
+            setup.observe(method, payload)
+            publish(method, payload)
+
         projects = ProjectRegistry(store, IconStore(home / "projects" / "icons"), publish)
         workspaces = WorkspaceProvisioningService(
             store,
@@ -85,11 +102,14 @@ class Placement:
                 git,
                 worktrees_root=worktrees_root,
                 service_ports=service_ports,
-                publish=publish,
+                publish=publish_progress,
                 branch_namer=branch_namer,
                 before_archive=before_archive,
             ),
             reconciler=Reconciler(projects, workspaces, interval=reconcile_interval),
+            setup=setup,
+            after_create=after_create,
+            git_runtime=GitRuntimes(git),
         )
 
 
@@ -108,6 +128,7 @@ class WorkspacesService:
         home: Path,
         branch_namer: BranchNamer | None = None,
         before_archive: Callable[[str], Awaitable[None]] | None = None,
+        after_create: AfterCreate | None = None,
     ) -> None:
         def publish(method: str, payload: dict[str, Any]) -> None:
             publisher.publish(STREAM, method, payload)
@@ -126,6 +147,7 @@ class WorkspacesService:
             publish=publish,
             branch_namer=branch_namer,
             before_archive=before_archive,
+            after_create=after_create,
         )
         self.status = StatusWatch(self.placement.running, publish)
         """Announces ``workspace.status``."""

@@ -129,6 +129,38 @@ class WorkspaceResult(WireModel):
     workspace: WorkspaceRecord
 
 
+class SetupCommandStatus(WireModel):
+    index: int
+    command: str
+    cwd: str
+    status: Literal["running", "completed", "failed"]
+    exitCode: int | None
+    durationMs: int | None
+    log: str = Field(description="this command's output (its last 64 KiB)")
+
+
+class SetupStatus(WireModel):
+    workspaceId: str
+    path: str | None = Field(description="the worktree's checkout (null: a trusted one's rerun)")
+    branch: str | None
+    status: Literal["running", "completed", "failed"]
+    commands: list[SetupCommandStatus]
+    log: str = Field(description="the whole setup's output (its last 64 KiB)")
+    truncated: bool
+    error: str | None
+
+
+class SetupStatusParams(WireModel):
+    workspaceId: str = Field(min_length=1)
+
+
+class SetupStatusResult(WireModel):
+    setup: SetupStatus | None = Field(
+        description="the last setup the daemon ran for the workspace since it started; null "
+        "when none ran (no worktree.setup commands, or before a restart)"
+    )
+
+
 def archive_result(outcome: ArchiveOutcome) -> ArchiveResult:
     return ArchiveResult(
         workspace=outcome.workspace,
@@ -176,6 +208,8 @@ async def create_worktree(
         )
     )
     placement.reconciler.trigger()
+    if not outcome.reused and placement.after_create is not None:
+        await placement.after_create(outcome.workspace)
     rows = [r for r in await placement.worktrees.list() if r["id"] == outcome.metadata.id]
     info: dict[str, Any] = rows[0] if rows else {}
     return WorktreeCreateResult(
@@ -211,7 +245,17 @@ async def worktree_trust(placement: Placement, ctx: RpcContext, params: TrustPar
     workspace, results = await placement.worktrees.trust(
         params.workspaceId, run_setup=params.runSetup
     )
+    if params.runSetup and placement.after_create is not None:
+        await placement.after_create(workspace)  # its terminals waited for the trust too
     return TrustResult(workspace=workspace, setup=[CommandOutput(**r.to_json()) for r in results])
+
+
+async def worktree_setup_status(
+    placement: Placement, ctx: RpcContext, params: SetupStatusParams
+) -> SetupStatusResult:
+    # Asked while a new worktree's setup runs, the workspace is not registered yet: no lookup.
+    run = placement.setup.get(params.workspaceId)
+    return SetupStatusResult(setup=SetupStatus(**run.to_json()) if run is not None else None)
 
 
 def worktree_group(ref: WorkspacesRef) -> RpcMethodGroup:
@@ -256,6 +300,13 @@ def worktree_group(ref: WorkspacesRef) -> RpcMethodGroup:
                 TrustResult,
                 "Allow a fork's worktree (untrustedSource) to run its paseo.json: clears the "
                 "mark and runs the setup it skipped",
+            ),
+            method(
+                "worktree.setupStatus",
+                worktree_setup_status,
+                SetupStatusParams,
+                SetupStatusResult,
+                "The last setup run of a workspace: its commands, status and output",
             ),
         ],
     )

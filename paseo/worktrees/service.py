@@ -109,8 +109,7 @@ class WorktreeService:
         self._branch_namer = branch_namer
         """Generates a branch name from a description (the metadata service)."""
         self._before_archive = before_archive
-        """Awaited with a workspace id before it is archived (and torn down): what runs in
-        it stops first (the scripts room's services)."""
+        """Awaited with a workspace id before it is archived: what runs in it stops first."""
 
     def _metadata(self) -> MetadataStore:
         return MetadataStore(self.worktrees_root())
@@ -118,11 +117,15 @@ class WorktreeService:
     def _lock(self, key: str) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
 
-    def _progress(self, worktree_id: str, phase: str) -> ProgressCallback:
+    def _progress(
+        self, wt_id: str, phase: str, meta: WorktreeMetadata | None = None
+    ) -> ProgressCallback:
+        ids: dict[str, Any] = {"worktreeId": wt_id, "workspaceId": wt_id}
+        if meta is not None:  # a new worktree: the workspace it becomes, where, which branch
+            ids.update(workspaceId=meta.workspaceId, path=meta.worktreePath, branch=meta.branch)
+
         def send(event: dict[str, Any]) -> None:
-            self.publish(
-                "worktree.progress", {"worktreeId": worktree_id, "phase": phase, "event": event}
-            )
+            self.publish("worktree.progress", {**ids, "phase": phase, "event": event})
 
         return send
 
@@ -292,7 +295,7 @@ class WorktreeService:
                         config.setup,
                         cwd=cwd,
                         env=self._env(repo_root, path, branch, port),
-                        on_event=self._progress(worktree_id, "setup"),
+                        on_event=self._progress(worktree_id, "setup", metadata),
                     )
                     raise_setup_failure(results, worktree_id)
             workspace = await self.workspaces.register_worktree(

@@ -17,9 +17,11 @@ from pydantic import BaseModel, ValidationError
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers import agents, loopchat, schedules, system, terminals, workspaces
 from paseo_tswire.handlers import checkout as checkout_handlers
+from paseo_tswire.handlers import files as file_handlers
 from paseo_tswire.handlers import settings as settings_handlers
 from paseo_tswire.handlers import timeline as timeline_handlers
 from paseo_tswire.handlers import voice as voice_handlers
+from paseo_tswire.handlers import workspace_extra as workspace_extra_handlers
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import loopchat as lc
 from paseo_tswire.models import schedule as sc
@@ -99,6 +101,8 @@ TABLE: dict[str, tuple[type[BaseModel], Handler]] = {
     "loop/logs": (lc.LoopLogs, loopchat.loop_logs),
     "loop/stop": (lc.LoopRef, loopchat.loop_stop),
     **checkout_handlers.TABLE,
+    **file_handlers.TABLE,
+    **workspace_extra_handlers.TABLE,
 }
 
 TABLE.update(settings_handlers.ROUTES)

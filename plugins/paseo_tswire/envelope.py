@@ -15,6 +15,7 @@ from typing import Any
 from paseo_hookspecs.nesting import nests_deeper_than
 
 from paseo_tswire.models.checkout import CHECKOUT_OUTBOUND, CHECKOUT_UNIONS
+from paseo_tswire.models.files import FILES_OUTBOUND
 from paseo_tswire.models.loopchat import LOOPCHAT_OUTBOUND
 from paseo_tswire.models.messages import OUTBOUND, STATUS_PAYLOADS, AgentRemove, AgentUpsert
 from paseo_tswire.models.schedule import SCHEDULE_OUTBOUND
@@ -33,6 +34,7 @@ _ALL_OUTBOUND = {
     **SETTINGS_OUTBOUND,
     **VOICE_OUTBOUND,
     **CHECKOUT_OUTBOUND,
+    **FILES_OUTBOUND,
 }
 
 WS_PONG = json.dumps({"type": "pong"})

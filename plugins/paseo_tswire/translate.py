@@ -54,7 +54,35 @@ def detail(data: dict[str, Any] | None) -> Any:
         )
     if kind == "plan":
         return ts.PlanDetail(text=str(data.get("text") or ""))
+    given = data.get("input")
+    if kind == "other" and isinstance(given, dict) and given.get("kind") == "worktree_setup":
+        return _worktree_setup(given, data.get("output"))
     return ts.UnknownDetail(input=data.get("input"), output=data.get("output"))
+
+
+def _worktree_setup(given: dict[str, Any], output: Any) -> ts.WorktreeSetupDetail:
+    """The daemon's ``paseo_worktree_setup`` call (``paseo.agents.worktree_setup``)."""
+    found = output if isinstance(output, dict) else {}
+    commands = [
+        ts.WorktreeSetupCommand(
+            index=int(c.get("index") or n),
+            command=str(c.get("command") or ""),
+            cwd=str(c.get("cwd") or ""),
+            log=str(c.get("log") or ""),
+            status=c["status"] if c.get("status") in ("running", "completed") else "failed",
+            exitCode=c.get("exitCode") if isinstance(c.get("exitCode"), int) else None,
+            durationMs=c.get("durationMs") if isinstance(c.get("durationMs"), int) else None,
+        )
+        for n, c in enumerate(found.get("commands") or [], start=1)
+        if isinstance(c, dict)
+    ]
+    return ts.WorktreeSetupDetail(
+        worktreePath=str(given.get("worktreePath") or ""),
+        branchName=str(given.get("branchName") or ""),
+        log=str(found.get("log") or ""),
+        commands=commands,
+        truncated=True if found.get("truncated") else None,
+    )
 
 
 def item(data: dict[str, Any]) -> Any:

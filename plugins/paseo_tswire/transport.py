@@ -21,6 +21,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
+from paseo_hookspecs.http import HttpMountHost
 from paseo_hookspecs.interfaces.transport import Transport
 from paseo_hookspecs.transport import (
     Observed,
@@ -32,6 +33,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from paseo_tswire import http_download
 from paseo_tswire.settings import TsWireSettings
 
 # The protocol's models and handlers take about 0.1 s to import: they are imported by the
@@ -181,6 +183,16 @@ class TsWireTransport(Transport):
             headers=request.headers,
             sock=connection.transport.get_extra_info("socket"),
         )
+        if request.path.split("?", 1)[0] == http_download.PATH and not unix:
+            app = (
+                self.host.http_app(http_download.PATH)
+                if isinstance(self.host, HttpMountHost)
+                else None
+            )
+            if app is not None:
+                return await http_download.serve(
+                    app, request, connection.remote_address, connection.local_address
+                )
         at_capacity = self._active + len(self._admitted) >= self._settings.maxConnections
         admission = await self.host.admit(facts, "session", at_capacity=at_capacity)
         if admission.status == http.HTTPStatus.UNAUTHORIZED:

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
+from paseo_tswire.handlers import agent_directory, workspace_extra
 from paseo_tswire.models import inbound as req
 from paseo_tswire.models import messages as out
 from paseo_tswire.models.agent import AgentMode, AgentSnapshot
@@ -54,6 +55,8 @@ async def _snapshots(
 async def _directory(
     session: ClientSession, msg: req.FetchAgents
 ) -> tuple[list[out.DirectoryEntry], out.PageInfo]:
+    if agent_directory.needs_full_read(msg):
+        return await agent_directory.full_directory(session, msg, _snapshots)
     flt = msg.filter
     query: dict[str, Any] = {"newest_first": True}
     if flt is not None:
@@ -171,6 +174,12 @@ async def create_agent(session: ClientSession, msg: req.CreateAgent) -> None:
     if msg.workspaceId:
         fields["workspaceId"] = msg.workspaceId
     try:
+        if msg.git is not None and msg.git.createWorktree:
+            # The agent starts in a new worktree of its directory's project (setup run first).
+            made = await workspace_extra.worktree_for_agent(
+                session, config.cwd, msg.git, msg.initialPrompt
+            )
+            fields.update(cwd=made["cwd"], workspaceId=made["workspaceId"])
         try:
             spec = AgentCreate(**fields)
         except ValidationError as exc:

@@ -27,6 +27,11 @@ from paseo_hookspecs.agents import RecordChange
 from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
+from paseo_tswire.handlers.workspace_runtime import (
+    git_runtime_of,
+    script_status_update,
+    scripts_of,
+)
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.port import Failure, as_json
 
@@ -97,11 +102,20 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
         agent_id: len(requests)
         for agent_id, requests in (await session.agents.all_pending_permissions()).items()
     }
-    return [
-        descriptor(w, projects.get(w["projectId"]), agents, pending)
-        for w in workspaces
-        if only is None or w["workspaceId"] == only
-    ]
+    found = []
+    for w in (w for w in workspaces if only is None or w["workspaceId"] == only):
+        entry = descriptor(w, projects.get(w["projectId"]), agents, pending)
+        runtime = await git_runtime_of(session, w, entry.gitRuntime)
+        found.append(
+            entry.model_copy(
+                update={"scripts": await scripts_of(session, w), "gitRuntime": runtime}
+            )
+        )
+    return found
+
+
+descriptors = _descriptors
+"""One workspace's descriptor (``only``) or every one's, for the other handler modules."""
 
 
 def matches(entry: wm.Descriptor, flt: wm.Filter | None) -> bool:
@@ -197,6 +211,9 @@ class Feed:
             self.mark(str(params["workspace"]["workspaceId"]))
         elif method in ("workspace.removed", "workspace.status"):
             self.mark(str(params["workspaceId"]))
+        elif method == "script.changed":
+            self.mark(str(params["workspaceId"]))
+            await script_status_update(self.session, str(params["workspaceId"]))
         elif method == "project.changed":
             # A project's name is in its workspaces' descriptors: look at every one once.
             self._everything = True

@@ -22,6 +22,7 @@ class Image(Inbound):
 
 class DirectoryFilter(Inbound):
     labels: dict[str, str] | None = None
+    projectKeys: list[str] | None = None
     statuses: list[str] | None = None
     includeArchived: bool | None = None
     requiresAttention: bool | None = None
@@ -37,9 +38,15 @@ class Subscribe(Inbound):
     subscriptionId: str | None = None
 
 
+class AgentSort(Inbound):
+    key: Literal["status_priority", "created_at", "updated_at", "title"]
+    direction: Literal["asc", "desc"]
+
+
 class FetchAgents(Request):
     scope: Literal["active"] | None = None
     filter: DirectoryFilter | None = None
+    sort: list[AgentSort] | None = None
     page: Page | None = None
     subscribe: Subscribe | None = None
 
@@ -86,10 +93,24 @@ class SessionConfig(Inbound):
     mcpServers: dict[str, Any] | None = None
 
 
+class GitSetup(Inbound):
+    """``GitSetupOptionsSchema``: a new agent's worktree (``createWorktree``)."""
+
+    baseBranch: str | None = None
+    createNewBranch: bool | None = None
+    newBranchName: str | None = None
+    createWorktree: bool | None = None
+    worktreeSlug: str | None = None
+    refName: str | None = Field(default=None, min_length=1)
+    action: Literal["branch-off", "checkout"] | None = None
+    githubPrNumber: int | None = Field(default=None, gt=0)
+
+
 class CreateAgent(Request):
     config: SessionConfig
     workspaceId: str | None = None
     worktreeName: str | None = None
+    git: GitSetup | None = None
     initialPrompt: str | None = None
     clientMessageId: str | None = None
     outputSchema: dict[str, Any] | None = None

@@ -69,8 +69,31 @@ class UnknownDetail(Wire):
     output: Any
 
 
+class WorktreeSetupCommand(Wire):
+    index: int = Field(gt=0)
+    command: str
+    cwd: str
+    log: str
+    status: Literal["running", "completed", "failed"]
+    exitCode: int | None
+    durationMs: int | None = Field(default=None, ge=0)
+
+
+class WorktreeSetupDetail(Wire):
+    """``WorktreeSetupDetailPayloadSchema``: a worktree's setup (the timeline's
+    ``paseo_worktree_setup`` call, the setup panel's snapshot)."""
+
+    type: Literal["worktree_setup"] = "worktree_setup"
+    worktreePath: str
+    branchName: str
+    log: str
+    commands: list[WorktreeSetupCommand]
+    truncated: bool | None = None
+
+
 ToolDetail = Annotated[
-    ShellDetail
+    WorktreeSetupDetail
+    | ShellDetail
     | ReadDetail
     | EditDetail
     | WriteDetail

@@ -12,10 +12,33 @@ from paseo_tswire.models.wire import Inbound, Wire
 Bucket = Literal["needs_input", "failed", "running", "attention", "done"]
 
 
+class AheadBehind(Wire):
+    ahead: int
+    behind: int
+
+
 class GitRuntime(Wire):
     currentBranch: str | None = None
     remoteUrl: str | None = None
     isPaseoOwnedWorktree: bool | None = None
+    isDirty: bool | None = None
+    aheadBehind: AheadBehind | None = None
+    aheadOfOrigin: int | None = None
+    behindOfOrigin: int | None = None
+
+
+class Script(Wire):
+    """``WorkspaceScriptPayloadSchema``: a ``paseo.json`` script and, for a service, its state."""
+
+    scriptName: str
+    type: Literal["script", "service"]
+    hostname: str
+    port: int | None = Field(gt=0)
+    proxyUrl: str | None
+    lifecycle: Literal["running", "stopped"]
+    health: Literal["healthy", "unhealthy"] | None
+    exitCode: int | None
+    terminalId: str | None
 
 
 class Descriptor(Wire):
@@ -30,10 +53,17 @@ class Descriptor(Wire):
     archivingAt: str | None
     status: Bucket
     activityAt: str | None
-    scripts: list[Wire] = Field(default_factory=list)
+    scripts: list[Script] = Field(default_factory=list)
     gitRuntime: GitRuntime | None
     githubRuntime: None
     project: ProjectPlacement | None = None
+
+
+class ScriptStatus(Wire):
+    """``script_status_update``'s payload."""
+
+    workspaceId: str
+    scripts: list[Script]
 
 
 class PageInfo(Wire):
@@ -114,5 +144,6 @@ WORKSPACE_OUTBOUND: dict[str, type[Wire]] = {
     "fetch_workspaces_response": FetchWorkspaces,
     "open_project_response": OpenProject,
     "archive_workspace_response": ArchiveWorkspace,
+    "script_status_update": ScriptStatus,
 }
 """``workspace_update`` has two shapes (see :func:`paseo_tswire.envelope.validate_outbound`)."""

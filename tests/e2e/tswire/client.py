@@ -21,6 +21,9 @@ from websockets.sync.client import ClientConnection, connect, unix_connect
 
 DEFAULT_TIMEOUT = 30.0
 SNAPSHOT = b"\x04"
+FILE_BEGIN = b"\x10"
+"""The file-transfer FileBegin opcode (``binary-frames/file-transfer.ts``)."""
+
 FRAME_LOG = os.environ.get("TSWIRE_FRAME_LOG")
 """When set, every frame received is appended to this JSON-lines file, so the frames can be
 checked against the TypeScript clients' own zod schemas while developing (docs/ts-clients.md,
@@ -86,6 +89,10 @@ class TsClient:
             self.binary.append(data)
             if data[:1] == SNAPSHOT:
                 _record("snapshot", json.loads(data[2:]))
+            elif data[:1] == FILE_BEGIN and len(data) > 4:
+                # [0x10, len(requestId), requestId, u16 length, metadata JSON]
+                start = 2 + data[1]
+                _record("file_begin", json.loads(data[start + 2 :]))
             return {"type": "binary", "data": data}
         frame = json.loads(data)
         validate_outbound(frame)

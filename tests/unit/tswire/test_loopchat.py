@@ -261,6 +261,18 @@ def test_the_documented_unknown_schema_list_names_no_answered_request() -> None:
         "pull_request_timeline_request",
         "github_search_request",
     } <= answered
+    # So did the files, editors and workspace panels.
+    assert {
+        "file_explorer_request",
+        "file_download_token_request",
+        "project_icon_request",
+        "list_available_editors_request",
+        "open_in_editor_request",
+        "directory_suggestions_request",
+        "create_paseo_worktree_request",
+        "workspace_setup_status_request",
+        "start_workspace_script_request",
+    } <= answered
 
 
 def test_a_record_s_levels_and_exit_codes_outside_the_typescript_schema_are_mapped() -> None:

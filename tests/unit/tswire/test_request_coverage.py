@@ -18,23 +18,8 @@ from unit.tswire.harness import client_session
 
 LIST = Path(__file__).with_name("ts_request_types.txt")
 
-PENDING_FILES = frozenset(
-    {
-        "file_explorer_request",
-        "file_download_token_request",
-        "project_icon_request",
-        "list_available_editors_request",
-        "open_in_editor_request",
-        "directory_suggestions_request",
-        "create_paseo_worktree_request",
-        "workspace_setup_status_request",
-        "start_workspace_script_request",
-    }
-)
-"""Owned by the ``appfiles`` branch (files, editors, workspaces, scripts), pending its merge."""
-
-PENDING = PENDING_FILES
-"""Owned by another branch, pending: the coordinator empties this set at merge."""
+PENDING: frozenset[str] = frozenset()
+"""Types another branch is building, pending its merge (none now: every type is handled)."""
 
 
 def request_types() -> list[str]:
