@@ -79,6 +79,8 @@ def paseo_startup(context: DaemonContext) -> None:
         settings=settings,
     )
     RUNTIME.service = service
+    # Here, not in the task: an RPC (`hub.connect`) may write before the task runs its sweep.
+    service.sweep()
     task = asyncio.get_running_loop().create_task(service.start())
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)

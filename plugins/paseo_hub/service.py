@@ -97,14 +97,23 @@ class HubService:
         self._executions: Executions | None = None
         self._task: asyncio.Task[None] | None = None
         self._unobserve: list[Callable[[], None]] = []
+        self._swept = False
 
     # ------------------------------------------------------------- lifecycle
+
+    def sweep(self) -> None:
+        """Delete what a killed write of ours left (a secret among it). Before anything of ours
+        is written, and never while a write may run: a sweep racing a write deletes its
+        temporary file under it. Blocking, one directory listing; once per service."""
+        if not self._swept:
+            self._swept = True
+            sweep_temp_files(self._home, DURABLE_FILES)
 
     async def start(self) -> None:
         """Load the relationship and resume what it was doing: enrolling, dialling or
         retrying a revocation (never a socket while disconnecting)."""
-        # Before anything of ours is written: what a killed write left (a secret among it).
-        await asyncio.to_thread(sweep_temp_files, self._home, DURABLE_FILES)
+        if not self._swept:
+            await asyncio.to_thread(self.sweep)
         try:
             document = await asyncio.to_thread(files.read_json, self._path)
             relationship = Relationship.model_validate(document) if document else None

@@ -453,6 +453,29 @@ def test_paseo_shutdown_stops_observing_before_the_kernel_stops_the_agents(home:
     run(body())
 
 
+def test_leftover_temporary_files_are_swept_before_startup_returns(home: Path) -> None:
+    """The sweep of what a killed write left runs in ``paseo_startup`` itself: run later, in
+    the start task, it raced the first ``hub.connect`` and deleted its temporary file (the
+    rename then failed with FileNotFoundError)."""
+    from paseo_hub import plugin
+
+    from .test_local_surface import Context
+
+    home.mkdir(parents=True, exist_ok=True)
+    leftover = home / ".hub-relationship.json.0123456789ab.tmp"
+    leftover.write_text("{}")
+
+    async def body() -> None:
+        plugin.paseo_startup(context=Context(home, Agents()))  # type: ignore[arg-type]
+        try:
+            assert not leftover.exists()  # before the start task ever ran
+        finally:
+            plugin.paseo_shutdown(context=Context(home, Agents()))  # type: ignore[arg-type]
+            await asyncio.sleep(0)
+
+    run(body())
+
+
 def test_record_changes_delivered_late_do_not_disarm_a_running_turn(home: Path) -> None:
     """Observers are behind the agents: the session's first ``idle``, from before the initial
     turn, may arrive after the create was answered. It must not end that turn's intent."""
