@@ -103,6 +103,7 @@ class AgentRoster:
             self.store.timeline,
             lambda batch: self._commit(cell[0], batch),
             redactor=self.redactor,
+            usage_of=lambda entry, event: self.accounting.usage_of(cell[0].record, entry, event),
         )
         writer = RecordWriter(record.id, self.store.agents, self.publish_record)
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)
@@ -246,10 +247,10 @@ class AgentRoster:
         changes: dict[str, Any] = {}
         feed = self.feed
         check_budget = False
-        for entry, event in batch:
+        for entry, event, usage in batch:
             if event.type in TERMINAL_TURN_EVENTS:
-                # Before any client learns the turn ended, so its usage is durable by then.
-                spent = await self.accounting.turn_ended(agent.record, entry, event)
+                # Written with the entry; else now, before any client learns the turn ended.
+                spent = usage or await self.accounting.turn_ended(agent.record, entry, event)
                 check_budget = check_budget or (
                     spent is not None and agent.record.budget is not None
                 )

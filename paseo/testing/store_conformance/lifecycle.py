@@ -44,6 +44,7 @@ class LifecycleTests(StoreSuite):
             "managed_processes": [],
             "plugin_sources": {},
             "trash": {"queued": [], "lastSweep": None},
+            "usage": [],
         }
         assert await store.agents.count() == 0
 
