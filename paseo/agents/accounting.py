@@ -5,9 +5,10 @@ event (``turn_completed``, ``turn_canceled``, ``turn_failed``) and writes it in 
 atomic write as the event's entry (``TimelineRepository.append_with_usage``), so a crash never
 leaves a finished turn without its usage; on a store without that method the roster calls
 :meth:`Accounting.turn_ended` once the entry is durable. Either way it is before any client
-sees the turn end, so once a client learns a turn ended its usage is on disk too. What the provider reported is recorded as
-it is: a token count or cost the provider did not report stays ``None``. The record's id is the
-timeline entry's (agent, epoch, seq), so a retried write never counts a turn twice.
+sees the turn end, so once a client learns a turn ended its usage is on disk too. What the
+provider reported is recorded as it is: a token count or cost the provider did not report stays
+``None``. The record's id is the timeline entry's (agent, epoch, seq), so a retried write never
+counts a turn twice.
 
 What caused the turn is read from the agent's labels: a schedule, loop or Hub execution, or
 ``metadata`` for an internal metadata agent, which is accounted under the agent it served when

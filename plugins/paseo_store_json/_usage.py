@@ -27,8 +27,8 @@ import asyncio
 import json
 import logging
 import os
-from datetime import UTC, datetime, timedelta
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 

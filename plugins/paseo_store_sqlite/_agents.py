@@ -30,8 +30,8 @@ from paseo_store_sqlite._codec import (
     record_text,
 )
 from paseo_store_sqlite._database import Database
-from paseo_store_sqlite._usage import USAGE_INSERT
 from paseo_store_sqlite._rows import load_current, page_of, parse, read_one
+from paseo_store_sqlite._usage import USAGE_INSERT
 
 _AGENT_COLUMNS = (
     "id, workspace_id, provider, last_status, archived_at, requires_attention, created_at, "
@@ -210,7 +210,13 @@ class SqliteTimelineRepository(TimelineRepository):
         if not entries:
             return
         usage_rows = [
-            (record.id, record.at, record.at[:10], record.agentId, checked_text(UsageRecord, record))
+            (
+                record.id,
+                record.at,
+                record.at[:10],
+                record.agentId,
+                checked_text(UsageRecord, record),
+            )
             for record in usage
         ]
         texts = [checked_text(TimelineEntry, entry) for entry in entries]

@@ -94,7 +94,9 @@ class SqliteUsageRepository(UsageRepository):
             conn.execute("DELETE FROM usage WHERE day < ?", (cutoff,))
             for record in rolled:
                 text = record_text(UsageRecord.model_validate(dump_record(record)))
-                conn.execute(USAGE_INSERT, (record.id, record.at, record.at[:10], record.agentId, text))
+                conn.execute(
+                    USAGE_INSERT, (record.id, record.at, record.at[:10], record.agentId, text)
+                )
             return len(old)
 
         return await self._db.write(run)

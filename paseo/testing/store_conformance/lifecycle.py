@@ -56,7 +56,6 @@ class LifecycleTests(StoreSuite):
         reopened = await self.open_store(store.home)
         assert await reopened.agents.count() == 1
 
-
     @store_test
     async def test_restart_preserves_everything(self, store: Store) -> None:
         """Every kind of record written, then a new instance on the same home sees it all."""

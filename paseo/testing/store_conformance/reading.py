@@ -14,7 +14,6 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter, Page
 T = TypeVar("T")
 
 
-
 async def collect_pages(
     fetch: Callable[[str | None], Awaitable[Page[T]]], *, max_pages: int = 100_000
 ) -> list[T]:

@@ -155,9 +155,7 @@ class UsageTests(StoreSuite):
         return [TimelineEntry.model_validate(timeline_entry_data(agent_id, s)) for s in seqs]
 
     @store_test
-    async def test_append_with_usage_writes_the_entries_and_their_usage(
-        self, store: Store
-    ) -> None:
+    async def test_append_with_usage_writes_the_entries_and_their_usage(self, store: Store) -> None:
         usage = _usage(store)
         agent_id = await self._agent_with_timeline(store, [1])
         ending = self._entries(agent_id, range(2, 4))
@@ -166,7 +164,8 @@ class UsageTests(StoreSuite):
         for _ in range(2):
             assert [e.seq for e in await store.timeline.read(agent_id)] == [1, 2, 3]
             totals = _by_key(await usage.query(group_by="agent"))
-            assert totals["a0"]["turns"] == 1 and totals["a0"]["inputTokens"] == 101
+            assert totals["a0"]["turns"] == 1
+            assert totals["a0"]["inputTokens"] == 101
             store = await self.reopen(store)
             usage = _usage(store)
         # A record stored already is skipped, never counted twice.

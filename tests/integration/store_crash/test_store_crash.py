@@ -215,12 +215,16 @@ def _run_until_it_kills_itself(home: Path, seed: int, kill_at: str) -> int:
         timeout=CHILD_DEADLINE,
         check=False,
     )
-    assert child.returncode == -signal.SIGKILL, f"{kill_at}: writer exited {child.returncode}: {child.stderr}"
+    assert child.returncode == -signal.SIGKILL, (
+        f"{kill_at}: writer exited {child.returncode}: {child.stderr}"
+    )
     return sum(1 for line in child.stdout.splitlines() if line.startswith("ack "))
 
 
 @pytest.mark.parametrize("nth", [1, 4])
-@pytest.mark.parametrize(("step", "in_flight_kept"), [("timeline", False), ("day", True), ("settle", True)])
+@pytest.mark.parametrize(
+    ("step", "in_flight_kept"), [("timeline", False), ("day", True), ("settle", True)]
+)
 def test_sigkill_inside_a_turn_end_keeps_its_usage_with_its_entries(
     step: str, in_flight_kept: bool, nth: int, tmp_path: Path
 ) -> None:

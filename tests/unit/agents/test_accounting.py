@@ -14,9 +14,9 @@ from paseo_hookspecs.records import AgentBudget, AgentRecord, TimelineEntry
 from paseo_hookspecs.usage import UsageTotals
 
 from paseo.agents.accounting import Accounting, usage_record
+from paseo.agents.budgets import period_start, reached
 from paseo.agents.timeline import AgentTimeline, Committed
 from paseo.plugins.drivers import load_driver
-from paseo.agents.budgets import period_start, reached
 from paseo.usage.window import resolve_since
 
 AGENT = "aaaa1111-0000-4000-8000-000000000001"
@@ -130,7 +130,8 @@ def test_a_turns_usage_is_durable_with_its_end_before_anything_applies_it(
         await reopened.open()
         try:
             last = await reopened.timeline.last(AGENT)
-            assert last is not None and last.event["type"] == "turn_completed"
+            assert last is not None
+            assert last.event["type"] == "turn_completed"
             totals = await Accounting(reopened).totals(AGENT)
             assert (totals.turns, totals.inputTokens, totals.costUsd) == (1, 40, 0.25)
             assert totals == await Accounting(reopened).totals(AGENT)
