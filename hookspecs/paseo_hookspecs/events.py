@@ -251,6 +251,18 @@ class TurnCanceled(_Event):
     """What the turn spent before it was interrupted, when the provider reported it."""
 
 
+class UsageReported(_Event):
+    """What the running turn has spent so far, reported by a provider during the turn (added
+    in 2.0, optional): ``usage`` totals the turn up to now (not a delta), typically after each
+    model call. The daemon checks budgets against it and may interrupt the turn; it is not
+    recorded (the terminal event's ``usage`` is what is accounted) nor shown to clients.
+    Providers that do not report during a turn are checked when it ends."""
+
+    type: Literal["usage_reported"] = "usage_reported"
+    provider: str
+    usage: Usage
+
+
 class Timeline(_Event):
     type: Literal["timeline"] = "timeline"
     provider: str
@@ -288,7 +300,8 @@ AgentEvent = Annotated[
     | Timeline
     | PermissionRequested
     | PermissionResolved
-    | AttentionRequired,
+    | AttentionRequired
+    | UsageReported,
     Field(discriminator="type"),
 ]
 """Any event an agent emits."""

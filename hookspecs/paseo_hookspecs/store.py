@@ -44,7 +44,7 @@ from paseo_hookspecs.records import (
     WorkspaceLabelDefinition,
     WorkspaceRecord,
 )
-from paseo_hookspecs.usage import UsageRepository
+from paseo_hookspecs.usage import UsageRecord, UsageRepository
 
 T = TypeVar("T")
 
@@ -164,6 +164,18 @@ class TimelineRepository(ABC):
     async def sync(self) -> None:  # noqa: B027 - optional; stores whose appends sync need nothing
         """Return once every entry appended so far is on stable storage (survives a power
         cut). Stores that force each append before returning need not override this."""
+
+    async def append_with_usage(
+        self, entries: Sequence[TimelineEntry], usage: Sequence[UsageRecord]
+    ) -> None:
+        """Append ``entries`` as :meth:`append` does and add ``usage`` (the records of the
+        turns these entries end) to the store's ``usage`` repository as one atomic write:
+        after a crash at any point either the entries and their records are all visible, or
+        none of them. A record whose id is stored already is skipped (idempotent, as
+        :meth:`~paseo_hookspecs.usage.UsageRepository.add`). Optional (added in 2.0): a store
+        without it raises ``NotImplementedError`` having written nothing, and the kernel then
+        appends and adds the records one after the other."""
+        raise NotImplementedError
 
 
 class TrashRepository(ABC):

@@ -1,10 +1,14 @@
 """Usage accounting: a :class:`~paseo_hookspecs.usage.UsageRecord` for every turn that ends.
 
-The roster calls :meth:`Accounting.turn_ended` for each durable terminal turn event
-(``turn_completed``, ``turn_canceled``, ``turn_failed``) before any client sees it, so once a
-client learns a turn ended its usage is on disk too. What the provider reported is recorded as
-it is: a token count or cost the provider did not report stays ``None``. The record's id is the
-timeline entry's (agent, epoch, seq), so a retried write never counts a turn twice.
+Each agent's timeline asks :meth:`Accounting.usage_of` for the record of every terminal turn
+event (``turn_completed``, ``turn_canceled``, ``turn_failed``) and writes it in the same
+atomic write as the event's entry (``TimelineRepository.append_with_usage``), so a crash never
+leaves a finished turn without its usage; on a store without that method the roster calls
+:meth:`Accounting.turn_ended` once the entry is durable. Either way it is before any client
+sees the turn end, so once a client learns a turn ended its usage is on disk too. What the
+provider reported is recorded as it is: a token count or cost the provider did not report stays
+``None``. The record's id is the timeline entry's (agent, epoch, seq), so a retried write never
+counts a turn twice.
 
 What caused the turn is read from the agent's labels: a schedule, loop or Hub execution, or
 ``metadata`` for an internal metadata agent, which is accounted under the agent it served when
@@ -15,7 +19,13 @@ from __future__ import annotations
 
 import logging
 
-from paseo_hookspecs.events import AgentEvent, TurnCanceled, TurnCompleted, TurnFailed
+from paseo_hookspecs.events import (
+    TERMINAL_TURN_EVENTS,
+    AgentEvent,
+    TurnCanceled,
+    TurnCompleted,
+    TurnFailed,
+)
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, TimelineEntry
 from paseo_hookspecs.usage import UsageRecord, UsageTotals
@@ -96,6 +106,16 @@ class Accounting:
             workspace = await self._store.workspaces.get(workspace_id)
             self._projects[workspace_id] = workspace.projectId if workspace else None
         return self._projects[workspace_id]
+
+    async def usage_of(
+        self, record: AgentRecord, entry: TimelineEntry, event: AgentEvent
+    ) -> UsageRecord | None:
+        """The usage record of the turn ``event`` ends, to be written with its entry
+        (``None``: it ends no turn, or the store keeps no usage)."""
+        if event.type not in TERMINAL_TURN_EVENTS or not self.enabled:
+            return None
+        project = await self.project_of(record.workspaceId)
+        return usage_record(record, entry, event, project_id=project)
 
     async def turn_ended(
         self, record: AgentRecord, entry: TimelineEntry, event: AgentEvent

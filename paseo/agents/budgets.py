@@ -2,7 +2,9 @@
 
 An agent's ``budget`` (``tokens`` and/or ``usd``) caps what its turns spent over its life, as
 the usage records total it (:mod:`paseo.agents.accounting`). Spent is compared when a turn ends
-(the agent then gets attention ``budget``) and before each prompt: a prompt to an agent at or
+(the agent then gets attention ``budget``), when a provider reports what the running turn spent
+so far (``usage_reported``: the turn is interrupted after that step, :func:`with_turn`) and
+before each prompt: a prompt to an agent at or
 over its budget is refused with :class:`BudgetExceeded`, before anything reaches its program.
 Tokens count input, output, cache read and cache write together; a cap in USD counts only the
 cost the provider reported (a turn without one adds nothing, never a guess).
@@ -19,11 +21,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.events import Usage
 from paseo_hookspecs.records import AgentBudget, AgentRecord
 from paseo_hookspecs.usage import TOKEN_FIELDS, UsageGroup, UsageRepository, UsageTotals
 
 if TYPE_CHECKING:
     from paseo.config.models import BudgetConfig
+
 
 def iso(moment: datetime) -> str:
     """``moment`` as stored usage times are written (UTC, milliseconds, ``Z``)."""
@@ -42,6 +46,20 @@ class BudgetExceeded(PaseoError):
 def tokens_of(totals: UsageTotals) -> int:
     """Every token the totals count (unknown counts add nothing)."""
     return sum(getattr(totals, name) or 0 for name in TOKEN_FIELDS)
+
+
+def with_turn(totals: UsageTotals, usage: Usage) -> UsageTotals:
+    """``totals`` plus what the running turn reported so far (its tokens and cost)."""
+    so_far = UsageTotals(
+        key=totals.key,
+        turns=1,
+        inputTokens=usage.inputTokens,
+        outputTokens=usage.outputTokens,
+        cacheReadTokens=usage.cachedInputTokens,
+        cacheWriteTokens=usage.cacheWriteTokens,
+        costUsd=usage.costUsd,
+    )
+    return total_of([totals, so_far])
 
 
 def reached(budget: AgentBudget | None, totals: UsageTotals) -> str | None:

@@ -73,6 +73,9 @@ class LiveAgent:
     _runner: asyncio.Task[None] | None = None
     _changed: asyncio.Event | None = None
     activity_saved: float = 0.0
+    budget_stop: str | None = None
+    """What of its budget the running turn reached mid-turn (it is being interrupted), until
+    the turn ends (see :meth:`paseo.agents.roster.AgentRoster.usage_reported`)."""
     """When ``lastActivityAt`` was last written (the roster's throttle)."""
 
     @property

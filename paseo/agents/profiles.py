@@ -1,9 +1,9 @@
 """Agent profiles (``daemon.agentProfiles``): named launch bundles applied to a new agent.
 
 A profile's fields are defaults: whatever the caller names itself (provider, model, mode,
-thinking level, system prompt, a feature, an MCP server, a label) wins, field by field and, for
-the mappings, key by key. A profile is named by its ``id`` or its ``name`` (both unique, see
-:mod:`paseo.config.models`).
+thinking level, system prompt, a feature, an MCP server, a label, a budget) wins, field by
+field and, for the mappings, key by key. A profile is named by its ``id`` or its ``name``
+(both unique, see :mod:`paseo.config.models`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import NotFound
+from paseo_hookspecs.records import AgentBudget
 
 from paseo.config.models import AgentProfile
 
@@ -57,4 +58,8 @@ def apply_profile(params: AgentCreateParams, profile: AgentProfile) -> AgentCrea
         defaults = getattr(profile, field) or {}
         if defaults:
             changes[field] = {**defaults, **getattr(params, field)}
+    given = params.budget
+    if profile.budget is not None and (given is None or (given.tokens, given.usd) == (None, None)):
+        # A cap is not provider-specific: it applies whichever provider the caller names.
+        changes["budget"] = AgentBudget(tokens=profile.budget.tokens, usd=profile.budget.usd)
     return params.model_copy(update=changes)

@@ -31,6 +31,9 @@ from paseo_hookspecs.events import (
     ErrorItem,
     ThreadStarted,
     Timeline,
+    TurnCanceled,
+    Usage,
+    UsageReported,
 )
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentRecord, dump_record
@@ -39,7 +42,7 @@ from pydantic import ValidationError
 
 from paseo.agents import ingest
 from paseo.agents.accounting import Accounting
-from paseo.agents.budgets import reached
+from paseo.agents.budgets import reached, with_turn
 from paseo.agents.feed import AgentFeed
 from paseo.agents.listing import ListFilter, Page, list_page
 from paseo.agents.live import (
@@ -103,6 +106,7 @@ class AgentRoster:
             self.store.timeline,
             lambda batch: self._commit(cell[0], batch),
             redactor=self.redactor,
+            usage_of=lambda entry, event: self.accounting.usage_of(cell[0].record, entry, event),
         )
         writer = RecordWriter(record.id, self.store.agents, self.publish_record)
         agent = LiveAgent(record=record, timeline=timeline, writer=writer)
@@ -220,6 +224,11 @@ class AgentRoster:
     ) -> int | None:
         """Filter one event and hand it to the timeline (in order), with the attention it
         raises; returns its sequence number when it was numbered at once."""
+        if isinstance(event, UsageReported):
+            await self.usage_reported(agent, event.usage)
+            return None
+        if isinstance(event, TurnCanceled) and agent.budget_stop is not None:
+            event = event.model_copy(update={"reason": "budget"})
         admission = ingest.admit(agent, event, from_provider=from_provider)
         if admission is None:
             return None
@@ -241,17 +250,39 @@ class AgentRoster:
             agent, Timeline(provider=agent.record.provider, item=ErrorItem(message=message))
         )
 
+    async def usage_reported(self, agent: LiveAgent, usage: Usage) -> None:
+        """A provider reported what the running turn spent so far: when that and the agent's
+        recorded turns reach its budget, the turn is interrupted after this step (reason
+        ``budget``, a timeline note); the turn's end raises attention ``budget``."""
+        budget = agent.record.budget
+        if budget is None or agent.budget_stop is not None or not agent.state.busy:
+            return
+        what = reached(budget, with_turn(await self.accounting.totals(agent.id), usage))
+        if what is None:
+            return
+        agent.budget_stop = what
+        log.info("agent %s reached its budget during a turn: %s", agent.id, what)
+        await self.note(
+            agent,
+            f"budget reached during the turn ({what} budget): the turn is interrupted; raise "
+            f"it with `paseo agent budget {agent.id[:8]} --tokens N` (or `--usd X`)",
+        )
+        if self.budget_reached is not None:
+            self.budget_reached(agent)
+
     async def _commit(self, agent: LiveAgent, batch: list[Committed]) -> None:
         """Entries are durable: apply their effects, hand them to the feed."""
         changes: dict[str, Any] = {}
         feed = self.feed
         check_budget = False
-        for entry, event in batch:
+        for entry, event, usage in batch:
             if event.type in TERMINAL_TURN_EVENTS:
-                # Before any client learns the turn ended, so its usage is durable by then.
-                spent = await self.accounting.turn_ended(agent.record, entry, event)
-                check_budget = check_budget or (
-                    spent is not None and agent.record.budget is not None
+                # Written with the entry; else now, before any client learns the turn ended.
+                spent = usage or await self.accounting.turn_ended(agent.record, entry, event)
+                check_budget = (
+                    check_budget
+                    or agent.budget_stop is not None
+                    or (spent is not None and agent.record.budget is not None)
                 )
             withdrawn = self._apply(agent, event, changes)
             feed.entry_committed(agent.record, entry, event)
@@ -276,7 +307,8 @@ class AgentRoster:
         """After a turn's usage is recorded: an agent that reached its budget asks for
         attention (``budget``), after the turn's own attention, and its queued or running
         work is interrupted (by the hook the agent service sets)."""
-        what = reached(agent.record.budget, await self.accounting.totals(agent.id))
+        stopped, agent.budget_stop = agent.budget_stop, None
+        what = reached(agent.record.budget, await self.accounting.totals(agent.id)) or stopped
         if what is None:
             return
         log.info("agent %s reached its budget: %s", agent.id, what)

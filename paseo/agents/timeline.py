@@ -26,6 +26,7 @@ from typing import NamedTuple
 from paseo_hookspecs.events import AgentEvent, AssistantMessageItem, ReasoningItem, Timeline
 from paseo_hookspecs.records import TimelineEntry
 from paseo_hookspecs.store import TimelineRepository
+from paseo_hookspecs.usage import UsageRecord
 
 from paseo.agents.tracker import iso_now
 from paseo.redaction import Redactor
@@ -45,9 +46,14 @@ class Committed(NamedTuple):
 
     entry: TimelineEntry
     event: AgentEvent
+    usage: UsageRecord | None = None
+    """The usage record of the turn this entry ended, written with it (atomically)."""
 
 
 Commit = Callable[[list[Committed]], Awaitable[None]]
+
+UsageOf = Callable[[TimelineEntry, AgentEvent], Awaitable[UsageRecord | None]]
+"""The usage record of the turn an entry ends (``None``: it ends none, or none is kept)."""
 
 
 def new_epoch() -> str:
@@ -82,8 +88,11 @@ class AgentTimeline:
         commit: Commit,
         *,
         redactor: Redactor | None = None,
+        usage_of: UsageOf | None = None,
     ) -> None:
         self.agent_id = agent_id
+        self._usage_of = usage_of
+        """Usage records to write in the same atomic write as the entries ending turns."""
         self._redactor = redactor
         self._repository = repository
         self._commit = commit
@@ -192,7 +201,7 @@ class AgentTimeline:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    await self._repository.append([committed.entry for committed in batch])
+                    batch = await self._append(batch)
                 except Exception:
                     # The agent keeps running and clients keep seeing its events; only their
                     # durability is lost, which the log says.
@@ -214,6 +223,34 @@ class AgentTimeline:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 self._abandon_waiters()
+
+    async def _append(self, batch: list[Committed]) -> list[Committed]:
+        """Append ``batch``, with the usage records of the turns it ends in the same atomic
+        write when the store can (else the roster adds them after); returns the batch with the
+        records written."""
+        entries = [committed.entry for committed in batch]
+        records: dict[int, UsageRecord] = {}
+        if self._usage_of is not None:
+            for index, committed in enumerate(batch):
+                try:
+                    record = await self._usage_of(committed.entry, committed.event)
+                except Exception:
+                    log.exception("could not account a turn of agent %s", self.agent_id)
+                    continue
+                if record is not None:
+                    records[index] = record
+        if records:
+            try:
+                await self._repository.append_with_usage(entries, list(records.values()))
+            except NotImplementedError:
+                records = {}
+            else:
+                return [
+                    committed._replace(usage=records.get(index))
+                    for index, committed in enumerate(batch)
+                ]
+        await self._repository.append(entries)
+        return batch
 
     def _abandon_waiters(self) -> None:
         waiting, self._waiters = self._waiters, []

@@ -88,6 +88,20 @@ class TerminalScrollbackConfig(_Model):
     """Memory the kept lines' text may take."""
 
 
+class ProfileBudget(_Model):
+    """The budget of each agent a profile launches: the agent's ``budget`` (tokens and/or
+    USD over the agent's life, see docs/usage.md)."""
+
+    tokens: Annotated[int, Field(gt=0)] | None = None
+    usd: Annotated[float, Field(gt=0)] | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> ProfileBudget:
+        if self.tokens is None and self.usd is None:
+            raise ValueError("a budget needs tokens or usd")
+        return self
+
+
 class AgentProfile(_Model):
     """A named launch bundle: a provider plus the agent settings a client would set one by one.
 
@@ -109,6 +123,8 @@ class AgentProfile(_Model):
     labels: dict[str, str] | None = None
     notes: str | None = None
     cycle: bool | None = None
+    budget: ProfileBudget | None = None
+    """Each launched agent's budget, unless the caller gives one (``--budget-tokens``)."""
 
 
 def _check_agent_profiles(profiles: list[AgentProfile] | None) -> list[AgentProfile] | None:

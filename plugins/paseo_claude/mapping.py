@@ -192,6 +192,26 @@ def todo_item(tool_input: Mapping[str, Any]) -> TodoItem | None:
         return None
 
 
+def message_tokens(message: Mapping[str, Any]) -> Usage | None:
+    """The tokens of one model call, from an ``assistant`` message's ``message.usage``
+    (Claude Code repeats it on each content block of the call); ``None`` without one."""
+    inner = message.get("message")
+    raw = inner.get("usage") if isinstance(inner, Mapping) else None
+    if not isinstance(raw, Mapping):
+        return None
+
+    def count(key: str) -> int | None:
+        value = raw.get(key)
+        return value if isinstance(value, int) else None
+
+    return Usage(
+        inputTokens=count("input_tokens"),
+        outputTokens=count("output_tokens"),
+        cachedInputTokens=count("cache_read_input_tokens"),
+        cacheWriteTokens=count("cache_creation_input_tokens"),
+    )
+
+
 def usage_from_result(result: Mapping[str, Any]) -> Usage:
     """Token counts and cost of one ``result`` message."""
     raw = result.get("usage")

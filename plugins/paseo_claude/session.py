@@ -50,6 +50,7 @@ from paseo_hookspecs.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    UsageReported,
     UserMessageItem,
 )
 from paseo_hookspecs.interfaces.agent import (
@@ -445,6 +446,10 @@ class ClaudeSession(AgentSession):
             await self._emit_items(self._stream.stream_event(message.get("event")))
         elif kind == "assistant":
             await self._emit_items(self._stream.assistant(message))
+            usage = self._turns.reported(message)
+            if usage is not None:
+                # Each model call's tokens as they come: the daemon checks budgets mid-turn.
+                await self._emit(UsageReported(provider=self._provider, usage=usage))
         elif kind == "user":
             await self._emit_items(self._stream.user(message, canceling=self._turns.canceling))
         elif kind == "result":

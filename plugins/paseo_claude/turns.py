@@ -23,6 +23,7 @@ from paseo_hookspecs.events import (
     TurnCanceled,
     TurnCompleted,
     TurnFailed,
+    Usage,
 )
 from paseo_hookspecs.turns import Turn, TurnLedger
 
@@ -47,6 +48,9 @@ class ClaudeTurns:
         self.retries: deque[dict[str, Any]] = deque(maxlen=RETRIES_KEPT)
         """The running turn's ``api_retry`` notices."""
         self._cost_so_far = 0.0
+        self._calls: dict[str, Usage] = {}
+        """The running turn's model calls (``message.id``) and their tokens."""
+        self._reported: Usage | None = None
 
     # ------------------------------------------------------------------ turns
 
@@ -69,7 +73,33 @@ class ClaudeTurns:
         turn = self.ledger.begin()
         self._interrupt_sent = False
         self.retries.clear()
+        self._calls.clear()
+        self._reported = None
         return turn
+
+    def reported(self, message: Mapping[str, Any]) -> Usage | None:
+        """What the running turn spent so far once an ``assistant`` message names a model
+        call's usage (each call's last report, summed; no cost: Claude Code reports cost only
+        in its ``result``), or ``None`` when that total did not change."""
+        inner = message.get("message")
+        call = inner.get("id") if isinstance(inner, Mapping) else None
+        tokens = mapping.message_tokens(message)
+        if self.ledger.current is None or not isinstance(call, str) or tokens is None:
+            return None
+        self._calls[call] = tokens
+        fields = ("inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens")
+        total = Usage(
+            **{
+                name: sum(getattr(u, name) or 0 for u in self._calls.values())
+                if any(getattr(u, name) is not None for u in self._calls.values())
+                else None
+                for name in fields
+            }
+        )
+        if total == self._reported:
+            return None
+        self._reported = total
+        return total
 
     def interrupt(self) -> bool:
         """An interrupt is asked for; returns whether Claude Code must be sent one (once per

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,7 @@ class JsonStore(Store):
             core, self.agents, self.timeline.remove
         )
         self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
+        self.timeline.usage = self.usage
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -106,8 +108,11 @@ class JsonStore(Store):
         self.labels.catalog = loaded.labels
         self.push_tokens.file = loaded.push
         self.plugin_sources.sources = loaded.plugin_sources
-        await asyncio.to_thread(self.usage.load)
+        await asyncio.to_thread(functools.partial(self.usage.load, roll_up=False))
         self._core.is_open = True
+        # A crash between a turn's end and its usage: settle it now both are loaded.
+        await self.usage.recover(self.timeline.stored)
+        await asyncio.to_thread(self.usage.roll_up_old)
 
     async def close(self) -> None:
         await self._core.close()

@@ -34,6 +34,7 @@ from pathlib import Path
 from paseo_hookspecs.errors import Conflict, InvalidParams, StorageError
 from paseo_hookspecs.records import TimelineEntry, dump_record
 from paseo_hookspecs.store import TimelineRepository
+from paseo_hookspecs.usage import UsageRecord
 from pydantic import ValidationError
 
 from paseo_store_json._core import (
@@ -45,6 +46,7 @@ from paseo_store_json._core import (
 )
 from paseo_store_json._files import quarantine
 from paseo_store_json._load import TIMELINES_DIR
+from paseo_store_json._usage import JsonUsageRepository
 
 log = logging.getLogger("paseo.store.json")
 
@@ -114,6 +116,8 @@ class JsonTimelineRepository(TimelineRepository):
         """Appends forced to disk so far (a prefix of :attr:`_appended`)."""
         self._synced_event = asyncio.Event()
         self._syncer: asyncio.Task[None] | None = None
+        self.usage: JsonUsageRepository | None = None
+        """Where the usage of the turns appended entries end goes (the store sets it)."""
 
     async def _sync_rounds(self) -> None:
         try:
@@ -308,6 +312,30 @@ class JsonTimelineRepository(TimelineRepository):
         timeline.cached.extend(checked)
         self.cached_bytes += len(data)
         self._used(agent_id)
+
+    async def append_with_usage(
+        self, entries: Sequence[TimelineEntry], usage: Sequence[UsageRecord]
+    ) -> None:
+        if not entries:
+            return
+        if not usage:
+            await self.append(entries)
+            return
+        if self.usage is None:
+            raise NotImplementedError
+        last = entries[-1]
+        if not isinstance(last, TimelineEntry):
+            raise InvalidParams(f"expected a TimelineEntry, got {type(last).__name__}")
+        await self.usage.add_around(last, usage, lambda: self.append(entries))
+
+    async def stored(self, agent_id: str, epoch: str, seq: int) -> bool:
+        """Whether the timeline of ``agent_id`` holds entry ``seq`` of ``epoch``."""
+        try:
+            check_file_id("agent", agent_id)
+        except InvalidParams:
+            return False
+        found = await self.read(agent_id, after_seq=seq - 1, before_seq=seq + 1)
+        return any(entry.seq == seq and entry.epoch == epoch for entry in found)
 
     async def read(
         self,

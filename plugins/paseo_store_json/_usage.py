@@ -10,6 +10,15 @@ roll-ups written atomically (the commit point), then the renamed files removed. 
 renamed files that loading removes (their generation is in the roll-ups) or reads back (it is
 not), so no turn is lost or counted twice. The
 records are few (a line per turn, a bounded window) and all kept in memory for queries.
+
+A turn's end and its usage are one atomic write (:meth:`JsonUsageRepository.add_around`): the
+records are first forced to ``usage/pending.jsonl`` with the timeline entry that ends the turn
+(an intent), then the timeline is appended, then the records go to their day file and the
+intent is cut off. Open settles intents a crash left (:meth:`JsonUsageRepository.recover`): a
+record whose timeline entry is stored is added (idempotent by id), one whose entry is not is
+dropped, so a finished turn never lacks its usage and usage never names a turn that is not
+there. (A power cut may take the newest timeline lines, written before their group fsync: an
+intent settled before that cut keeps its record; see :mod:`paseo_store_json._timeline`.)
 """
 
 from __future__ import annotations
@@ -18,13 +27,14 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.atomic import atomic_write_bytes, fsync_directory
 from paseo_hookspecs.errors import InvalidParams, StorageError
-from paseo_hookspecs.records import dump_record
+from paseo_hookspecs.records import TimelineEntry, dump_record
 from paseo_hookspecs.usage import (
     USAGE_GROUPS,
     UsageGroup,
@@ -42,6 +52,8 @@ log = logging.getLogger("paseo.store.json")
 
 USAGE_DIR = "usage"
 ROLLUPS_FILE = "rollups.json"
+PENDING_FILE = "pending.jsonl"
+"""Usage records whose turn's timeline entry may not be stored yet (intents)."""
 
 RETENTION_DAYS = 90
 """Days whose per-turn records are kept; older days are kept as daily roll-ups."""
@@ -73,8 +85,10 @@ class JsonUsageRepository(UsageRepository):
 
     # ------------------------------------------------------------------ open
 
-    def load(self) -> None:
-        """Read the day files and roll-ups, then roll up days past the window (blocking)."""
+    def load(self, *, roll_up: bool = True) -> None:
+        """Read the day files and roll-ups, then (with ``roll_up``) roll up days past the
+        window (blocking). The store rolls up after :meth:`recover`, so a recovered record of
+        an old day is rolled up with its day rather than counted beside its roll-up."""
         self.records.clear()
         self._sizes.clear()
         self._pending.clear()
@@ -100,9 +114,10 @@ class JsonUsageRepository(UsageRepository):
                 # Set aside by a roll-up that never wrote its file: still only here.
                 self._load_day(path, path.name[:10], track=False)
                 self._pending.append(path)
-        for path in sorted(self.directory.glob("*.jsonl")):
+        for path in sorted(self.directory.glob("????-??-??.jsonl")):
             self._load_day(path, path.stem)
-        self._roll_up_old()
+        if roll_up:
+            self._roll_up_old()
 
     def _load_day(self, path: Path, day: str, *, track: bool = True) -> None:
         data = path.read_bytes()
@@ -119,6 +134,11 @@ class JsonUsageRepository(UsageRepository):
             committed += len(line)
         if track:
             self._sizes[day] = committed
+
+    def roll_up_old(self) -> None:
+        """Roll up the days past the window (blocking)."""
+        if self.directory.is_dir():
+            self._roll_up_old()
 
     def _roll_up_old(self) -> None:
         """Fold the days before the window into the roll-ups: each day file is first renamed
@@ -155,12 +175,7 @@ class JsonUsageRepository(UsageRepository):
     # ------------------------------------------------------------------ repository
 
     async def add(self, record: UsageRecord) -> bool:
-        if not isinstance(record, UsageRecord):
-            raise InvalidParams(f"expected a UsageRecord, got {type(record).__name__}")
-        try:
-            stored = UsageRecord.model_validate(dump_record(record))
-        except ValidationError as exc:
-            raise InvalidParams(f"invalid usage record: {exc.errors()[0].get('msg')}") from exc
+        stored = self._validated(record)
         async with self._lock:
             if stored.id in self.records:
                 return False
@@ -172,6 +187,103 @@ class JsonUsageRepository(UsageRepository):
                 raise StorageError(f"could not record usage: {exc}") from exc
             self.records[stored.id] = stored
             return True
+
+    @staticmethod
+    def _validated(record: UsageRecord) -> UsageRecord:
+        if not isinstance(record, UsageRecord):
+            raise InvalidParams(f"expected a UsageRecord, got {type(record).__name__}")
+        try:
+            return UsageRecord.model_validate(dump_record(record))
+        except ValidationError as exc:
+            raise InvalidParams(f"invalid usage record: {exc.errors()[0].get('msg')}") from exc
+
+    async def add_around(
+        self,
+        entry: TimelineEntry,
+        records: Sequence[UsageRecord],
+        write: Callable[[], Awaitable[None]],
+    ) -> None:
+        """Add ``records`` atomically with ``write`` (the timeline append ending in ``entry``):
+        intent, ``write``, day files, intent cut off (see the module docstring)."""
+        stored = [self._validated(record) for record in records]
+        async with self._lock:
+            fresh = [record for record in stored if record.id not in self.records]
+            if not fresh:
+                await write()
+                return
+            intent = {
+                "agentId": entry.agentId,
+                "epoch": entry.epoch,
+                "seq": entry.seq,
+                "records": [dump_record(record) for record in fresh],
+            }
+            line = json.dumps(intent, ensure_ascii=False, allow_nan=False) + "\n"
+            try:
+                await asyncio.to_thread(self._write_pending, line.encode())
+            except OSError as exc:
+                raise StorageError(f"could not record usage: {exc}") from exc
+            try:
+                await write()
+            except BaseException:
+                # Nothing of the turn's end is stored: neither is its usage.
+                await asyncio.to_thread(self._write_pending, None)
+                raise
+            for record in fresh:
+                data = (json.dumps(dump_record(record), ensure_ascii=False) + "\n").encode()
+                try:
+                    await asyncio.to_thread(self._append, _day_of(record.at), data)
+                except OSError as exc:
+                    # The intent stays: the next open adds what is missing.
+                    raise StorageError(f"could not record usage: {exc}") from exc
+                self.records[record.id] = record
+            await asyncio.to_thread(self._write_pending, None)
+
+    def _write_pending(self, data: bytes | None) -> None:
+        """Force ``data`` (one intent) to the pending file, or with ``None`` empty it (no
+        fsync: an intent whose records are in their day files settles to nothing)."""
+        ensure_directory(self.directory)
+        path = self.directory / PENDING_FILE
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            if data is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def pending(self) -> list[tuple[str, str, int, list[UsageRecord]]]:
+        """The intents a crash left: (agent, epoch, seq, records) (blocking)."""
+        path = self.directory / PENDING_FILE
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return []
+        intents = []
+        for line in data.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # torn: its timeline append never started
+            try:
+                raw = json.loads(line)
+                records = [UsageRecord.model_validate(r) for r in raw["records"]]
+                intents.append((str(raw["agentId"]), str(raw["epoch"]), int(raw["seq"]), records))
+            except (ValueError, KeyError, TypeError, ValidationError):
+                log.warning("skipping an unreadable usage intent in %s", path)
+        return intents
+
+    async def recover(self, stored: Callable[[str, str, int], Awaitable[bool]]) -> int:
+        """Settle the intents a crash left: add the records of those whose timeline entry is
+        ``stored`` (agent, epoch, seq), drop the others; returns how many were added."""
+        added = 0
+        for agent_id, epoch, seq, records in await asyncio.to_thread(self.pending):
+            if not await stored(agent_id, epoch, seq):
+                continue
+            for record in records:
+                added += await self.add(record)
+        if (self.directory / PENDING_FILE).exists():
+            await asyncio.to_thread(self._write_pending, None)
+        return added
 
     def _append(self, day: str, data: bytes) -> None:
         ensure_directory(self.directory)

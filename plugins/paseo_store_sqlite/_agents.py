@@ -19,6 +19,7 @@ from paseo_hookspecs.store import (
     Page,
     TimelineRepository,
 )
+from paseo_hookspecs.usage import UsageRecord
 
 from paseo_store_sqlite._codec import (
     apply_changes,
@@ -30,6 +31,7 @@ from paseo_store_sqlite._codec import (
 )
 from paseo_store_sqlite._database import Database
 from paseo_store_sqlite._rows import load_current, page_of, parse, read_one
+from paseo_store_sqlite._usage import USAGE_INSERT
 
 _AGENT_COLUMNS = (
     "id, workspace_id, provider, last_status, archived_at, requires_attention, created_at, "
@@ -199,8 +201,24 @@ class SqliteTimelineRepository(TimelineRepository):
         self._db = db
 
     async def append(self, entries: Sequence[TimelineEntry]) -> None:
+        await self.append_with_usage(entries, ())
+
+    async def append_with_usage(
+        self, entries: Sequence[TimelineEntry], usage: Sequence[UsageRecord]
+    ) -> None:
+        """The entries and the usage records of the turns they end in one transaction."""
         if not entries:
             return
+        usage_rows = [
+            (
+                record.id,
+                record.at,
+                record.at[:10],
+                record.agentId,
+                checked_text(UsageRecord, record),
+            )
+            for record in usage
+        ]
         texts = [checked_text(TimelineEntry, entry) for entry in entries]
         agent_id = entries[0].agentId
         if any(entry.agentId != agent_id for entry in entries):
@@ -229,6 +247,7 @@ class SqliteTimelineRepository(TimelineRepository):
                     for entry, text in zip(entries, texts, strict=True)
                 ],
             )
+            conn.executemany(USAGE_INSERT, usage_rows)
 
         await self._db.write(run)
 

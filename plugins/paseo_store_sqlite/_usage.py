@@ -29,7 +29,7 @@ from paseo_store_sqlite._rows import parse
 RETENTION_DAYS = 90
 """Days whose per-turn records are kept; older days are kept as daily roll-ups."""
 
-_INSERT = (
+USAGE_INSERT = (
     "INSERT INTO usage (id, at, day, agent_id, record) VALUES (?, ?, ?, ?, ?) "
     "ON CONFLICT (id) DO NOTHING"
 )
@@ -47,7 +47,7 @@ class SqliteUsageRepository(UsageRepository):
 
         def run(conn: sqlite3.Connection) -> bool:
             row = (record.id, record.at, record.at[:10], record.agentId, text)
-            return bool(conn.execute(_INSERT, row).rowcount)
+            return bool(conn.execute(USAGE_INSERT, row).rowcount)
 
         return await self._db.write(run)
 
@@ -94,7 +94,9 @@ class SqliteUsageRepository(UsageRepository):
             conn.execute("DELETE FROM usage WHERE day < ?", (cutoff,))
             for record in rolled:
                 text = record_text(UsageRecord.model_validate(dump_record(record)))
-                conn.execute(_INSERT, (record.id, record.at, record.at[:10], record.agentId, text))
+                conn.execute(
+                    USAGE_INSERT, (record.id, record.at, record.at[:10], record.agentId, text)
+                )
             return len(old)
 
         return await self._db.write(run)

@@ -8,16 +8,25 @@ returned (flushed, so the parent knows the write was acknowledged before it kill
     python store_crash_writer.py DRIVER HOME SEED MODE
 
 Modes: ``mixed`` (every kind of write), ``labels`` (mostly label renames, deletes and
-assignments over many workspaces, so kills land inside label transactions) and ``trash``
+assignments over many workspaces, so kills land inside label transactions), ``trash``
 (agents with timelines moved to the trash, restored, purged into the cleanup queue, and queue
-items retried and retired, so kills land inside purge transactions).
+items retried and retired, so kills land inside purge transactions) and ``usage`` (turn ends:
+timeline entries appended with their usage record, ``append_with_usage``).
+
+With ``PASEO_CRASH_KILL_AT`` set to ``STEP:N`` the writer kills itself (SIGKILL) at the ``N``th
+time the JSON driver reaches ``STEP`` of a turn end's write: ``timeline`` (the intent is
+forced, the timeline append not begun), ``day`` (the timeline appended, the usage day file
+not written) or ``settle`` (the day file written, the intent not cut off).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 import sys
+import types
 import uuid
 from pathlib import Path
 from typing import Any
@@ -34,6 +43,7 @@ from paseo_hookspecs.records import (
     TimelineEntry,
     WorkspaceRecord,
 )
+from paseo_hookspecs.usage import UsageRecord
 from pydantic import TypeAdapter
 
 from paseo.testing.store_conformance import (
@@ -51,7 +61,7 @@ from paseo.testing.store_conformance import (
 Op = list[Any]
 """``[kind, *arguments]``, JSON-ready."""
 
-MODES = ("mixed", "labels", "trash")
+MODES = ("mixed", "labels", "trash", "usage")
 
 _PLUGIN_SOURCE: TypeAdapter[Any] = TypeAdapter(PluginSourceRecord)
 
@@ -172,6 +182,30 @@ class _Planner:
         ]
         counter[1] += count
         self.add("timeline_append", entries)
+
+    def turn_end(self) -> None:
+        """A turn's last entries and its usage record, in one write."""
+        agent_id = self.rng.choice(sorted(self.agents))
+        counter = self.agents[agent_id]
+        count = self.rng.randint(1, 3)
+        entries = [
+            timeline_entry_data(agent_id, seq) for seq in range(counter[1], counter[1] + count)
+        ]
+        counter[1] += count
+        last = entries[-1]
+        record = {
+            "id": f"{agent_id}:{last['epoch']}:{last['seq']}",
+            "at": last["timestamp"],
+            "agentId": agent_id,
+            "provider": "claude",
+            "source": "loop",
+            "sourceId": f"{agent_id}:{last['seq']}",
+            "outcome": "completed",
+            "inputTokens": self.rng.randint(1, 5000),
+            "outputTokens": self.rng.randint(1, 500),
+            "costUsd": self.rng.randint(1, 1000) / 1000,
+        }
+        self.add("turn_end", entries, [record])
 
     def agent_trash(self) -> None:
         live = sorted(set(self.agents) - set(self.trashed))
@@ -316,12 +350,20 @@ def plan(seed: int, mode: str) -> list[Op]:
             (p.agent_update, 1),
         ]
         count = 90
+    elif mode == "usage":
+        for _ in range(2):
+            p.workspace()
+        for _ in range(3):
+            p.agent_insert()
+        steps = [(p.turn_end, 6), (p.timeline_append, 2), (p.agent_insert, 1)]
+        count = 60
     else:
         raise ValueError(f"unknown mode {mode!r}")
     actions = [action for action, weight in steps for _ in range(weight)]
     for _ in range(count):
         action = p.rng.choice(actions)
-        if action in (p.agent_update, p.agent_delete, p.timeline_append) and len(p.agents) < 2:
+        few = len(p.agents) < 2
+        if action in (p.agent_update, p.agent_delete, p.timeline_append, p.turn_end) and few:
             action = p.agent_insert
         action()
     return p.ops
@@ -346,6 +388,11 @@ async def apply(store: Store, op: Op) -> None:
         assert await store.trash.retire(args[0])
     elif kind == "timeline_append":
         await store.timeline.append([TimelineEntry.model_validate(e) for e in args[0]])
+    elif kind == "turn_end":
+        await store.timeline.append_with_usage(
+            [TimelineEntry.model_validate(e) for e in args[0]],
+            [UsageRecord.model_validate(r) for r in args[1]],
+        )
     elif kind == "project_insert":
         _, created = await store.projects.insert_if_root_free(ProjectRecord.model_validate(args[0]))
         assert created
@@ -397,10 +444,56 @@ def open_driver(driver: str, home: Path) -> Store:
     return store
 
 
+def _kill_at(store: Store, spec: str) -> None:
+    """Make the JSON driver SIGKILL this process at a step of a turn end (see the module
+    docstring): the one moment the crash test wants, rather than wherever a timer lands."""
+    from paseo_store_json import JsonStore
+    from paseo_store_json._usage import JsonUsageRepository
+
+    step, _, nth = spec.partition(":")
+    assert isinstance(store, JsonStore), "PASEO_CRASH_KILL_AT is for the json driver"
+    usage, timeline = store.usage, store.timeline
+    count = [int(nth or "1")]
+    armed = [False]
+    """An intent was just forced: the next timeline append is a turn end's."""
+
+    def arrived() -> None:
+        count[0] -= 1
+        if count[0] == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    real_append, real_pending = timeline.append, JsonUsageRepository._write_pending
+    real_day = JsonUsageRepository._append
+
+    async def append(entries: Any) -> None:
+        if step == "timeline" and armed[0]:
+            arrived()
+        armed[0] = False
+        await real_append(entries)
+
+    def day(self: JsonUsageRepository, *args: Any) -> None:
+        if step == "day":
+            arrived()
+        real_day(self, *args)
+
+    def pending(self: JsonUsageRepository, data: bytes | None) -> None:
+        if step == "settle" and data is None:
+            arrived()
+        armed[0] = data is not None
+        real_pending(self, data)
+
+    timeline.append = append  # type: ignore[method-assign]
+    usage._append = types.MethodType(day, usage)  # type: ignore[method-assign]
+    usage._write_pending = types.MethodType(pending, usage)  # type: ignore[method-assign]
+
+
 async def _write(driver: str, home: Path, seed: int, mode: str) -> None:
     ops = plan(seed, mode)
     store = open_driver(driver, home)
     await store.open()
+    kill_at = os.environ.get("PASEO_CRASH_KILL_AT")
+    if kill_at:
+        _kill_at(store, kill_at)
     print("ready", flush=True)
     for index, op in enumerate(ops):
         await apply(store, op)

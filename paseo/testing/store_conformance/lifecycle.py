@@ -44,6 +44,7 @@ class LifecycleTests(StoreSuite):
             "managed_processes": [],
             "plugin_sources": {},
             "trash": {"queued": [], "lastSweep": None},
+            "usage": [],
         }
         assert await store.agents.count() == 0
 
@@ -54,7 +55,6 @@ class LifecycleTests(StoreSuite):
         await store.close()
         reopened = await self.open_store(store.home)
         assert await reopened.agents.count() == 1
-
 
     @store_test
     async def test_restart_preserves_everything(self, store: Store) -> None:

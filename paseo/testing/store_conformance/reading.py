@@ -14,7 +14,6 @@ from paseo_hookspecs.store import MAX_PAGE_SIZE, AgentFilter, Page
 T = TypeVar("T")
 
 
-
 async def collect_pages(
     fetch: Callable[[str | None], Awaitable[Page[T]]], *, max_pages: int = 100_000
 ) -> list[T]:
@@ -56,6 +55,13 @@ async def snapshot(store: Store) -> dict[str, Any]:
     )
     processes = await store.managed_processes.list()
     sources = await store.plugin_sources.list()
+    usage_repository = getattr(store, "usage", None)
+    # Per source: the crash harness gives every usage record a source of its own.
+    usage = (
+        [t.to_json() for t in await usage_repository.query(group_by="schedule")]
+        if usage_repository is not None
+        else []
+    )
     return {
         "agents": [dump_record(a) for a in agents],
         "timelines": timelines,
@@ -68,6 +74,7 @@ async def snapshot(store: Store) -> dict[str, Any]:
             (dump_record(p) for p in processes), key=lambda p: str(p["id"])
         ),
         "plugin_sources": {k: dump_record(v) for k, v in sorted(sources.items())},
+        "usage": usage,
         "trash": {
             "queued": [dump_record(i) for i in await store.trash.queued(limit=MAX_PAGE_SIZE)],
             "lastSweep": await store.trash.last_sweep(),

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from paseo_hookspecs.errors import Conflict
 from paseo_hookspecs.interfaces.store import Store
+from paseo_hookspecs.records import TimelineEntry
 from paseo_hookspecs.usage import UsageRecord, UsageRepository, UsageTotals
 
 from paseo.testing.store_conformance.base import StoreSuite, store_test
+from paseo.testing.store_conformance.records import timeline_entry_data
 
 
 def usage_data(n: int, **overrides: Any) -> dict[str, Any]:
@@ -144,3 +147,44 @@ class UsageTests(StoreSuite):
         day = _by_key(await usage.query(group_by="day"))["2020-01-01"]
         assert day["turns"] == before["day"]["2020-01-01"]["turns"] + 1
         assert day["costUsd"] == pytest.approx(before["day"]["2020-01-01"]["costUsd"] + 2.25)
+
+    # -------------------------------------------------- a turn's end and its usage, atomically
+
+    @staticmethod
+    def _entries(agent_id: str, seqs: range) -> list[TimelineEntry]:
+        return [TimelineEntry.model_validate(timeline_entry_data(agent_id, s)) for s in seqs]
+
+    @store_test
+    async def test_append_with_usage_writes_the_entries_and_their_usage(self, store: Store) -> None:
+        usage = _usage(store)
+        agent_id = await self._agent_with_timeline(store, [1])
+        ending = self._entries(agent_id, range(2, 4))
+        turn = UsageRecord.model_validate(usage_data(1, id=f"{agent_id}:ep-1:3", agentId="a0"))
+        await store.timeline.append_with_usage(ending, [turn])
+        for _ in range(2):
+            assert [e.seq for e in await store.timeline.read(agent_id)] == [1, 2, 3]
+            totals = _by_key(await usage.query(group_by="agent"))
+            assert totals["a0"]["turns"] == 1
+            assert totals["a0"]["inputTokens"] == 101
+            store = await self.reopen(store)
+            usage = _usage(store)
+        # A record stored already is skipped, never counted twice.
+        await store.timeline.append_with_usage(self._entries(agent_id, range(4, 5)), [turn])
+        assert [e.seq for e in await store.timeline.read(agent_id)] == [1, 2, 3, 4]
+        assert _by_key(await usage.query(group_by="agent"))["a0"]["turns"] == 1
+        # Entries alone (no usage) append as `append` does.
+        await store.timeline.append_with_usage(self._entries(agent_id, range(5, 6)), [])
+        assert (await store.timeline.last(agent_id)).seq == 5  # type: ignore[union-attr]
+
+    @store_test
+    async def test_append_with_usage_refused_writes_no_usage(self, store: Store) -> None:
+        usage = _usage(store)
+        agent_id = await self._agent_with_timeline(store, [1, 2])
+        turn = UsageRecord.model_validate(usage_data(1, id=f"{agent_id}:ep-1:2", agentId="a0"))
+        with pytest.raises(Conflict):
+            # seq 2 is stored: nothing of this append is written, its usage neither.
+            await store.timeline.append_with_usage(self._entries(agent_id, range(2, 3)), [turn])
+        assert await usage.query(group_by="agent") == []
+        store = await self.reopen(store)
+        assert await _usage(store).query(group_by="agent") == []
+        assert [e.seq for e in await store.timeline.read(agent_id)] == [1, 2]

@@ -168,3 +168,39 @@ def test_a_token_budget_refuses_the_next_prompt_until_raised(
     daemon.start()
     assert _json(daemon, "inspect", "capped")["agent"].get("budget") is None
     assert _json(daemon, "usage", "--agent", "capped")["total"]["turns"] == 2
+
+
+def test_claude_codes_per_call_usage_stops_a_turn_mid_way_at_its_budget(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    """Claude Code reports each model call's usage on its ``assistant`` message: the first
+    call (a shell command that would take 30 s, then a second call for its result) already
+    spends the budget, so the turn is interrupted there, for ``budget``."""
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    daemon.cli(
+        "run",
+        "--provider",
+        "claude",
+        "--cwd",
+        str(work),
+        "--title",
+        "midway",
+        "--budget-tokens",
+        "500",
+        "--wait-timeout",
+        WAIT,
+        "[[usage:900:200:0:0]] [[shell:sleep 30; echo late]]",
+        check=False,
+    )
+    events = [entry["event"] for entry in logs(daemon, "midway")]
+    ends = [e for e in events if e["type"] in ("turn_completed", "turn_canceled", "turn_failed")]
+    assert [(e["type"], e.get("reason")) for e in ends] == [("turn_canceled", "budget")], ends
+    notes = [e["item"].get("message", "") for e in events if e["type"] == "timeline"]
+    assert any(n.startswith("budget reached during the turn") for n in notes), notes
+    texts = [e["item"].get("text") or "" for e in events if e["type"] == "timeline"]
+    assert not any("tool said" in text for text in texts)  # no call after the first
+    agent = _json(daemon, "inspect", "midway")["agent"]
+    assert agent["attentionReason"] == "budget"

@@ -145,3 +145,28 @@ def test_a_schedule_target_names_a_profile(
         assert agent["config"]["modeId"] == "plan"
         assert agent["config"]["systemPrompt"] == "Review carefully."
         assert agent["labels"]["team"] == "review"
+
+
+def test_a_profiles_budget_caps_the_agents_it_launches(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, run_paseo: Callable[..., Any]
+) -> None:
+    capped = {"id": "capped-1", "name": "Capped", "provider": "scripted", "budget": {"tokens": 10}}
+    live = agent_daemon_factory(scripted_config({"daemon": {"agentProfiles": [capped]}}))
+    env = {"PASEO_HOME": str(live.home)}
+    run = ["run", "--profile", "Capped", "--cwd", str(workdir), "--wait-timeout", "30s"]
+    done = run_paseo(*run, "--title", "cap", "[[usage:20:0:-]] spend", env=env, timeout=90)
+    assert done.returncode == 0, done.stderr
+    agent = json.loads(run_paseo("inspect", "cap", "-o", "json", env=env, check=True).stdout)
+    assert (agent["agent"]["budget"]["tokens"], agent["agent"]["budget"].get("usd")) == (10, None)
+    assert agent["agent"]["attentionReason"] == "budget"
+    refused = run_paseo("send", "cap", "more", env=env, timeout=90)
+    assert refused.returncode == 9
+    assert "20 of its 10 tokens budget" in refused.stderr
+    # What the caller gives wins over the profile's.
+    own = run_paseo(
+        *run, "--title", "own", "--budget-usd", "3", "[[usage:20:0:-]] spend", env=env, timeout=90
+    )
+    assert own.returncode == 0, own.stderr
+    agent = json.loads(run_paseo("inspect", "own", "-o", "json", env=env, check=True).stdout)
+    assert (agent["agent"]["budget"].get("tokens"), agent["agent"]["budget"]["usd"]) == (None, 3)
+    assert agent["agent"]["attentionReason"] != "budget"

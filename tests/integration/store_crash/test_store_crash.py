@@ -202,3 +202,51 @@ def test_sigkill_loses_no_acknowledged_write(
             timeout=120,
         )
     )
+
+
+def _run_until_it_kills_itself(home: Path, seed: int, kill_at: str) -> int:
+    """Run the json writer in ``usage`` mode that SIGKILLs itself at ``kill_at``; the number
+    of acknowledged writes."""
+    child = subprocess.run(
+        [sys.executable, str(WRITER), "json", str(home), str(seed), "usage"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1", PASEO_CRASH_KILL_AT=kill_at),
+        timeout=CHILD_DEADLINE,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL, (
+        f"{kill_at}: writer exited {child.returncode}: {child.stderr}"
+    )
+    return sum(1 for line in child.stdout.splitlines() if line.startswith("ack "))
+
+
+@pytest.mark.parametrize("nth", [1, 4])
+@pytest.mark.parametrize(
+    ("step", "in_flight_kept"), [("timeline", False), ("day", True), ("settle", True)]
+)
+def test_sigkill_inside_a_turn_end_keeps_its_usage_with_its_entries(
+    step: str, in_flight_kept: bool, nth: int, tmp_path: Path
+) -> None:
+    """Killed between the steps of a turn end's write (json: intent, timeline, day file,
+    settle), the store recovers both the entries and their usage record, or neither: the
+    turn end in flight is whole once its timeline append happened, absent before."""
+    seed = 5
+    ops = plan(seed, "usage")
+    home = tmp_path / "home"
+    home.mkdir()
+    acked = _run_until_it_kills_itself(home, seed, f"{step}:{nth}")
+    assert ops[acked][0] == "turn_end"
+
+    async def check() -> None:
+        store = open_driver("json", home)
+        await store.open()
+        try:
+            recovered = await snapshot(store)
+        finally:
+            await store.close()
+        states = await _reference_states("json", tmp_path / "reference", ops, acked)
+        expected = states[1 if in_flight_kept else 0]
+        assert recovered == expected, _first_difference(recovered, expected)
+
+    asyncio.run(asyncio.wait_for(check(), timeout=120))

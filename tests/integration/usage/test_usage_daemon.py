@@ -241,3 +241,45 @@ def test_a_schedule_gives_each_new_agent_its_budget(
     assert agent["attentionReason"] == "budget"
     refused = _cli(run_paseo, home, "send", run["agentId"], "more")
     assert refused.returncode == 9
+
+
+def test_a_budget_reached_mid_turn_interrupts_the_turn_after_its_step(
+    agent_daemon_factory: Callable[..., LiveDaemon], run_paseo: Run, workdir: Path
+) -> None:
+    """The scripted provider reports usage after every step (as Claude Code does per model
+    call): the step that reaches the budget is the last, the turn ends canceled for
+    ``budget``, with a note, attention ``budget`` and its usage accounted."""
+    home = agent_daemon_factory().home
+    # 110 tokens a step (100 in, 10 out): the third step reaches 250. Unstopped, the twenty
+    # steps would wait 5 s each, past the run's wait.
+    created = _cli(
+        run_paseo,
+        home,
+        "run",
+        "--provider",
+        "scripted",
+        "--cwd",
+        str(workdir),
+        "--title",
+        "mid",
+        "--budget-tokens",
+        "250",
+        "--wait-timeout",
+        "60s",
+        "[[steps:20:100:10]] work",
+    )
+    assert "timed out" not in created.stderr, created.stderr
+    logs = _cli(run_paseo, home, "logs", "mid", "-o", "json").stdout
+    assert "step 3" in logs
+    assert "step 4" not in logs
+    assert "budget reached during the turn (330 of its 250 tokens budget)" in logs
+    entries = [json.loads(line) for line in logs.splitlines() if line.strip()]
+    events = [e.get("event", e) for e in entries]
+    canceled = [e for e in events if isinstance(e, dict) and e.get("type") == "turn_canceled"]
+    assert [e.get("reason") for e in canceled] == ["budget"], logs
+    agent = _json(run_paseo, home, "inspect", "mid")
+    assert agent["agent"]["attentionReason"] == "budget"
+    assert (agent["usage"]["turns"], agent["usage"]["inputTokens"]) == (1, 300)
+    refused = _cli(run_paseo, home, "send", "mid", "more")
+    assert refused.returncode == 9
+    assert "330 of its 250 tokens budget" in refused.stderr

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from paseo_hookspecs.errors import InvalidParams
@@ -11,10 +13,13 @@ from paseo_hookspecs.events import TurnCanceled, TurnCompleted, TurnStarted, Usa
 from paseo_hookspecs.records import AgentBudget, AgentRecord, TimelineEntry
 from paseo_hookspecs.usage import UsageTotals
 
-from paseo.agents.accounting import usage_record
+from paseo.agents.accounting import Accounting, usage_record
 from paseo.agents.budgets import period_start, reached
+from paseo.agents.timeline import AgentTimeline, Committed
+from paseo.plugins.drivers import load_driver
 from paseo.usage.window import resolve_since
 
+AGENT = "aaaa1111-0000-4000-8000-000000000001"
 NOW = datetime(2026, 12, 2, 15, 30, tzinfo=UTC)  # a Wednesday
 
 
@@ -90,3 +95,47 @@ def test_usage_windows() -> None:
     assert resolve_since(None, NOW) is None
     with pytest.raises(InvalidParams, match="30m, 12h, 7d, 2w"):
         resolve_since("last week", NOW)
+
+
+@pytest.mark.parametrize("driver", ["json", "sqlite"])
+def test_a_turns_usage_is_durable_with_its_end_before_anything_applies_it(
+    driver: str, tmp_path: Path
+) -> None:
+    """The record is written with the terminal entry, not after it: a daemon that dies before
+    it applied the entry (here: a commit that never accounts) still has the turn's usage."""
+
+    async def main() -> None:
+        store = load_driver("paseo.store", driver)(tmp_path, None)
+        await store.open()
+        record = _record(id=AGENT)
+        accounting = Accounting(store)
+        committed: list[Committed] = []
+
+        async def commit(batch: list[Committed]) -> None:
+            committed.extend(batch)  # the roster's accounting never runs
+
+        timeline = AgentTimeline(
+            AGENT,
+            store.timeline,
+            commit,
+            usage_of=lambda entry, event: accounting.usage_of(record, entry, event),
+        )
+        await timeline.add(TurnStarted(provider="claude"))
+        usage = Usage(inputTokens=40, outputTokens=2, costUsd=0.25)
+        await timeline.add(TurnCompleted(provider="claude", usage=usage))
+        await asyncio.wait_for(timeline.drain(), 30)
+        await store.close()
+        assert [c.usage is not None for c in committed] == [False, True]
+        reopened = load_driver("paseo.store", driver)(tmp_path, None)
+        await reopened.open()
+        try:
+            last = await reopened.timeline.last(AGENT)
+            assert last is not None
+            assert last.event["type"] == "turn_completed"
+            totals = await Accounting(reopened).totals(AGENT)
+            assert (totals.turns, totals.inputTokens, totals.costUsd) == (1, 40, 0.25)
+            assert totals == await Accounting(reopened).totals(AGENT)
+        finally:
+            await reopened.close()
+
+    asyncio.run(main())

@@ -131,3 +131,28 @@ def test_a_withdrawn_or_forgotten_prompt_is_not_pending() -> None:
     turns.forget_permissions()
     with pytest.raises(NotFound):
         turns.answer("r2", AllowResolution())
+
+
+def _assistant(call: str, **usage: int) -> dict[str, object]:
+    return {"type": "assistant", "message": {"id": call, "content": [], "usage": usage}}
+
+
+def test_each_model_calls_tokens_are_reported_as_the_turns_running_total() -> None:
+    turns = ClaudeTurns("claude")
+    assert turns.reported(_assistant("msg_1", input_tokens=5)) is None  # no turn runs
+    turns.begin()
+    first = turns.reported(_assistant("msg_1", input_tokens=100, output_tokens=3))
+    assert first is not None
+    assert (first.inputTokens, first.outputTokens, first.costUsd) == (100, 3, None)
+    # The same call's next content block repeats (or grows) its usage: it replaces, not adds.
+    assert turns.reported(_assistant("msg_1", input_tokens=100, output_tokens=3)) is None
+    grown = turns.reported(_assistant("msg_1", input_tokens=100, output_tokens=9))
+    assert grown is not None
+    assert grown.outputTokens == 9
+    second = turns.reported(
+        _assistant("msg_2", input_tokens=150, output_tokens=1, cache_read_input_tokens=80)
+    )
+    assert second is not None
+    assert (second.inputTokens, second.outputTokens, second.cachedInputTokens) == (250, 10, 80)
+    assert second.cacheWriteTokens is None  # never reported
+    assert turns.reported({"type": "assistant", "message": {"id": "msg_3"}}) is None

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from paseo_hookspecs.errors import NotFound
+from paseo_hookspecs.records import AgentBudget
 
 from paseo.agents.models import AgentCreateParams
 from paseo.agents.profiles import apply_profile, find_profile
-from paseo.config.models import AgentProfile
+from paseo.config.models import AgentProfile, ProfileBudget
 
 PROFILE = AgentProfile(
     id="p1",
@@ -68,3 +69,14 @@ def test_profiles_are_found_by_id_or_name_and_a_miss_lists_them() -> None:
         find_profile([PROFILE], "x")
     with pytest.raises(NotFound, match=r"no profiles are configured \(daemon.agentProfiles"):
         find_profile([], "x")
+
+
+def test_a_profiles_budget_applies_unless_the_caller_gives_one() -> None:
+    capped = PROFILE.model_copy(update={"budget": ProfileBudget(tokens=5000)})
+    params = apply_profile(AgentCreateParams(cwd="/w"), capped)
+    assert params.budget == AgentBudget(tokens=5000)
+    other = apply_profile(AgentCreateParams(cwd="/w", provider="codex"), capped)
+    assert other.budget == AgentBudget(tokens=5000)  # a cap is not provider-specific
+    own = apply_profile(AgentCreateParams(cwd="/w", budget=AgentBudget(usd=2.5)), capped)
+    assert own.budget == AgentBudget(usd=2.5)  # the caller's budget wins whole
+    assert apply_profile(AgentCreateParams(cwd="/w"), PROFILE).budget is None

@@ -126,6 +126,26 @@ def test_non_object_root_is_an_error(config_file: Path) -> None:
             "valid dictionary",
         ),
         (
+            {
+                "daemon": {
+                    "agentProfiles": [{"id": "a", "name": "A", "provider": "c", "budget": {}}]
+                }
+            },
+            "daemon.agentProfiles[0].budget",
+            "a budget needs tokens or usd",
+        ),
+        (
+            {
+                "daemon": {
+                    "agentProfiles": [
+                        {"id": "a", "name": "A", "provider": "c", "budget": {"tokens": 0}}
+                    ]
+                }
+            },
+            "daemon.agentProfiles[0].budget.tokens",
+            "greater than 0",
+        ),
+        (
             {"worktrees": {"servicePorts": {"range": "9-1"}}},
             "worktrees.servicePorts.range",
             "range",

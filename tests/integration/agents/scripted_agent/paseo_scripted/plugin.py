@@ -33,6 +33,7 @@ from paseo_hookspecs.events import (
     TurnFailed,
     TurnStarted,
     Usage,
+    UsageReported,
     WriteDetail,
 )
 from paseo_hookspecs.interfaces.agent import (
@@ -159,6 +160,10 @@ class ScriptedSession(AgentSession):
                 detail=WriteDetail(path=message["path"], content=message["content"]),
             )
             await self._sink(PermissionRequested(provider=provider, request=request))
+        elif kind == "usage":
+            # What the turn spent so far (the daemon checks budgets against it).
+            usage = Usage.model_validate(message["usage"])
+            await self._sink(UsageReported(provider=provider, usage=usage))
         elif kind in ("done", "failed", "canceled"):
             self._turn = False
             self._pending.clear()

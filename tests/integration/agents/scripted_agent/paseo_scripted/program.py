@@ -15,6 +15,9 @@ Prompt directives (the rest of the text is echoed as ``echo: <text>``):
 ``[[fail:MSG]]``         fail the turn with MSG
 ``[[usage:IN:OUT:COST]]`` report these input/output tokens and USD cost when the turn ends
                          (completed or interrupted); ``-`` leaves a part unreported
+``[[steps:N:IN:OUT]]``   N steps, each a reply ``step K`` then a mid-turn usage report of the
+                         turn so far (K*IN input, K*OUT output tokens), then up to 5 s of
+                         waiting (an interrupt ends the turn there, reporting the usage so far)
 ``[[exit]]``             exit mid-turn (code 5) after writing ``boom`` to stderr
 ``[[pid]]``              reply ``pid=<own pid>``
 ``[[sleeper]]``          start a child ``sleep`` in the process group; reply ``sleeper=<pid>``
@@ -137,14 +140,25 @@ class Agent:
             )
             return
         usage = _usage(text)
+        self.turn_usage: dict[str, Any] = {}
         try:
             self._directives(text)
         except Interrupted:
-            send({"type": "canceled", **usage})
+            send({"type": "canceled", **(usage or self._so_far())})
             return
         except Ended:
             return
-        send({"type": "done", **usage})
+        send({"type": "done", **(usage or self._so_far())})
+
+    def _so_far(self) -> dict[str, Any]:
+        return {"usage": self.turn_usage} if self.turn_usage else {}
+
+    def _steps(self, count: int, given: int, out: int) -> None:
+        for step in range(1, count + 1):
+            send({"type": "text", "text": f"step {step}", "messageId": f"m{self.turn}-s{step}"})
+            self.turn_usage = {"inputTokens": given * step, "outputTokens": out * step}
+            send({"type": "usage", "usage": self.turn_usage})
+            self.wait_for("never", 5.0)
 
     def _directives(self, text: str) -> None:
         slow = re.search(r"\[\[slow:([\d.]+)\]\]", text)
@@ -153,6 +167,9 @@ class Agent:
         if match := re.search(r"\[\[fail:([^\]]*)\]\]", text):
             send({"type": "failed", "error": match.group(1)})
             raise Ended
+        if match := re.search(r"\[\[steps:(\d+):(\d+):(\d+)\]\]", text):
+            self._steps(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+            return
         if "[[exit]]" in text:
             sys.stderr.write("boom: the scripted agent crashed\n")
             sys.stderr.flush()
