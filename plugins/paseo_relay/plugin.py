@@ -1,0 +1,3 @@
+"""Hook implementations of the relay plugin."""
+
+from __future__ import annotations
