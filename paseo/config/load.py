@@ -135,6 +135,21 @@ class WriteResult:
 # --- reading -----------------------------------------------------------------------------------
 
 
+NEW_HOME_CONFIG: dict[str, Any] = {"version": 1, "daemon": {"relay": {"enabled": False}}}
+"""What a daemon's first start writes when the home has no config.json: the relay off until
+the user turns it on. Materialized rather than left to the default because the TypeScript
+daemon, which may serve the same home, defaults ``daemon.relay.enabled`` to true."""
+
+
+def materialize_new_home(path: Path) -> bool:
+    """Write :data:`NEW_HOME_CONFIG` (0600, atomically) when ``path`` does not exist; whether
+    it was written. Only keys the TypeScript daemon's strict ``daemon.relay`` schema accepts."""
+    if path.exists() or path.is_symlink():
+        return False
+    atomic_write_json(path, NEW_HOME_CONFIG, mode=CONFIG_FILE_MODE)
+    return True
+
+
 def load_config(
     path: Path, env: Mapping[str, str] | None = None, *, home: Path | None = None
 ) -> LoadedConfig:

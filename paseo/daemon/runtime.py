@@ -175,6 +175,7 @@ class Daemon:
         removed) when config.json is invalid or a live daemon without an OS lock owns the home.
         """
         from paseo.config import ConfigError, load_config
+        from paseo.config.load import materialize_new_home
         from paseo.logs import configure_logging
 
         owner = meta.live_legacy_owner(layout)
@@ -190,6 +191,10 @@ class Daemon:
         # daemon's (killed before its clean-up). It opens nothing, but it is a secret that
         # outlived its use, and it must not stay if this start fails too.
         meta.delete_local_credential(layout)
+        try:
+            materialize_new_home(layout.config)
+        except OSError as exc:
+            raise StartupError(f"cannot write {layout.config}: {exc}") from exc
         try:
             config = load_config(layout.config, env=options.env, home=layout.root)
         except ConfigError as exc:
