@@ -8,7 +8,16 @@ from paseo_hookspecs.registration import CliCommandGroup, CliRegistrar
 
 @hookimpl
 def paseo_register_cli_commands(register: CliRegistrar) -> None:
-    """``paseo relay serve``."""
-    from paseo_relay.serve_cli import configure
+    """``paseo relay serve`` and ``paseo daemon pair``."""
+    from paseo_relay.pair_cli import configure as configure_pair
+    from paseo_relay.serve_cli import configure as configure_serve
 
-    register(CliCommandGroup("relay", "Run a relay server for remote pairing", configure))
+    register(CliCommandGroup("relay", "Run a relay server for remote pairing", configure_serve))
+    register(
+        CliCommandGroup(
+            "pair",
+            "print the pairing offer (URL and QR) for the relay",
+            configure_pair,
+            parent="daemon",
+        )
+    )

@@ -42,7 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve = commands.add_parser(
         "serve",
         help="run a relay server (what `daemon.relay.endpoint` points at)",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        description="Run a relay server, wire-compatible with the TypeScript Paseo's relay: "
+        "daemons dial it, apps and CLIs reach them through it, end to end encrypted.",
     )
     defaults = RelayLimits()
     serve.add_argument(
