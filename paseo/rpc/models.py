@@ -130,6 +130,15 @@ class Counts(WireModel):
     agents: int | None = Field(description="null when the store cannot count")
 
 
+class RelayInfo(WireModel):
+    """The relay connection (``daemon.relay``), as its transport reports it."""
+
+    state: Literal["off", "connecting", "connected", "reconnecting"]
+    endpoint: str | None = Field(default=None, description="host:port the daemon dials")
+    clients: int = Field(default=0, description="relay clients with an open data socket")
+    lastError: str | None = Field(default=None, description="why the last connection failed")
+
+
 class StatusResult(WireModel):
     """``server.status`` and ``GET /api/status``."""
 
@@ -145,6 +154,7 @@ class StatusResult(WireModel):
     storageDriver: str
     plugins: PluginSummary
     counts: Counts
+    relay: RelayInfo | None = None
 
 
 class ShutdownParams(WireModel):
