@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
+    from paseo_hookspecs.connectors import ClientConnector
     from paseo_hookspecs.context import RpcContext
     from paseo_hookspecs.doctor import DoctorCheck
     from paseo_hookspecs.interfaces.agent import AgentProvider
@@ -114,6 +115,11 @@ class ProviderRegistrar(Protocol):
 class TransportRegistrar(Protocol):
     def __call__(self, transport: Transport) -> None:
         """Register a transport under ``transport.name``."""
+
+
+class ClientConnectorRegistrar(Protocol):
+    def __call__(self, connector: ClientConnector) -> None:
+        """Register a client connector under ``connector.name`` (since 2.0)."""
 
 
 class PluginSourceRegistrar(Protocol):

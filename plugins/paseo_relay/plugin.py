@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paseo_hookspecs import hookimpl
-from paseo_hookspecs.registration import CliCommandGroup, CliRegistrar
+from paseo_hookspecs.registration import CliCommandGroup, ClientConnectorRegistrar, CliRegistrar
 
 
 @hookimpl
@@ -21,3 +21,11 @@ def paseo_register_cli_commands(register: CliRegistrar) -> None:
             parent="daemon",
         )
     )
+
+
+@hookimpl
+def paseo_register_client_connectors(register: ClientConnectorRegistrar) -> None:
+    """Offer URLs (``--host "https://app.paseo.sh/#offer=…"``) through the relay."""
+    from paseo_relay.connector import RelayConnector
+
+    register(RelayConnector())

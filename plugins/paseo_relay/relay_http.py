@@ -83,10 +83,11 @@ class RelayHttp:
 
 
 async def start_relay(
-    host: str, port: int, limits: RelayLimits | None = None
+    host: str, port: int, limits: RelayLimits | None = None, *, relay: Relay | None = None
 ) -> tuple[Server, Relay]:
-    """A listening relay server (port 0 picks one: ``server.sockets[0].getsockname()``)."""
-    relay = Relay(limits)
+    """A listening relay server (port 0 picks one: ``server.sockets[0].getsockname()``);
+    ``relay`` serves instead of a new :class:`Relay` (tests observe what it forwards)."""
+    relay = relay if relay is not None else Relay(limits)
     front = RelayHttp(relay)
 
     def process_response(
