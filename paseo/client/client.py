@@ -169,7 +169,7 @@ class PaseoClient:
     async def _open_via(self, connector: Any, host: str) -> HelloResult:
         """Through a plugin's connector (the relay): no token, and no reconnect (a new
         tunnel is a new session), as the TypeScript CLI does."""
-        from paseo.client.connectors import ChannelConnection, open_channel
+        from paseo.client.tunnel import ChannelConnection, open_channel
 
         self.reconnect = False
         channel = await open_channel(connector, host)

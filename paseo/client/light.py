@@ -111,7 +111,7 @@ class LightClient:
     def _open_via(self, connector: Any, host: str, client_type: str) -> None:
         """Through a plugin's connector (the relay): no token; the connector's words when the
         tunnel ends before the daemon answered."""
-        from paseo.client.connectors import SyncChannelConnection
+        from paseo.client.tunnel import SyncChannelConnection
 
         connection = SyncChannelConnection(connector, host)
         self._stack.callback(connection.close)
