@@ -318,3 +318,35 @@ def test_a_slow_reader_cannot_grow_the_relay() -> None:
             await client.close()
 
     run(main)
+
+
+def test_legacy_v1_forwards_between_the_two_roles() -> None:
+    async def main() -> None:
+        async with relay_on_loopback() as (endpoint, _):
+            base = f"ws://{endpoint}/ws?serverId=srv_old"
+            async with (
+                connect(base + "&role=server") as server,
+                connect(base + "&role=client&v=1") as client,
+            ):
+                await client.send("up")
+                assert await asyncio.wait_for(server.recv(), BOUND) == "up"
+                await server.send(b"down")
+                assert await asyncio.wait_for(client.recv(), BOUND) == b"down"
+
+    run(main)
+
+
+def test_control_ignores_what_is_not_a_ping() -> None:
+    async def main() -> None:
+        async with (
+            relay_on_loopback() as (endpoint, _),
+            connect(ws_url(endpoint, "server")) as control,
+        ):
+            await recv_json(control)
+            for junk in (b"\x00\xff", "not json", "[]", '{"type":"pong"}', '{"type":1}'):
+                await control.send(junk)
+            await control.send('{"type":"ping"}')
+            # The only answer is the ping's: nothing else was taken for one.
+            assert (await recv_json(control))["type"] == "pong"
+
+    run(main)
