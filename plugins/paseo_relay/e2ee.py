@@ -47,6 +47,9 @@ HANDSHAKE_FAILED = "E2EE handshake failed"
 """The daemon's close reason for a first frame that is not a valid hello."""
 PLAINTEXT_ON_ENCRYPTED = "Received plaintext frame on encrypted channel"
 DECRYPTION_FAILED = "Decryption failed"
+REPLAYED = "Replayed frame"
+REPLAY_WINDOW = 8192
+"""Boxes whose nonces each end remembers to refuse a replay (about 1 MB per connection)."""
 
 READY_FRAME = '{"type":"e2ee_ready"}'
 """The daemon's answer to a hello, byte for byte as ``JSON.stringify`` writes it."""
@@ -170,6 +173,10 @@ def seal(box: Box, message: Message, nonce: bytes | None = None) -> str:
 def open_frame(box: Box, frame: Message) -> Message:
     """The message a sealed frame carries: text when the plaintext is UTF-8, else bytes.
     Raises :class:`E2eeError` (``Decryption failed``) for a frame that does not open."""
+    return _open_with_nonce(box, frame)[1]
+
+
+def _open_with_nonce(box: Box, frame: Message) -> tuple[bytes, Message]:
     try:
         text = frame if isinstance(frame, str) else frame.decode("utf-8")
         bundle = decode_b64(text)
@@ -179,14 +186,15 @@ def open_frame(box: Box, frame: Message) -> Message:
         bundle = bytes(frame) if isinstance(frame, bytes) else b""
     if len(bundle) < OVERHEAD:
         raise E2eeError("Ciphertext bundle too short")
+    nonce = bundle[:NONCE_BYTES]
     try:
-        plaintext = bytes(box.decrypt(bundle[NONCE_BYTES:], bundle[:NONCE_BYTES]))
+        plaintext = bytes(box.decrypt(bundle[NONCE_BYTES:], nonce))
     except CryptoError:
         raise E2eeError(DECRYPTION_FAILED) from None
     try:
-        return plaintext.decode("utf-8")
+        return nonce, plaintext.decode("utf-8")
     except UnicodeDecodeError:
-        return plaintext
+        return nonce, plaintext
 
 
 def _is_json_looking(frame: Message) -> bool:
@@ -214,6 +222,14 @@ class _Open:
 
     def __init__(self, box: Box | None) -> None:
         self._box = box
+        # A box carries no counter, so a relay could replay one; every sender draws a random
+        # nonce, so a nonce seen again under the same key is a replay (checked over a window).
+        self._seen: set[bytes] = set()
+        self._order: deque[bytes] = deque()
+
+    def _rekeyed(self) -> None:
+        self._seen.clear()
+        self._order.clear()
 
     def _open_message(self, frame: Message) -> Message | None:
         """The message ``frame`` carries, ``None`` for a stray handshake frame (ignored)."""
@@ -227,7 +243,14 @@ class _Open:
                 ):
                     return None
                 raise E2eeError(PLAINTEXT_ON_ENCRYPTED)
-        return open_frame(self._box, frame)
+        nonce, message = _open_with_nonce(self._box, frame)
+        if nonce in self._seen:
+            raise E2eeError(REPLAYED)
+        self._seen.add(nonce)
+        self._order.append(nonce)
+        if len(self._order) > REPLAY_WINDOW:
+            self._seen.discard(self._order.popleft())
+        return message
 
     def seal(self, message: Message) -> str:
         """``message`` as a frame; only once the channel is open."""
@@ -302,6 +325,7 @@ class ResponderChannel(_Open):
         opened = self._box is None
         if shared != self._shared_key:
             self._box, self._shared_key = box, shared
+            self._rekeyed()
         return Received(outgoing=(READY_FRAME,), opened=opened)
 
     def receive(self, frame: Message) -> Received:

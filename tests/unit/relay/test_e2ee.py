@@ -224,3 +224,19 @@ def test_a_hello_from_a_client_that_holds_the_wrong_daemon_key_opens_nothing() -
     with pytest.raises(e2ee.E2eeError, match="Decryption failed"):
         daemon.receive(sent)
     assert isinstance(wrong, PublicKey)
+
+
+def test_a_replayed_box_is_refused_by_either_end() -> None:
+    # A relay could send a box it forwarded once again: a request would run twice.
+    client, daemon = _pair()
+    daemon.receive(client.hello)
+    client.receive(e2ee.READY_FRAME)
+    sent = client.send('{"jsonrpc":"2.0","id":1,"method":"agent.create"}')
+    assert sent is not None
+    assert daemon.receive(sent).message is not None
+    with pytest.raises(e2ee.E2eeError, match="Replayed"):
+        daemon.receive(sent)
+    answer = daemon.send("answer")
+    assert client.receive(answer).message == "answer"
+    with pytest.raises(e2ee.E2eeError, match="Replayed"):
+        client.receive(answer)
