@@ -16,8 +16,8 @@ Messages are pulled from the socket only as the session reads them: websockets' 
 queue (:attr:`RelayLimits.max_queue` frames of at most :attr:`RelayLimits.max_frame_bytes`) then
 pushes back on the relay, so a flood costs a bounded number of bytes per client.
 
-Defences against a relay that replays what it saw: a frame whose nonce this socket already
-received is refused (a window of :attr:`RelayLimits.nonce_window` nonces), and a client key
+Defences against a relay that replays what it saw: a box whose nonce the channel already
+opened is refused (:data:`paseo_relay.e2ee.REPLAY_WINDOW`), and a client key
 that completed a handshake on another data socket is refused (:class:`SeenKeys`): TypeScript
 clients make a fresh key per connection, so a replayed handshake is the only way one comes back.
 """
@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -79,8 +79,6 @@ class RelayLimits:
     """Frames websockets holds unread per data socket before it stops reading."""
     max_clients: int = 64
     """Data sockets open at once; announced clients beyond are not served."""
-    nonce_window: int = 4096
-    """Recent nonces remembered per data socket (replayed frames are refused)."""
     seen_keys: int = 4096
     """Client keys remembered across data sockets (replayed handshakes are refused)."""
     session: SessionLimits = field(default_factory=SessionLimits)
@@ -106,10 +104,6 @@ class SeenKeys:
         return True
 
 
-class ReplayedFrame(e2ee.E2eeError):
-    """A frame whose nonce this socket already received."""
-
-
 class Tunnel:
     """The data socket of one relay connection id (see the module docstring)."""
 
@@ -132,8 +126,6 @@ class Tunnel:
         self._client_key: bytes | None = None
         self._generation = 0
         """Bumped by a re-key: a channel of an older generation is closed."""
-        self._nonces: set[bytes] = set()
-        self._nonce_order: deque[bytes] = deque()
         self._closing: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life
@@ -212,20 +204,6 @@ class Tunnel:
         except e2ee.HandshakeError:
             return None
 
-    def _check_nonce(self, frame: str | bytes) -> None:
-        """Refuse a frame whose nonce this socket already saw (a replay by the relay)."""
-        text = frame if isinstance(frame, str) else frame.decode("ascii", "replace")
-        try:
-            nonce = e2ee.decode_b64(text[:32])  # 32 base64 characters: the 24-byte nonce
-        except ValueError:
-            return  # not a box: opening it fails and says so
-        if nonce in self._nonces:
-            raise ReplayedFrame(e2ee.DECRYPTION_FAILED)
-        self._nonces.add(nonce)
-        self._nonce_order.append(nonce)
-        if len(self._nonce_order) > self._limits.nonce_window:
-            self._nonces.discard(self._nonce_order.popleft())
-
     async def receive(self, generation: int) -> str | bytes:
         """The next application message for the channel of ``generation``."""
         ws = self._ws
@@ -247,10 +225,6 @@ class Tunnel:
                     # A new client behind this socket: the old one's session ends here.
                     self._client_key = key
                     self._generation += 1
-                    self._nonces.clear()
-                    self._nonce_order.clear()
-                elif key is None:
-                    self._check_nonce(frame)
                 received = self._responder.receive(frame)
             except e2ee.E2eeError as exc:
                 log.info("relay: client %s: %s", self.connection_id, exc)

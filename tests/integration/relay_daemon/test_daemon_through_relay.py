@@ -408,7 +408,7 @@ def test_a_hostile_relay_reaches_no_session_and_the_daemon_lives(
     assert outcomes["short key"] == handshake_failed
     assert outcomes["forged"] == (1011, e2ee.DECRYPTION_FAILED)
     assert outcomes["plaintext"] == (1011, e2ee.PLAINTEXT_ON_ENCRYPTED)
-    assert outcomes["replayed frame"] == (1011, e2ee.DECRYPTION_FAILED)
+    assert outcomes["replayed frame"] == (1011, e2ee.REPLAYED)
     assert outcomes["replayed handshake"] == handshake_failed
     assert outcomes["huge"][0] == 1009
     assert outcomes["honest"] == "remote"
