@@ -339,7 +339,7 @@ async def _route(
             PeerFacts("relay", False, None, relay=True),
             limits=SessionLimits(hello_timeout=0.2),
             admit=admit,
-            protocols=protocols,  # type: ignore[arg-type]
+            protocols=protocols,
             open_session=open_session,
         ),
         WAIT,
