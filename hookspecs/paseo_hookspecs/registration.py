@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
+    from paseo_hookspecs.connectors import ClientConnector
     from paseo_hookspecs.context import RpcContext
     from paseo_hookspecs.doctor import DoctorCheck
     from paseo_hookspecs.interfaces.agent import AgentProvider
@@ -34,11 +35,21 @@ class CliCommandGroup:
     sub-command sets ``run`` with ``parser.set_defaults(run=func)`` where ``func(args) -> int``
     returns the exit code. Keep module imports inside ``func``: the group is configured only when
     the user invokes it.
+
+    ``parent`` names a kernel command group this one joins as a sub-command instead
+    (``CliCommandGroup("pair", …, parent="daemon")`` is ``paseo daemon pair``): ``configure``
+    then receives that sub-command's parser and sets ``run`` on it itself. The name must be one
+    the kernel group does not use. Plugins are loaded for it only when the user names a
+    sub-command the kernel group does not know, or asks for the group's help, so the kernel's
+    own sub-commands stay as fast as before.
+
+    .. versionchanged:: 2.0 ``parent``.
     """
 
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
+    parent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,11 @@ class ProviderRegistrar(Protocol):
 class TransportRegistrar(Protocol):
     def __call__(self, transport: Transport) -> None:
         """Register a transport under ``transport.name``."""
+
+
+class ClientConnectorRegistrar(Protocol):
+    def __call__(self, connector: ClientConnector) -> None:
+        """Register a client connector under ``connector.name`` (since 2.0)."""
 
 
 class PluginSourceRegistrar(Protocol):

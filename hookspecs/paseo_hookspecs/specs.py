@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.events import AgentEvent
     from paseo_hookspecs.mcp_tools import McpToolRegistrar
     from paseo_hookspecs.registration import (
+        ClientConnectorRegistrar,
         CliRegistrar,
         ConfigSectionRegistrar,
         DoctorCheckRegistrar,
@@ -51,6 +52,19 @@ def paseo_register_transports(register: TransportRegistrar) -> None:
     :return: nothing.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_register_client_connectors(register: ClientConnectorRegistrar) -> None:
+    """Contribute connectors the kernel's client uses for ``--host`` values that are no
+    address (the relay's offer URLs). Called only when the client meets such a value.
+
+    :param register: call ``register(connector)`` with each
+        :class:`~paseo_hookspecs.connectors.ClientConnector`; its ``name`` must be unique.
+    :return: nothing.
+
+    .. versionadded:: 2.0
     """
 
 

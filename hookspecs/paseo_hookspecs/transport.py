@@ -75,6 +75,15 @@ class PeerFacts:
     when not read. A peer running as the daemon's own user is admitted as ``local`` without a
     credential (the socket is the credential: it is created 0600 in the daemon's home);
     transports that do not read it keep requiring the token."""
+    relay: bool = False
+    """The connection arrived through a relay, end-to-end encrypted with the daemon's keypair
+    (the transport completed the handshake before reporting it). The key in the pairing offer
+    is the credential: the host admits it as ``remote`` without a password, never ``local``,
+    and skips the ``Host``/``Origin`` screening (no HTTP request of the client reaches the
+    daemon; ``peer`` is ``None``).
+
+    .. versionadded:: 2.0
+    """
 
 
 @dataclass(frozen=True)

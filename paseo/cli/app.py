@@ -74,11 +74,14 @@ def _global_parser() -> argparse.ArgumentParser:
 
 def _find_command(argv: list[str]) -> str | None:
     """The first token that is not a global option (or its value)."""
+    words = _words(argv)
+    return words[0] if words else None
+
+
+def _words(argv: list[str]) -> list[str]:
+    """The tokens that are neither global options nor their values, nor other options."""
     _, rest = _global_parser().parse_known_args(argv)
-    for token in rest:
-        if not token.startswith("-"):
-            return token
-    return None
+    return [token for token in rest if not token.startswith("-")]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,8 +90,9 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(message, exit_code=EXIT_USAGE)
 
 
-def build_parser(command: str | None) -> argparse.ArgumentParser:
-    """The parser with every group listed and only ``command`` configured."""
+def build_parser(command: str | None, argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every group listed and only ``command`` configured (with the
+    sub-commands plugins add to it when ``argv`` names one the kernel does not know)."""
     parser = _Parser(prog="paseo", description="Paseo supervises AI coding agents.")
     parser.add_argument("-V", "--version", action="version", version=f"paseo {__version__}")
     _add_global_options(parser, suppress=False)
@@ -101,6 +105,8 @@ def build_parser(command: str | None) -> argparse.ArgumentParser:
             module_path, _, function = module_name.partition(":")
             module = importlib.import_module(f"paseo.cli.commands.{module_path}")
             getattr(module, function or "configure")(sub)
+            if argv:
+                _add_plugin_subcommands(sub, name, argv)
             _add_global_options_everywhere(sub)
             configured = True
     if command is not None and not configured:
@@ -117,9 +123,32 @@ def _plugin_group(command: str) -> Any:
     from paseo.cli.context import plugin_manager
 
     for group in plugin_manager().cli_command_groups():
-        if group.name == command:
+        if group.name == command and group.parent is None:
             return group
     return None
+
+
+def _add_plugin_subcommands(parser: argparse.ArgumentParser, command: str, argv: list[str]) -> None:
+    """The sub-commands plugins add to the kernel group ``command`` (``CliCommandGroup.parent``,
+    ``paseo daemon pair``). Plugins are loaded only when ``argv`` names a sub-command the
+    kernel group does not have, or asks for the group's help: ``paseo daemon status`` stays a
+    fast path."""
+    action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if action is None:
+        return
+    words = _words(argv)
+    sub = words[1] if len(words) > 1 and words[0] == command else None
+    asks_help = sub is None and any(token in ("-h", "--help") for token in argv)
+    if not asks_help and (sub is None or sub in action.choices):
+        return
+    from paseo.cli.context import plugin_manager
+
+    for group in plugin_manager().cli_command_groups():
+        if group.parent != command or group.name in action.choices:
+            continue
+        if sub is not None and group.name != sub:
+            continue
+        group.configure(action.add_parser(group.name, help=group.help, description=group.help))
 
 
 def run(argv: list[str]) -> int:
@@ -132,7 +161,7 @@ def run(argv: list[str]) -> int:
     _route_kernel_logs(argv)
     try:
         command = _find_command(argv)
-        parser = build_parser(command)
+        parser = build_parser(command, argv)
         args, extras = parser.parse_known_args(argv)
         # argparse cannot match a trailing positional that follows an option placed after an
         # earlier positional (`paseo send ID --no-wait PROMPT`): commands that name such a

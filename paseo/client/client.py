@@ -139,6 +139,11 @@ class PaseoClient:
         return await self._open()
 
     async def _open(self) -> HelloResult:
+        from paseo.client.connectors import connector_for
+
+        via = connector_for(self._host, home=self._home, env=self._env)
+        if via is not None:
+            return await self._open_via(*via)
         target = discover(self._host, home=self._home, env=self._env, token=self._token)
         self.target = target
         target.refuse_elsewhere()
@@ -159,6 +164,25 @@ class PaseoClient:
             raise refusal(exc.response.status_code) from None
         except (OSError, TimeoutError) as exc:
             raise target.not_running(str(exc)) from None
+        return await self._greet(ws)
+
+    async def _open_via(self, connector: Any, host: str) -> HelloResult:
+        """Through a plugin's connector (the relay): no token, and no reconnect (a new
+        tunnel is a new session), as the TypeScript CLI does."""
+        from paseo.client.tunnel import ChannelConnection, open_channel
+
+        self.reconnect = False
+        channel = await open_channel(connector, host)
+        connection = ChannelConnection(channel)
+        try:
+            return await self._greet(connection)  # type: ignore[arg-type]
+        except ConnectionLost:
+            # Ended before the daemon answered: the connector's words say why.
+            if connection.ended is not None and str(connection.ended):
+                raise Unavailable(str(connection.ended)) from None
+            raise
+
+    async def _greet(self, ws: ClientConnection) -> HelloResult:
         self._ws = ws
         self._seq.clear()
         self._reader = asyncio.get_running_loop().create_task(self._read(ws))

@@ -59,6 +59,13 @@ class LightClient:
     ) -> None:
         self.request_timeout = request_timeout
         self._ids = itertools.count(1)
+        self._stack = contextlib.ExitStack()
+        from paseo.client.connectors import connector_for
+
+        via = connector_for(host, home=home, env=env)
+        if via is not None:
+            self._open_via(*via, client_type)
+            return
         target = discover(host, home=home, env=env)
         self.target = target
         target.refuse_elsewhere()
@@ -74,7 +81,6 @@ class LightClient:
             "ping_interval": None,
         }
         # websockets 17 wants its connection entered (as a context manager), as older ones allow.
-        self._stack = contextlib.ExitStack()
         try:
             if target.address.path is not None:
                 opening = unix_connect(target.address.path, "ws://localhost/ws", **options)
@@ -86,6 +92,9 @@ class LightClient:
         except (OSError, TimeoutError) as exc:
             raise target.not_running(str(exc)) from None
         self._ws: ClientConnection = ws
+        self._greet(client_type)
+
+    def _greet(self, client_type: str) -> None:
         try:
             self.hello: dict[str, Any] = self.call(
                 "server.hello",
@@ -97,6 +106,22 @@ class LightClient:
             )
         except BaseException:
             self.close()
+            raise
+
+    def _open_via(self, connector: Any, host: str, client_type: str) -> None:
+        """Through a plugin's connector (the relay): no token; the connector's words when the
+        tunnel ends before the daemon answered."""
+        from paseo.client.tunnel import SyncChannelConnection
+
+        connection = SyncChannelConnection(connector, host)
+        self._stack.callback(connection.close)
+        self._ws = connection  # type: ignore[assignment]
+        try:
+            self._greet(client_type)
+        except ConnectionLost:
+            ended = connection.ended
+            if ended is not None and str(ended):
+                raise Unavailable(str(ended)) from None
             raise
 
     def __enter__(self) -> LightClient:

@@ -135,6 +135,21 @@ class WriteResult:
 # --- reading -----------------------------------------------------------------------------------
 
 
+NEW_HOME_CONFIG: dict[str, Any] = {"version": 1, "daemon": {"relay": {"enabled": False}}}
+"""What a daemon's first start writes when the home has no config.json: the relay off until
+the user turns it on. Materialized rather than left to the default because the TypeScript
+daemon, which may serve the same home, defaults ``daemon.relay.enabled`` to true."""
+
+
+def materialize_new_home(path: Path) -> bool:
+    """Write :data:`NEW_HOME_CONFIG` (0600, atomically) when ``path`` does not exist; whether
+    it was written. Only keys the TypeScript daemon's strict ``daemon.relay`` schema accepts."""
+    if path.exists() or path.is_symlink():
+        return False
+    atomic_write_json(path, NEW_HOME_CONFIG, mode=CONFIG_FILE_MODE)
+    return True
+
+
 def load_config(
     path: Path, env: Mapping[str, str] | None = None, *, home: Path | None = None
 ) -> LoadedConfig:
@@ -352,12 +367,45 @@ def update_file(path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) 
     normalize_speech_sites(document, [], discard_foreign=False)
     config, _, kept = _validate(path, document, refuse_unknown=False)
     _refuse_new_unknown_keys(path, migrated, document, kept)
+    _refuse_typescript_rejected(path, migrated, document)
     problems = startup_problems(config, resolve(config, home=path.parent), os.environ)
     if any(problem.severity == "error" for problem in problems):
         raise ConfigError(path, problems)
     warnings = (*warnings, *kept, *problems)
     atomic_write_json(path, document, mode=CONFIG_FILE_MODE)
     return WriteResult(path=path, document=document, config=config, warnings=warnings)
+
+
+TYPESCRIPT_RELAY_KEYS = frozenset({"enabled", "endpoint", "publicEndpoint"})
+"""What the TypeScript daemon's strict ``daemon.relay`` schema accepts: any other key there
+makes it (and its CLI, ``paseo daemon pair`` included) refuse the whole home."""
+
+
+def _refuse_typescript_rejected(file: Path, before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Refuse a change that adds or alters a ``daemon.relay`` key the TypeScript Paseo rejects
+    (``useTls``, ``publicUseTls``: read when present, never written)."""
+
+    def relay_of(document: dict[str, Any]) -> dict[str, Any]:
+        daemon = document.get("daemon")
+        relay = daemon.get("relay") if isinstance(daemon, dict) else None
+        return relay if isinstance(relay, dict) else {}
+
+    old, new = relay_of(before), relay_of(after)
+    changed = sorted(
+        key for key in new if key not in TYPESCRIPT_RELAY_KEYS and new[key] != old.get(key, ...)
+    )
+    if changed:
+        raise ConfigError(
+            file,
+            [
+                ConfigProblem(
+                    f"daemon.relay.{key}",
+                    "not written: the TypeScript Paseo refuses a config.json with this key "
+                    "(TLS is used for exactly relay.paseo.sh:443)",
+                )
+                for key in changed
+            ],
+        )
 
 
 def _refuse_new_unknown_keys(

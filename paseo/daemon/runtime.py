@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.mcp_tools import McpTool
     from paseo_hookspecs.notifications import NotificationSink
     from paseo_hookspecs.providers import ProviderCatalog
+    from paseo_hookspecs.relay import RelayIdentity
     from paseo_hookspecs.schedules import ScheduleControl
     from paseo_hookspecs.terminal_control import TerminalControl
     from paseo_hookspecs.voice import VoiceOutput
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from paseo.config import LoadedConfig, ResolvedConfig
     from paseo.daemon.services import Composition, PluginPorts, Service
     from paseo.plugins import PaseoPluginManager
-    from paseo.rpc.models import StatusResult
+    from paseo.rpc.models import RelayInfo, StatusResult
     from paseo.rpc.server import RpcServer
 
 log = logging.getLogger("paseo.daemon")
@@ -189,6 +190,7 @@ class Daemon:
         removed) when config.json is invalid or a live daemon without an OS lock owns the home.
         """
         from paseo.config import ConfigError, load_config
+        from paseo.config.load import materialize_new_home
         from paseo.logs import configure_logging
 
         owner = meta.live_legacy_owner(layout)
@@ -204,6 +206,10 @@ class Daemon:
         # daemon's (killed before its clean-up). It opens nothing, but it is a secret that
         # outlived its use, and it must not stay if this start fails too.
         meta.delete_local_credential(layout)
+        try:
+            materialize_new_home(layout.config)
+        except OSError as exc:
+            raise StartupError(f"cannot write {layout.config}: {exc}") from exc
         try:
             config = load_config(layout.config, env=options.env, home=layout.root)
         except ConfigError as exc:
@@ -300,6 +306,7 @@ class Daemon:
             local_credential=self.local_credential,
             status=self.status,
             app_tokens=AppTokens(self.layout.app_tokens),
+            relay_identity=self._relay_identity,
         )
         await server.hash_env_password()
         for owner, group in composition.groups:
@@ -330,6 +337,32 @@ class Daemon:
         )
         info["listen"] = parse_address(ts_socket).listen_form() if ts_socket else rpc_listen
         await asyncio.to_thread(meta.write_pid_file, self.layout, info)
+
+    def _relay_identity(self) -> RelayIdentity:
+        """The relay identity, read again each time: a rotated keypair holds at once."""
+        from paseo_hookspecs.relay import RelayIdentity as Identity
+
+        keypair = meta.load_or_create_keypair(self.layout)
+        return Identity(self.server_id, keypair.public_key, keypair.secret_key)
+
+    def _relay_info(self) -> RelayInfo:
+        from paseo_hookspecs.relay import RelayReporter
+
+        from paseo.rpc.models import RelayInfo as Info
+
+        relay = self.config.resolved.daemon.relay
+        server = self.rpc
+        for transport in server.started_transports() if server is not None else []:
+            if isinstance(transport, RelayReporter):
+                found = transport.relay_status()
+                return Info(
+                    state=found.state,
+                    endpoint=found.endpoint,
+                    clients=found.clients,
+                    lastError=found.last_error,
+                )
+        note = "no relay transport is installed" if relay.enabled else None
+        return Info(state="off", endpoint=relay.endpoint if relay.enabled else None, lastError=note)
 
     async def status(self) -> StatusResult:
         """The ``server.status`` answer (also ``GET /api/status``)."""
@@ -379,6 +412,7 @@ class Daemon:
                 agents=agents,
             ),
             sections=sections,
+            relay=self._relay_info(),
         )
 
     async def _open_store(self) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 from paseo_hookspecs import HOOK_GROUP, PROJECT_NAME, specs
+from paseo_hookspecs.connectors import ClientConnector
 from paseo_hookspecs.doctor import DoctorCheck
 from paseo_hookspecs.mcp_tools import McpTool
 from paseo_hookspecs.registration import (
@@ -377,6 +378,12 @@ class PaseoPluginManager:
     def transports(self) -> dict[str, Transport]:
         """``paseo_register_transports``: transports keyed by name."""
         return self._unique("paseo_register_transports", lambda t: str(t.name))
+
+    def client_connectors(self) -> list[ClientConnector]:
+        """``paseo_register_client_connectors``: connectors in registration order (a duplicate
+        name is ignored, logged)."""
+        found = self._unique("paseo_register_client_connectors", lambda c: str(c.name))
+        return [c for c in found.values() if isinstance(c, ClientConnector)]
 
     def plugin_sources(self) -> dict[str, PluginSource]:
         """``paseo_register_plugin_sources``: managed plugin sources keyed by kind."""

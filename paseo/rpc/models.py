@@ -137,6 +137,15 @@ class StatusSectionResult(WireModel):
     details: dict[str, Any] = Field(description="the section's own fields (no secrets)")
 
 
+class RelayInfo(WireModel):
+    """The relay connection (``daemon.relay``), as its transport reports it."""
+
+    state: Literal["off", "connecting", "connected", "reconnecting"]
+    endpoint: str | None = Field(default=None, description="host:port the daemon dials")
+    clients: int = Field(default=0, description="relay clients with an open data socket")
+    lastError: str | None = Field(default=None, description="why the last connection failed")
+
+
 class StatusResult(WireModel):
     """``server.status`` and ``GET /api/status``."""
 
@@ -156,6 +165,7 @@ class StatusResult(WireModel):
         default_factory=dict,
         description="plugins' sections (paseo_register_status_sections), by name",
     )
+    relay: RelayInfo | None = None
 
 
 class ShutdownParams(WireModel):

@@ -18,7 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from paseo_hookspecs.channels import ChannelProtocol, MessageChannel
 from paseo_hookspecs.http import AsgiApp, Forward, HttpForwarding, HttpMountHost
+from paseo_hookspecs.relay import RelayIdentity, RelaySettings
 from paseo_hookspecs.transport import (
     Admission,
     AdmissionPurpose,
@@ -30,6 +32,7 @@ from paseo_hookspecs.transport import (
 from pydantic import BaseModel
 
 from paseo import __version__
+from paseo.rpc import channels
 from paseo.rpc.close_codes import CLOSE_CODES, CLOSE_GOING_AWAY
 from paseo.rpc.dispatch import MethodTable, encode_notification
 from paseo.rpc.guard import PasswordGuard, Throttled
@@ -77,6 +80,7 @@ class RpcServer:
         local_credential: str,
         status: Callable[[], Awaitable[StatusResult]],
         app_tokens: AppTokens | None = None,
+        relay_identity: Callable[[], RelayIdentity] | None = None,
     ) -> None:
         self.context = context
         self.methods = MethodTable()
@@ -93,6 +97,8 @@ class RpcServer:
         self._local_credential = local_credential
         self._status = status
         self._transports: dict[str, Transport] = {}
+        self._channel_protocols: dict[str, ChannelProtocol] = {}
+        self._relay_identity = relay_identity
         self._env_password_hash: str | None = None
         resolved = config.resolved
         self.policy = policy_from(resolved)
@@ -155,6 +161,8 @@ class RpcServer:
         self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool = False
     ) -> Admission:
         """See :meth:`paseo_hookspecs.transport.TransportHost.admit`."""
+        if facts.relay:
+            return self._admit_relayed(facts, purpose, at_capacity=at_capacity)
         policy = self.policy
         # A repeated Host counts as absent rather than letting one copy vouch for the other.
         host = facts.hosts[0] if len(facts.hosts) == 1 else None
@@ -194,6 +202,76 @@ class RpcServer:
         if kind is None:
             return Admission(401, observed=observed)
         return Admission(200, kind=kind, observed=observed, cors_origin=cors)
+
+    def _admit_relayed(
+        self, facts: PeerFacts, purpose: AdmissionPurpose, *, at_capacity: bool
+    ) -> Admission:
+        """A connection through the relay: the transport completed the end-to-end handshake
+        with the daemon's keypair, whose public half only a paired client holds, so that key
+        is the credential (as in the TypeScript daemon, no password is asked). Always
+        ``remote``: the relay's clients are never on this machine as far as trust goes."""
+        observed = Observed(
+            transport=facts.transport,
+            unix_socket=False,
+            peer=None,
+            client_address=None,
+            origin=None,
+        )
+        if purpose == "session" and (not self.accepting or at_capacity):
+            return Admission(503, observed=observed)
+        if purpose == "public":
+            return Admission(200, observed=observed)
+        return Admission(200, kind="remote", observed=observed)
+
+    # ----------------------------------------------------------------- channels
+
+    def register_channel_protocol(self, name: str, protocol: ChannelProtocol) -> None:
+        """See :class:`paseo_hookspecs.channels.ChannelHost`."""
+        self._channel_protocols[name] = protocol
+
+    def unregister_channel_protocol(self, name: str) -> None:
+        self._channel_protocols.pop(name, None)
+
+    async def serve_channel(
+        self, channel: MessageChannel, facts: PeerFacts, *, limits: SessionLimits
+    ) -> None:
+        """See :meth:`paseo_hookspecs.channels.ChannelHost.serve_channel`."""
+
+        def open_channel_session(
+            kind: str, carried: MessageChannel, observed: Observed, bounds: SessionLimits
+        ) -> Session:
+            return self.open_session(kind=kind, channel=carried, observed=observed, limits=bounds)
+
+        async def admit(seen: PeerFacts) -> Admission:
+            return await self.admit(seen, "session")
+
+        await channels.serve_channel(
+            channel,
+            facts,
+            limits=limits,
+            admit=admit,
+            protocols=self._channel_protocols,
+            open_session=open_channel_session,
+        )
+
+    # -------------------------------------------------------------------- relay
+
+    @property
+    def relay_settings(self) -> RelaySettings:
+        """See :class:`paseo_hookspecs.relay.RelayHost`."""
+        relay = self._config.resolved.daemon.relay
+        return RelaySettings(
+            enabled=relay.enabled, endpoint=relay.endpoint, public_endpoint=relay.publicEndpoint
+        )
+
+    def relay_identity(self) -> RelayIdentity:
+        if self._relay_identity is None:
+            raise RuntimeError("this daemon has no relay identity")
+        return self._relay_identity()
+
+    def started_transports(self) -> list[Transport]:
+        """The started transports (the status answer asks a relay among them)."""
+        return list(self._transports.values())
 
     def health(self) -> dict[str, Any]:
         return HealthResult(ok=True, version=__version__).model_dump(mode="json")

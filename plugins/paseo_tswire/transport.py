@@ -14,6 +14,7 @@ import contextlib
 import errno
 import functools
 import http
+import json
 import logging
 import os
 import weakref
@@ -21,6 +22,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.address import parse_address
+from paseo_hookspecs.channels import ChannelClosed, ChannelHost, MessageChannel
 from paseo_hookspecs.http import HttpMountHost
 from paseo_hookspecs.interfaces.transport import Transport
 from paseo_hookspecs.transport import (
@@ -106,6 +108,9 @@ class TsWireTransport(Transport):
     async def start(self, host: TransportHost) -> list[str]:
         self._host = host
         self._settings = settings = _settings(host)
+        if isinstance(host, ChannelHost):
+            # Clients of a carrying transport (the relay's tunnels) speak this protocol too.
+            host.register_channel_protocol(self.name, self)
         options: dict[str, Any] = {
             "process_request": self._process_request,
             "select_subprotocol": _select_subprotocol,
@@ -151,6 +156,8 @@ class TsWireTransport(Transport):
         return urls
 
     async def stop(self) -> None:
+        if isinstance(self._host, ChannelHost):
+            self._host.unregister_channel_protocol(self.name)
         servers, self._servers = self._servers, []
         for server, _ in servers:
             server.close(close_connections=False)
@@ -231,14 +238,42 @@ class TsWireTransport(Transport):
 
     async def _serve(self, connection: ServerConnection, kind: str, observed: Observed) -> None:
         from paseo_tswire import handshake
-        from paseo_tswire.dispatch import handle
-        from paseo_tswire.envelope import WS_PONG, FrameError, parse_frame, session_frame
 
         try:
             first = await asyncio.wait_for(connection.recv(), self._settings.helloTimeout)
         except TimeoutError:
             await connection.close(handshake.CLOSE_HELLO_TIMEOUT, "Hello timeout")
             return
+        with contextlib.suppress(ChannelClosed):
+            await self.serve(_SocketChannel(connection), first, kind=kind, observed=observed)
+
+    # ------------------------------------------------- as a channel protocol
+
+    def claims(self, first: str | bytes) -> bool:
+        """See :class:`paseo_hookspecs.channels.ChannelProtocol`: a JSON object with a
+        ``type`` and no ``jsonrpc`` is this protocol's (a ``hello``, or what a client
+        wrongly sent first, which :meth:`serve` then refuses as the TypeScript daemon does)."""
+        if not isinstance(first, str) or not first.lstrip().startswith("{"):
+            return False
+        try:
+            data = json.loads(first)
+        except ValueError:
+            return False
+        return (
+            isinstance(data, dict) and isinstance(data.get("type"), str) and "jsonrpc" not in data
+        )
+
+    async def serve(
+        self, channel: MessageChannel, first: str | bytes, *, kind: str, observed: Observed
+    ) -> None:
+        """Serve one connection whose ``first`` frame was read: this transport's sockets, or
+        a channel another transport carries (:meth:`paseo_hookspecs.channels.ChannelHost.
+        serve_channel`), with the same sessions, reattachment and bounds."""
+        from paseo_tswire import handshake
+        from paseo_tswire.dispatch import handle
+        from paseo_tswire.envelope import WS_PONG, FrameError, parse_frame, session_frame
+
+        connection = channel
         try:
             hello = _first_hello(first)
         except handshake.HelloRefused as exc:
@@ -259,7 +294,11 @@ class TsWireTransport(Transport):
         in_flight = asyncio.Semaphore(self._settings.maxInFlight)
         tasks: set[asyncio.Task[None]] = set()
         try:
-            async for raw in connection:
+            while True:
+                try:
+                    raw = await connection.recv()
+                except ChannelClosed:
+                    return
                 if isinstance(raw, bytes):
                     await _binary(session, raw)
                     continue
@@ -366,6 +405,30 @@ def _finished(
 ) -> None:
     tasks.discard(task)
     in_flight.release()
+
+
+class _SocketChannel:
+    """One of this transport's own sockets as a :class:`MessageChannel`."""
+
+    __slots__ = ("_connection",)
+
+    def __init__(self, connection: ServerConnection) -> None:
+        self._connection = connection
+
+    async def recv(self) -> str | bytes:
+        try:
+            return await self._connection.recv()
+        except ConnectionClosed:
+            raise ChannelClosed from None
+
+    async def send(self, frame: str | bytes) -> None:
+        try:
+            await self._connection.send(frame)
+        except ConnectionClosed:
+            raise ChannelClosed from None
+
+    async def close(self, code: int, reason: str) -> None:
+        await self._connection.close(code, reason)
 
 
 def _first_hello(first: str | bytes) -> handshake.Hello:

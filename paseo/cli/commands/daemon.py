@@ -89,6 +89,12 @@ def configure_start(parser: argparse.ArgumentParser) -> None:
         help="same as --disable-plugin mcp: no MCP server for agents (docs/mcp.md)",
     )
     parser.add_argument(
+        "--no-relay",
+        action="store_true",
+        help="do not connect to the relay this run, whatever daemon.relay.enabled says "
+        "(PASEO_RELAY_ENABLED=false; docs/relay.md)",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=30.0,
@@ -105,6 +111,7 @@ def configure_restart(parser: argparse.ArgumentParser) -> None:
         "--disable-plugin", action="append", default=[], metavar="ID", help="as for start"
     )
     parser.add_argument("--no-mcp", action="store_true", help="as for start")
+    parser.add_argument("--no-relay", action="store_true", help="as for start")
     parser.set_defaults(run=run_restart, foreground=False)
 
 
@@ -144,6 +151,8 @@ def run_start(args: argparse.Namespace) -> int:
         except AddressError as exc:
             raise CliError(f"--listen: {exc}", exit_code=2) from None
         os.environ["PASEO_LISTEN"] = args.listen
+    if getattr(args, "no_relay", False):
+        os.environ["PASEO_RELAY_ENABLED"] = "false"
     disabled = [*getattr(args, "disable_plugin", []), *(["mcp"] if args.no_mcp else [])]
     if disabled:
         earlier = os.environ.get("PASEO_DISABLE_PLUGINS", "")
@@ -323,9 +332,25 @@ _TABLE_KEYS = (
     ("pluginsFailed", "failed plugins"),
     ("connections", "connections"),
     ("agents", "agents"),
+    ("relay", "relay"),
     ("quarantined", "quarantined files"),
     ("note", "note"),
 )
+
+
+def _relay_line(relay: Any) -> str | None:
+    """``connected to relay.example:443, 2 clients`` (the table's relay row)."""
+    if not isinstance(relay, dict):
+        return None
+    state = str(relay.get("state") or "off")
+    endpoint = relay.get("endpoint")
+    line = f"{state} ({endpoint})" if endpoint and state != "off" else state
+    clients = relay.get("clients")
+    if state == "connected" and isinstance(clients, int):
+        line += f", {clients} client{'' if clients == 1 else 's'}"
+    if relay.get("lastError"):
+        line += f"; last error: {relay['lastError']}"
+    return line
 
 
 def _uptime(seconds: float) -> str:
@@ -448,6 +473,7 @@ def _emit_status(args: argparse.Namespace, data: dict[str, Any], *, hint: bool =
             if plugins.get("failed") is not None
             else None,
             "connections": counts.get("connections"),
+            "relay": _relay_line(data.get("relay")),
             "agents": counts.get("agents"),
         }
         table = {

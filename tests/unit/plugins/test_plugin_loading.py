@@ -280,9 +280,10 @@ def test_builtins_only_with_all_and_hook_filter(run_paseo, site: Path) -> None:
     assert any(row["builtin"] for row in with_all.values())
     assert all(row["distribution"] == "paseo" for row in with_all.values() if row["builtin"])
     hooked = _list(run_paseo, site, "--all", "--hook", "paseo_register_cli_commands")
-    # The built-in Hub and loops plugins contribute `paseo hub` and `paseo loop`; no other
+    # The built-in Hub, loops, chat and relay plugins contribute `paseo hub`, `paseo loop`,
+    # `paseo chat` and `paseo relay` (and `paseo daemon pair`); no other
     # built-in adds commands.
-    assert set(hooked) == {"good", "hub", "loops", "chat"}
+    assert set(hooked) == {"good", "hub", "loops", "chat", "relay"}
 
 
 def test_plugins_list_does_not_create_the_home(run_paseo, paseo_home: Path) -> None:
