@@ -156,6 +156,8 @@ class AgentRow:
             return False
         if flt.workspace_id is not None and self.workspaceId != flt.workspace_id:
             return False
+        if flt.without_workspace and self.workspaceId is not None:
+            return False
         if flt.provider is not None and self.provider != flt.provider:
             return False
         if flt.statuses is not None and self.status not in flt.statuses:

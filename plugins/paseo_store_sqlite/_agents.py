@@ -69,6 +69,8 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     if filter.workspace_id is not None:
         clauses.append("workspace_id = ?")
         params.append(filter.workspace_id)
+    if filter.without_workspace:
+        clauses.append("workspace_id IS NULL")
     if filter.provider is not None:
         clauses.append("provider = ?")
         params.append(filter.provider)
