@@ -285,7 +285,6 @@ def measure(
     readies, stops, rss, lists = [], [], [], []
     growth = cli_peak = 0
     counts: list[float] = []
-    status_counts: list[float] = []
     # The first workspace of the bench's records (``store.build_records``): 1/1000 of the
     # agents past 10,000.
     workspace = "wks_0000000000000000" if workspace_count(agents) > 1 else None
@@ -307,7 +306,6 @@ def measure(
         rss.append(psutil.Process(report["pid"]).memory_info().rss)
         lists.append(statistics.median(wall([PASEO, "ls"], env) for _ in range(3)))
         counts.append(filtered_count(home, workspace, None))
-        status_counts.append(filtered_count(home, None, ["closed"]))
         # The round trip beside the echo in every run (before the large listing, whose
         # garbage the daemon is still freeing afterwards): the ratio is taken per run.
         for _pair in range(PAIRS):
@@ -328,7 +326,6 @@ def measure(
             "stop s": statistics.median(stops),
             "ls s": statistics.median(lists),
             "filtered count s": statistics.median(counts),
-            "status count s": statistics.median(status_counts),
             "ls -a json daemon growth MiB": growth / MIB,
             "ls -a json cli peak MiB": cli_peak / MIB,
             "rpc p50 us": statistics.median(rpcs) * 1e6,
@@ -449,8 +446,7 @@ def run_drivers(
             )
             print(
                 f"{'':>13}  (home built in {f['build s']:.1f} s; filtered count "
-                f"{f['filtered count s']:.3f} s, count of every closed agent "
-                f"{f['status count s']:.3f} s)"
+                f"{f['filtered count s']:.3f} s)"
             )
             by_count[agents] = f
             for name, value, target in checks_for(driver, agents, counts, f, by_count):

@@ -101,6 +101,24 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     return clauses, params
 
 
+def _listing_index(filter: AgentFilter) -> str:
+    """The index a listing page is read through, when the planner would pick a worse one.
+
+    The live agents with no narrower criterion (``paseo ls``) are read in order from
+    ``agents_live``; left alone the planner prefers the narrower ``agents_live_count`` (built
+    for counting them) and sorts every live row to return the first page."""
+    narrower = (
+        filter.workspace_id is not None
+        or filter.without_workspace
+        or filter.statuses is not None
+        or bool(filter.labels)
+        or filter.id_prefix is not None
+        or filter.title is not None
+    )
+    live = not filter.include_archived and filter.trashed is False
+    return "INDEXED BY agents_live" if live and not narrower else ""
+
+
 class SqliteAgentRepository(AgentRepository):
     """Agents ordered by ``(createdAt, id)``; keyset pagination on that pair."""
 
@@ -132,7 +150,8 @@ class SqliteAgentRepository(AgentRepository):
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "created_at DESC, id DESC" if newest_first else "created_at, id"
         # Only constant SQL fragments are interpolated; every value is a bound parameter.
-        sql = f"SELECT record FROM agents {where} ORDER BY {order} LIMIT ?"  # noqa: S608
+        index = _listing_index(filter)
+        sql = f"SELECT record FROM agents {index} {where} ORDER BY {order} LIMIT ?"  # noqa: S608
         params.append(limit + 1)
 
         def run(conn: sqlite3.Connection) -> list[AgentRecord]:
