@@ -82,10 +82,10 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
         else:
             clauses.append("0")
     for key, value in filter.labels.items():
-        clauses.append(
-            "EXISTS (SELECT 1 FROM agent_labels AS l "
-            "WHERE l.agent_id = agents.id AND l.key = ? AND l.value = ?)"
-        )
+        # The agents having the pair, from the pair's index: an EXISTS probe per row instead
+        # walked every agent in listing order (start-up's label searches, a million probes at
+        # a million agents).
+        clauses.append("id IN (SELECT agent_id FROM agent_labels WHERE key = ? AND value = ?)")
         params.extend((key, value))
     if filter.requires_attention is not None:
         clauses.append("requires_attention = ?")
@@ -101,22 +101,36 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     return clauses, params
 
 
-def _listing_index(filter: AgentFilter) -> str:
-    """The index a listing page is read through, when the planner would pick a worse one.
+_BY_ID = "INDEXED BY sqlite_autoindex_agents_1"
+"""The primary key's index (``id TEXT PRIMARY KEY`` of migration 0001)."""
 
-    The live agents with no narrower criterion (``paseo ls``) are read in order from
-    ``agents_live``; left alone the planner prefers the narrower ``agents_live_count`` (built
-    for counting them) and sorts every live row to return the first page."""
+
+def _index_for(filter: AgentFilter, *, listing: bool) -> str:
+    """The index a listing page (or a count) is read through, where the planner, which has no
+    statistics, would pick a worse one:
+
+    * a label filter is driven from the label pairs' index (each pair's agents, looked up by
+      id): left alone the planner walks every live agent and probes each one's labels, which
+      at a million agents is seconds for start-up's searches of rare labels;
+    * the live agents with no narrower criterion (``paseo ls``) are read in order from
+      ``agents_live``; left alone the planner prefers the narrower ``agents_live_count`` (built
+      for counting them) and sorts every live row to return the first page.
+    """
+    if filter.labels and filter.title is None:
+        return _BY_ID
     narrower = (
         filter.workspace_id is not None
         or filter.without_workspace
         or filter.statuses is not None
-        or bool(filter.labels)
         or filter.id_prefix is not None
         or filter.title is not None
     )
     live = not filter.include_archived and filter.trashed is False
-    return "INDEXED BY agents_live" if live and not narrower else ""
+    return "INDEXED BY agents_live" if listing and live and not narrower else ""
+
+
+def _listing_index(filter: AgentFilter) -> str:
+    return _index_for(filter, listing=True)
 
 
 class SqliteAgentRepository(AgentRepository):
@@ -164,8 +178,10 @@ class SqliteAgentRepository(AgentRepository):
         clauses, params = _where(filter)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
+        index = _index_for(filter, listing=False)
+
         def run(conn: sqlite3.Connection) -> int:
-            sql = f"SELECT COUNT(*) FROM agents {where}"  # noqa: S608 - constant fragments only
+            sql = f"SELECT COUNT(*) FROM agents {index} {where}"  # noqa: S608 - constants only
             return int(conn.execute(sql, params).fetchone()[0])
 
         return await self._db.read(run)

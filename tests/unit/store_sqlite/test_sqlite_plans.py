@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from paseo_hookspecs.store import AgentFilter
 from paseo_store_sqlite import DATABASE_FILE
-from paseo_store_sqlite._agents import _listing_index, _where
+from paseo_store_sqlite._agents import _index_for, _listing_index, _where
 
 
 def _plan(home: Path, flt: AgentFilter, *, count: bool) -> str:
     clauses, params = _where(flt)
     where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     if count:
-        sql = f"SELECT COUNT(*) FROM agents {where}"
+        sql = f"SELECT COUNT(*) FROM agents {_index_for(flt, listing=False)} {where}"
     else:
         # As the driver lists a first page, newest first.
         sql = (
@@ -52,6 +52,9 @@ def _plan(home: Path, flt: AgentFilter, *, count: bool) -> str:
             False,
             "INDEX agents_by_status",
         ),
+        # A label's agents come from the pairs' index, looked up by id.
+        (AgentFilter(labels={"paseo.internal": "metadata"}), True, "agent_labels_by_pair"),
+        (AgentFilter(labels={"paseo.internal": "metadata"}), False, "agent_labels_by_pair"),
     ],
     ids=[
         "live-count",
@@ -60,6 +63,8 @@ def _plan(home: Path, flt: AgentFilter, *, count: bool) -> str:
         "tombstone-page",
         "workspace-page",
         "boot-statuses",
+        "label-count",
+        "label-page",
     ],
 )
 def test_listing_and_counting_read_an_index(
@@ -69,5 +74,7 @@ def test_listing_and_counting_read_an_index(
     plan = _plan(home, flt, count=count)
     assert index in plan, plan
     assert "SCAN agents" not in plan.replace("SCAN agents USING", ""), plan
-    if not count and flt.workspace_id is None and flt.statuses is None:
+    if flt.labels:
+        assert "INDEX sqlite_autoindex_agents_1 (id=?)" in plan, plan
+    elif not count and flt.workspace_id is None and flt.statuses is None:
         assert "TEMP B-TREE" not in plan, plan  # read in order, not sorted
