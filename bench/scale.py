@@ -282,6 +282,8 @@ def measure(
     floors, floor_cpus, empty_readies, empty_cpus, empty_stops = [], [], [], [], []
     ready_cpus: list[float] = []
     empty_rss: list[int] = []
+    empty_lists: list[float] = []
+    empty_counts: list[float] = []
     readies, stops, rss, lists = [], [], [], []
     growth = cli_peak = 0
     counts: list[float] = []
@@ -299,6 +301,8 @@ def measure(
         empty_readies.append(empty_ready)
         empty_cpus.append(cpu_seconds(empty_report["pid"]))
         empty_rss.append(psutil.Process(empty_report["pid"]).memory_info().rss)
+        empty_lists.append(statistics.median(wall([PASEO, "ls"], env_for(empty)) for _ in range(3)))
+        empty_counts.append(filtered_count(empty, None, None))
         empty_stops.append(timed_stop(empty))
         ready, report = timed_start(home)
         readies.append(ready)
@@ -326,6 +330,8 @@ def measure(
             "stop s": statistics.median(stops),
             "ls s": statistics.median(lists),
             "filtered count s": statistics.median(counts),
+            "empty ls s": statistics.median(empty_lists),
+            "empty filtered count s": statistics.median(empty_counts),
             "ls -a json daemon growth MiB": growth / MIB,
             "ls -a json cli peak MiB": cli_peak / MIB,
             "rpc p50 us": statistics.median(rpcs) * 1e6,
@@ -451,7 +457,9 @@ def run_drivers(
             by_count[agents] = f
             for name, value, target in checks_for(driver, agents, counts, f, by_count):
                 verdict = "ok" if value <= target else "MISSED"
-                print(f"{'':>13}  target {name} <= {target}: {value:.3f} {verdict}")
+                empty = f.get(f"empty {name}")
+                baseline = "" if empty is None else f" (the empty home, same rounds: {empty:.3f})"
+                print(f"{'':>13}  target {name} <= {target}: {value:.3f} {verdict}{baseline}")
 
 
 def checks_for(
