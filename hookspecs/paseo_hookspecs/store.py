@@ -86,6 +86,10 @@ class AgentFilter:
     """Agents whose id starts with this, ignoring case (naming an agent by an id prefix)."""
     title: str | None = None
     """Agents with exactly this title."""
+    without_workspace: bool = False
+    """Only agents with no ``workspaceId`` (records an older program wrote). A driver answers
+    it from what it indexes, reading no record it does not return: start-up asks it on every
+    boot."""
 
 
 class AgentRepository(ABC):

@@ -8,9 +8,13 @@ the workspace of its ``cwd`` (created with its project when missing, as for a ne
 agent whose directory is gone keeps no workspace, with a warning: placing it would create a
 project for a directory that no longer exists. Tombstones (trashed agents) are left as they are.
 
-The pass reads every agent record, so it runs once per home: :data:`MARKER` records that it
-ran (a home without agents needs neither the pass nor the marker). Only another program (an
-older Paseo) writes records without a workspace; this daemon stamps every agent it creates.
+Only another program (an older Paseo, the TypeScript one) writes records without a workspace,
+and it may do so at any time between two starts of this daemon, so the pass runs on every boot.
+It asks the store for just those records (``AgentFilter(without_workspace=True)``, answered from
+the JSON driver's in-memory index or an indexed SQLite query): a home where every agent has a
+workspace costs a walk of the index, no record read. (It used to page through every record, which
+at 10,000 agents cost the start-up 0.3 s and 9 MiB, and so ran once per home behind a marker,
+missing records an older program wrote later.) :data:`MARKER` still records the first pass.
 """
 
 from __future__ import annotations
@@ -37,18 +41,15 @@ log = logging.getLogger("paseo.workspaces")
 async def assign_workspaces_once(
     store: Store, home: Path, ensure: Callable[[str], Awaitable[WorkspaceRecord]]
 ) -> list[str]:
-    """:func:`assign_workspaces`, unless this home's pass already ran (or it has no agents)."""
-    marker = home / MARKER
-    if await asyncio.to_thread(marker.exists):
-        return []
-    if await store.agents.count(_EVERY_LIVE) == 0:
-        return []
+    """:func:`assign_workspaces`; the first pass that placed any agent leaves :data:`MARKER`."""
     stamped = await assign_workspaces(store, ensure)
-    await asyncio.to_thread(atomic_write_text, marker, f"{len(stamped)} agent(s) placed\n")
+    marker = home / MARKER
+    if stamped and not await asyncio.to_thread(marker.exists):
+        await asyncio.to_thread(atomic_write_text, marker, f"{len(stamped)} agent(s) placed\n")
     return stamped
 
 
-_EVERY_LIVE = AgentFilter(include_archived=True, trashed=False)
+_LEGACY = AgentFilter(include_archived=True, trashed=False, without_workspace=True)
 
 
 async def assign_workspaces(
@@ -58,9 +59,8 @@ async def assign_workspaces(
     returns the agents stamped."""
     stamped: list[str] = []
     cursor: str | None = None
-    every_live = _EVERY_LIVE
     while True:
-        page = await store.agents.list(every_live, cursor=cursor, limit=PAGE)
+        page = await store.agents.list(_LEGACY, cursor=cursor, limit=PAGE)
         for record in page.items:
             if record.workspaceId:
                 continue

@@ -156,6 +156,8 @@ class AgentRow:
             return False
         if flt.workspace_id is not None and self.workspaceId != flt.workspace_id:
             return False
+        if flt.without_workspace and self.workspaceId is not None:
+            return False
         if flt.provider is not None and self.provider != flt.provider:
             return False
         if flt.statuses is not None and self.status not in flt.statuses:
@@ -179,11 +181,25 @@ RESTING_STATUS = "closed"
 cost memory (2 MiB at 50,000 agents) and never be selective enough to walk instead of rows."""
 
 
+NO_WORKSPACE = "\0no-workspace"
+TRASHED = "\0trashed"
+"""Facets of the rare rows two start-up searches look for (records an older program wrote
+without a workspace; tombstones): without them each search walked every row. Neither can be
+a status (a NUL is in none)."""
+
+
 def agent_facets(row: AgentRow) -> tuple[Facet, ...]:
-    """The facets of an agent row: its status (unless resting) and each of its labels."""
-    if row.status == RESTING_STATUS:
-        return row.labels
-    return (row.status, *row.labels)
+    """The facets of an agent row: its status (unless resting), each of its labels, and
+    whether it has no workspace or is a tombstone."""
+    facets: tuple[Facet, ...] = row.labels if row.status == RESTING_STATUS else (
+        row.status,
+        *row.labels,
+    )
+    if row.workspaceId is None:
+        facets = (*facets, NO_WORKSPACE)
+    if row.deletedAt is not None:
+        facets = (*facets, TRASHED)
+    return facets
 
 
 class SortedIndex(Generic[R]):
@@ -286,6 +302,10 @@ def agent_candidates(index: SortedIndex[AgentRow], flt: AgentFilter) -> Set[str]
     """A small superset of the ids ``flt`` admits, from the facets it names; ``None`` when
     walking every row is as cheap (no faceted criterion, or one most rows have)."""
     groups: list[Set[str]] = [index.having(pair) for pair in flt.labels.items()]
+    if flt.without_workspace:
+        groups.append(index.having(NO_WORKSPACE))
+    if flt.trashed is True:
+        groups.append(index.having(TRASHED))
     if flt.statuses is not None and RESTING_STATUS not in flt.statuses:
         statuses = [index.having(status) for status in flt.statuses]
         groups.append(statuses[0] if len(statuses) == 1 else set().union(*statuses))

@@ -71,6 +71,8 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
     if filter.workspace_id is not None:
         clauses.append("workspace_id = ?")
         params.append(filter.workspace_id)
+    if filter.without_workspace:
+        clauses.append("workspace_id IS NULL")
     if filter.provider is not None:
         clauses.append("provider = ?")
         params.append(filter.provider)
@@ -82,10 +84,10 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
         else:
             clauses.append("0")
     for key, value in filter.labels.items():
-        clauses.append(
-            "EXISTS (SELECT 1 FROM agent_labels AS l "
-            "WHERE l.agent_id = agents.id AND l.key = ? AND l.value = ?)"
-        )
+        # The agents having the pair, from the pair's index: an EXISTS probe per row instead
+        # walked every agent in listing order (start-up's label searches, a million probes at
+        # a million agents).
+        clauses.append("id IN (SELECT agent_id FROM agent_labels WHERE key = ? AND value = ?)")
         params.extend((key, value))
     if filter.requires_attention is not None:
         clauses.append("requires_attention = ?")
@@ -99,6 +101,38 @@ def _where(filter: AgentFilter) -> tuple[list[str], list[Any]]:
         clauses.append("title = ?")
         params.append(filter.title)
     return clauses, params
+
+
+_BY_ID = "INDEXED BY sqlite_autoindex_agents_1"
+"""The primary key's index (``id TEXT PRIMARY KEY`` of migration 0001)."""
+
+
+def _index_for(filter: AgentFilter, *, listing: bool) -> str:
+    """The index a listing page (or a count) is read through, where the planner, which has no
+    statistics, would pick a worse one:
+
+    * a label filter is driven from the label pairs' index (each pair's agents, looked up by
+      id): left alone the planner walks every live agent and probes each one's labels, which
+      at a million agents is seconds for start-up's searches of rare labels;
+    * the live agents with no narrower criterion (``paseo ls``) are read in order from
+      ``agents_live``; left alone the planner prefers the narrower ``agents_live_count`` (built
+      for counting them) and sorts every live row to return the first page.
+    """
+    if filter.labels and filter.title is None:
+        return _BY_ID
+    narrower = (
+        filter.workspace_id is not None
+        or filter.without_workspace
+        or filter.statuses is not None
+        or filter.id_prefix is not None
+        or filter.title is not None
+    )
+    live = not filter.include_archived and filter.trashed is False
+    return "INDEXED BY agents_live" if listing and live and not narrower else ""
+
+
+def _listing_index(filter: AgentFilter) -> str:
+    return _index_for(filter, listing=True)
 
 
 class SqliteAgentRepository(AgentRepository):
@@ -132,7 +166,8 @@ class SqliteAgentRepository(AgentRepository):
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "created_at DESC, id DESC" if newest_first else "created_at, id"
         # Only constant SQL fragments are interpolated; every value is a bound parameter.
-        sql = f"SELECT record FROM agents {where} ORDER BY {order} LIMIT ?"  # noqa: S608
+        index = _listing_index(filter)
+        sql = f"SELECT record FROM agents {index} {where} ORDER BY {order} LIMIT ?"  # noqa: S608
         params.append(limit + 1)
 
         def run(conn: sqlite3.Connection) -> list[AgentRecord]:
@@ -145,8 +180,10 @@ class SqliteAgentRepository(AgentRepository):
         clauses, params = _where(filter)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
 
+        index = _index_for(filter, listing=False)
+
         def run(conn: sqlite3.Connection) -> int:
-            sql = f"SELECT COUNT(*) FROM agents {where}"  # noqa: S608 - constant fragments only
+            sql = f"SELECT COUNT(*) FROM agents {index} {where}"  # noqa: S608 - constants only
             return int(conn.execute(sql, params).fetchone()[0])
 
         return await self._db.read(run)

@@ -155,11 +155,27 @@ CREATE INDEX usage_by_agent ON usage (agent_id, at);
 CREATE INDEX usage_by_day ON usage (day);
 """
 
+# Listing and counting the live agents (`paseo ls`: its page, newest first, and its total,
+# "N more") and the trash's search for tombstones filter on archived_at and deleted_at, which no
+# index held: each walked every agent row, record included (seconds at a million agents). Each
+# partial index holds just the rows its listing returns, in listing order, and covers a count
+# of them; the planner uses one only where the query's conditions imply the index's, so the
+# other lookups (by status, workspace, title) keep their indexes. The count of the live agents
+# reads agents_live_count instead, whose entries are a null and a rowid: a fifth of the bytes.
+_AGENT_COUNTS = """
+CREATE INDEX agents_live ON agents (created_at, id)
+    WHERE deleted_at IS NULL AND archived_at IS NULL;
+CREATE INDEX agents_live_count ON agents (archived_at)
+    WHERE deleted_at IS NULL AND archived_at IS NULL;
+CREATE INDEX agents_trashed ON agents (created_at, id) WHERE deleted_at IS NOT NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
     Migration("0002_agent_lookups", _AGENT_LOOKUPS),
     Migration("0003_trash", _TRASH),
     Migration("0004_usage", _USAGE),
+    Migration("0005_agent_counts", _AGENT_COUNTS),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

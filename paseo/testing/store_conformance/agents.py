@@ -188,6 +188,32 @@ class AgentTests(StoreSuite):
         assert [ids.index(a.id) for a in walked] == [0, 1, 3, 6]
 
     @store_test
+    async def test_agent_filter_without_workspace(self, store: Store) -> None:
+        """``without_workspace`` admits just the agents with no ``workspaceId``, archived ones
+        included on request; stamping one takes it out, across a
+        restart too."""
+        placed = agent_data(workspace_id="w1", created_at=iso(0))
+        absent = agent_data(created_at=iso(1), without=["workspaceId"])
+        other = agent_data(created_at=iso(2), without=["workspaceId"])
+        archived = agent_data(created_at=iso(3), without=["workspaceId"], archivedAt=iso(9))
+        for data in (placed, absent, other, archived):
+            await store.agents.insert(_agent(data))
+
+        async def legacy(flt: AgentFilter) -> list[str]:
+            listed = (await store.agents.list(flt)).items
+            assert await store.agents.count(flt) == len(listed)
+            return [a.id for a in listed]
+
+        assert await legacy(AgentFilter(without_workspace=True)) == [absent["id"], other["id"]]
+        every = AgentFilter(without_workspace=True, include_archived=True)
+        assert await legacy(every) == [absent["id"], other["id"], archived["id"]]
+        await store.agents.update(absent["id"], {"workspaceId": "w2"})
+        assert await legacy(every) == [other["id"], archived["id"]]
+        store = await self.reopen(store)
+        assert await legacy(every) == [other["id"], archived["id"]]
+        assert await legacy(AgentFilter(without_workspace=True, workspace_id="w1")) == []
+
+    @store_test
     async def test_agent_update_applies_changes(self, store: Store) -> None:
         data = agent_data(without=["lastError"])
         agent_id = data["id"]

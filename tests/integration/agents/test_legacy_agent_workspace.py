@@ -35,3 +35,25 @@ def test_a_legacy_agent_without_a_workspace_is_given_one_at_boot(
         assert [a["id"] for a in listed] == [agent["id"]]
     assert json.loads(record_file.read_text())["workspaceId"] == workspace_id
     assert (paseo_home / "legacy-agents-placed").exists()
+
+
+def test_a_legacy_agent_written_after_the_first_pass_is_placed_too(
+    agent_daemon_factory: Callable[..., LiveDaemon], workdir: Path, paseo_home: Path
+) -> None:
+    """An older program can write a record without a workspace at any time between two starts:
+    the pass runs on every boot (it reads only such records), not once per home."""
+    first = agent_daemon_factory()
+    with SyncClient(home=first.home, client_type="sdk") as client:
+        agent = client.call("agent.create", {"provider": "scripted", "cwd": str(workdir)})["agent"]
+        client.call("agent.stop", {"agentId": agent["id"]})
+    stop_daemon(first.home)
+    (paseo_home / "legacy-agents-placed").write_text("1 agent(s) placed\n")  # an earlier pass
+    [record_file] = paseo_home.glob(f"agents/*/{agent['id']}.json")
+    record = json.loads(record_file.read_text())
+    del record["workspaceId"]
+    record_file.write_text(json.dumps(record))
+
+    second = agent_daemon_factory()
+    with SyncClient(home=second.home, client_type="sdk") as client:
+        placed = client.call("agent.get", {"agentId": agent["id"]})["agent"]
+        assert placed["workspaceId"] == agent["workspaceId"]
