@@ -119,9 +119,11 @@ async def daemon_budget_refusal(
     project_id: str | None,
     repository: UsageRepository | None,
     now: datetime | None = None,
+    running: Usage | None = None,
 ) -> BudgetExceeded | None:
     """The refusal of the first of ``budgets`` (``daemon.budgets``) that applies to an agent of
-    ``provider`` in ``project_id`` and is spent in its current period, or ``None``."""
+    ``provider`` in ``project_id`` and is spent in its current period, or ``None``. ``running``
+    is what a turn still running reported so far (not recorded yet): counted with the rest."""
     if repository is None:
         return None
     moment = now or datetime.now(UTC)
@@ -136,6 +138,8 @@ async def daemon_budget_refusal(
         if budget.scope != "daemon":
             groups = [g for g in groups if g.key == budget.id]
         totals = total_of(groups)
+        if running is not None:
+            totals = with_turn(totals, running)
         cap = AgentBudget(tokens=budget.tokens, usd=budget.usd)
         what = reached(cap, totals)
         if what is None:
@@ -143,11 +147,17 @@ async def daemon_budget_refusal(
         field = (
             "tokens" if budget.tokens is not None and tokens_of(totals) >= budget.tokens else "usd"
         )
+        spent = f"the {budget.period} budget of {_scope_text(budget)} is spent ({what})"
+        raise_it = f"`paseo config set daemon.budgets[{index}].{field} VALUE`"
         return BudgetExceeded(
-            f"the {budget.period} budget of {_scope_text(budget)} is spent ({what}), so the "
-            f"prompt was not sent; it renews at {iso(_next_start(budget.period, start))}, or "
-            f"raise it with `paseo config set daemon.budgets[{index}].{field} VALUE`",
-            data={"budget": f"daemon.budgets[{index}]", "scope": budget.scope, "id": budget.id},
+            f"{spent}, so the prompt was not sent; it renews at "
+            f"{iso(_next_start(budget.period, start))}, or raise it with {raise_it}",
+            data={
+                "budget": f"daemon.budgets[{index}]",
+                "scope": budget.scope,
+                "id": budget.id,
+                "spent": f"{spent}; raise it with {raise_it}",
+            },
         )
     return None
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, Unavailable
-from paseo_hookspecs.events import PermissionRequest
+from paseo_hookspecs.events import PermissionRequest, Usage
 from paseo_hookspecs.interfaces.agent import PromptImage
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import AgentBudget, AgentRecord, TimelineEntry, dump_record
@@ -120,7 +120,12 @@ class AgentService:
         # The wire streams first: clients hear of a change before any plugin acts on it.
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
         self.roster = AgentRoster(
-            store, publisher, feed, redactor=redactor, budget_reached=self._budget_reached
+            store,
+            publisher,
+            feed,
+            redactor=redactor,
+            budget_reached=self._budget_reached,
+            daemon_cap=self._daemon_cap,
         )
         self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None
@@ -334,7 +339,9 @@ class AgentService:
                 raise budgets.refusal(agent.record, what)
         await self._check_daemon_budgets(agent.record)
 
-    async def _check_daemon_budgets(self, record: AgentRecord) -> None:
+    async def _check_daemon_budgets(
+        self, record: AgentRecord, running: Usage | None = None
+    ) -> None:
         caps = self.config.resolved.daemon.budgets
         if not caps or record.internal:
             return
@@ -343,9 +350,19 @@ class AgentService:
             provider=record.provider,
             project_id=await self.roster.accounting.project_of(record.workspaceId),
             repository=getattr(self.store, "usage", None),
+            running=running,
         )
         if refusal is not None:
             raise refusal
+
+    async def _daemon_cap(self, record: AgentRecord, running: Usage) -> str | None:
+        """The spent ``daemon.budgets`` cap a running turn's report reaches (the roster stops
+        the turn), or ``None``."""
+        try:
+            await self._check_daemon_budgets(record, running)
+        except budgets.BudgetExceeded as spent:
+            return str((spent.data or {}).get("spent") or spent.message)
+        return None
 
     async def set_budget(self, reference: str, budget: AgentBudget | None) -> LiveAgent:
         """Set (``None``: lift) the agent's budget; a ``budget`` attention it raised is

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paseo_hookspecs.agents import RecordChangeKind
@@ -80,6 +80,7 @@ class AgentRoster:
         *,
         redactor: Redactor | None = None,
         budget_reached: Callable[[LiveAgent], None] | None = None,
+        daemon_cap: Callable[[AgentRecord, Usage], Awaitable[str | None]] | None = None,
     ) -> None:
         self.store = store
         self.redactor = redactor
@@ -92,6 +93,9 @@ class AgentRoster:
         self.accounting = Accounting(store)
         self.budget_reached = budget_reached
         """Called once an agent reached its budget (the agent service interrupts its work)."""
+        self.daemon_cap = daemon_cap
+        """Which spent ``daemon.budgets`` cap covers an agent whose running turn reported
+        ``usage`` (its message), if any."""
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
         agent = self.agents.get(agent_id)
@@ -255,18 +259,26 @@ class AgentRoster:
         recorded turns reach its budget, the turn is interrupted after this step (reason
         ``budget``, a timeline note); the turn's end raises attention ``budget``."""
         budget = agent.record.budget
-        if budget is None or agent.budget_stop is not None or not agent.state.busy:
+        if agent.budget_stop is not None or not agent.state.busy:
             return
-        what = reached(budget, with_turn(await self.accounting.totals(agent.id), usage))
-        if what is None:
-            return
-        agent.budget_stop = what
-        log.info("agent %s reached its budget during a turn: %s", agent.id, what)
-        await self.note(
-            agent,
-            f"budget reached during the turn ({what} budget): the turn is interrupted; raise "
-            f"it with `paseo agent budget {agent.id[:8]} --tokens N` (or `--usd X`)",
+        what = (
+            reached(budget, with_turn(await self.accounting.totals(agent.id), usage))
+            if budget is not None
+            else None
         )
+        if what is not None:
+            message = (
+                f"budget reached during the turn ({what} budget): the turn is interrupted; raise "
+                f"it with `paseo agent budget {agent.id[:8]} --tokens N` (or `--usd X`)"
+            )
+        else:
+            cap = await self.daemon_cap(agent.record, usage) if self.daemon_cap else None
+            if cap is None:
+                return
+            what, message = cap, f"budget reached during the turn: {cap}; the turn is interrupted"
+        agent.budget_stop = what
+        log.info("agent %s reached a budget during a turn: %s", agent.id, what)
+        await self.note(agent, message)
         if self.budget_reached is not None:
             self.budget_reached(agent)
 

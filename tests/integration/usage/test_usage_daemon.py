@@ -283,3 +283,33 @@ def test_a_budget_reached_mid_turn_interrupts_the_turn_after_its_step(
     refused = _cli(run_paseo, home, "send", "mid", "more")
     assert refused.returncode == 9
     assert "330 of its 250 tokens budget" in refused.stderr
+
+
+def test_a_daemon_cap_reached_mid_turn_interrupts_the_turn_after_its_step(
+    agent_daemon_factory: Callable[..., LiveDaemon], run_paseo: Run, workdir: Path
+) -> None:
+    """A ``daemon.budgets`` cap counts what the running turn reported so far too: the step
+    that spends it is the last (before, caps were checked only before a prompt)."""
+    cap = [{"scope": "daemon", "period": "daily", "tokens": 250}]
+    home = agent_daemon_factory(scripted_config({"daemon": {"budgets": cap}})).home
+    created = _cli(
+        run_paseo, home,
+        "run", "--provider", "scripted", "--cwd", str(workdir), "--title", "capped",
+        "--wait-timeout", "60s", "[[steps:20:100:10]] work",
+    )  # fmt: skip
+    assert "timed out" not in created.stderr, created.stderr
+    logs = _cli(run_paseo, home, "logs", "capped", "-o", "json").stdout
+    assert "step 3" in logs
+    assert "step 4" not in logs
+    assert "budget reached during the turn: the daily budget of the daemon is spent" in logs
+    assert "paseo config set daemon.budgets[0].tokens" in logs
+    events = [json.loads(line) for line in logs.splitlines() if line.strip()]
+    canceled = [
+        e.get("event", e) for e in events if e.get("event", e).get("type") == "turn_canceled"
+    ]
+    assert [e.get("reason") for e in canceled] == ["budget"], logs
+    agent = _json(run_paseo, home, "inspect", "capped")
+    assert agent["agent"]["attentionReason"] == "budget"
+    refused = _cli(run_paseo, home, "send", "capped", "more")
+    assert refused.returncode == 9
+    assert "the daily budget of the daemon is spent" in refused.stderr
