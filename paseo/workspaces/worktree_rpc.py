@@ -192,13 +192,15 @@ async def create_worktree(
         cwd = await placement.workspaces.check_path(params.cwd, session_kind=session_kind)
         project = await placement.projects.containing(cwd)
         facts = await asyncio.to_thread(read_facts, cwd)
-        if facts is not None and (
-            project is None or not is_within(project.rootPath, normalize_path(facts.main_repo_root))
+        if (
+            project is not None
+            and facts is not None
+            and not is_within(project.rootPath, normalize_path(facts.main_repo_root))
         ):
             # A project above the checkout (a plain directory that holds it) is not the
             # checkout's: the worktree is made from the repository's own project.
             project, _created = await placement.projects.add(facts.main_repo_root)
-        elif project is None:
+        if project is None:
             project, _created = await placement.projects.add(cwd)
         project_id = project.projectId
     outcome = await placement.worktrees.create(
