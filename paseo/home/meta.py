@@ -152,6 +152,8 @@ def pid_info(*, home: Path, version: str, listen: str | None = None) -> dict[str
         "pid": os.getpid(),
         "startedAt": utc_now(),
         "hostname": socket.gethostname(),
+        # The TypeScript CLI's `daemon status` names the owner as `<uid>@<hostname>`.
+        "uid": os.getuid(),
         "version": version,
         "home": str(home),
         "listen": listen,

@@ -7,6 +7,7 @@ Setup and teardown progress is published on the ``workspaces`` stream as
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Literal
 
 from paseo_hookspecs.context import RpcContext
@@ -15,6 +16,8 @@ from paseo_hookspecs.records import WorkspaceRecord
 from paseo_hookspecs.registration import RpcMethodGroup
 from pydantic import Field
 
+from paseo.git.facts import normalize_path, read_facts
+from paseo.projects.paths import is_within
 from paseo.rpc.models import WireModel
 from paseo.workspaces.adapter import WorkspacesRef, placement_methods
 from paseo.worktrees.model import ArchiveOutcome, WorktreeRequest
@@ -188,6 +191,15 @@ async def create_worktree(
             raise InvalidParams("give projectId or cwd")
         cwd = await placement.workspaces.check_path(params.cwd, session_kind=session_kind)
         project = await placement.projects.containing(cwd)
+        facts = await asyncio.to_thread(read_facts, cwd)
+        if (
+            project is not None
+            and facts is not None
+            and not is_within(project.rootPath, normalize_path(facts.main_repo_root))
+        ):
+            # A project above the checkout (a plain directory that holds it) is not the
+            # checkout's: the worktree is made from the repository's own project.
+            project, _created = await placement.projects.add(facts.main_repo_root)
         if project is None:
             project, _created = await placement.projects.add(cwd)
         project_id = project.projectId

@@ -51,7 +51,6 @@ MAX_SOCKET_PATH = 107
 """Bytes of a unix socket path (``sun_path`` holds 108 with the terminating NUL)."""
 CLOSE_SLOW = 4008
 """The client did not read its pushes (as ``/ws``'s slow-consumer close)."""
-CLOSE_IN_USE = 1013
 """A ``hello`` named the ``clientId`` of a session a live connection holds: "try again later"
 (once that connection is gone, the session is free to reattach). Taking it over would hand
 the newcomer the first client's answers and pushes while the first heard nothing."""
@@ -280,10 +279,16 @@ class TsWireTransport(Transport):
             await connection.close(exc.code, exc.reason[:120])
             return
         held = self._sessions.get(hello.clientId)
-        if held is not None and held.attached:
-            await connection.close(CLOSE_IN_USE, "clientId is in use by a live connection")
-            return
-        session = await self._session_for(hello, kind, observed)
+        # The TypeScript CLI keeps one clientId per home for all its invocations, so two at
+        # once (`chat wait` beside `chat post`) name the same one. The later gets a session of
+        # its own, not the live one's answers and pushes, and closed with its connection:
+        # there is nothing to reattach to.
+        own = held is not None and held.attached
+        session = (
+            await self._open_session(hello, kind, observed)
+            if own
+            else await self._session_for(hello, kind, observed)
+        )
         if session is None:
             await connection.close(1011, "the daemon refused the session")
             return
@@ -320,7 +325,9 @@ class TsWireTransport(Transport):
                     tasks.add(task)
                     task.add_done_callback(functools.partial(_finished, tasks, in_flight))
         finally:
-            if session.detach(send):
+            if own:
+                self._expire(session)
+            elif session.detach(send):
                 self._detached(session)
             for task in list(tasks):
                 task.cancel()
@@ -337,6 +344,15 @@ class TsWireTransport(Transport):
         if existing is not None:
             self._sessions.pop(hello.clientId, None)
             await existing.aclose()
+        session = await self._open_session(hello, kind, observed)
+        if session is not None:
+            self._sessions[hello.clientId] = session
+        return session
+
+    async def _open_session(
+        self, hello: handshake.Hello, kind: str, observed: Observed
+    ) -> ClientSession | None:
+        """A new daemon session for ``hello``, not yet registered for a reattach."""
         from paseo_tswire.connection import ClientSession
 
         session = ClientSession(
@@ -356,7 +372,6 @@ class TsWireTransport(Transport):
         session.extra["hello"] = result
         session.extra["capabilities"] = hello.capabilities
         session.on_expire = self._expire
-        self._sessions[hello.clientId] = session
         return session
 
     def _detached(self, session: ClientSession) -> None:

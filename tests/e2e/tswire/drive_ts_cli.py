@@ -1,7 +1,7 @@
 """Drive the real TypeScript ``paseo`` CLI against this daemon (a development check, not part
 of the suite: it needs a local build of the TypeScript CLI, see docs/ts-clients.md).
 
-Usage: ``TS_PASEO_CLI=/path/to/packages/cli/bin/paseo .venv/bin/python
+Usage: ``TS_PASEO_CLI=/path/to/the/cli.mjs .venv/bin/python
 tests/e2e/tswire/drive_ts_cli.py`` (from the repository root). Starts a daemon with Claude
 Code behind the fake model server, then runs the TypeScript CLI with no flags in the same home
 (it finds the socket through ``paseo.pid``); exits non-zero on the first command that fails.
@@ -9,11 +9,13 @@ Code behind the fake model server, then runs the TypeScript CLI with no flags in
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -45,6 +47,24 @@ STEPS: list[tuple[list[str], str | None]] = [
     (["worktree", "ls"], None),
     (["terminal", "ls"], None),
     (["schedule", "ls"], None),
+    (["chat", "create", "room", "--purpose", "checks"], "room"),
+    (["chat", "post", "room", "hello @renamed"], "hello"),
+    (["chat", "read", "room"], "hello"),
+    (["chat", "wait", "room", "--timeout", "2s"], None),
+    (["chat", "ls"], "room"),
+    (["chat", "inspect", "room"], "checks"),
+    (["chat", "delete", "room"], "room"),
+    (
+        [
+            *("loop", "run", "--provider", "claude", "--name", "lp"),
+            *("--verify-check", "true", "--max-iterations", "1", "[[reply:looped]]"),
+        ],
+        "lp",
+    ),
+    (["loop", "ls"], "lp"),
+    (["loop", "inspect", "lp"], "Iterations"),
+    (["loop", "logs", "lp"], "Loop created"),
+    (["loop", "stop", "lp"], "ITER"),
     (["archive", "renamed"], "archived"),
     (["delete", "renamed"], None),
 ]
@@ -83,6 +103,23 @@ def main() -> int:
                 if not ok:
                     print(result.stdout, result.stderr, sep="\n")
                     return 1
+            # Two invocations at once share the CLI's clientId (`chat wait` beside `chat post`).
+            run = functools.partial(subprocess.run, env=env, cwd=work, capture_output=True)
+            run(["node", cli, "chat", "create", "both"], timeout=60, check=True)
+            waiting = subprocess.Popen(
+                ["node", cli, "chat", "wait", "both", "--timeout", "60s"],
+                env=env,
+                cwd=work,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            time.sleep(3)  # let the wait connect first (a development check, not a test)
+            posted = run(["node", cli, "chat", "post", "both", "at once"], timeout=60)
+            heard, _ = waiting.communicate(timeout=90)
+            ok = posted.returncode == 0 and waiting.returncode == 0 and "at once" in heard
+            print(f"{'ok ' if ok else 'FAIL'} paseo chat wait beside paseo chat post")
+            if not ok:
+                return 1
         finally:
             daemon.cleanup()
         assert proxy.attempts == []

@@ -356,3 +356,37 @@ def test_an_agent_asked_for_in_a_new_worktree_starts_there(
             assert all(e["item"].get("name") != "paseo_worktree_setup" for e in later["entries"])
     finally:
         daemon.cleanup()
+
+
+def test_a_worktree_is_made_from_a_checkout_inside_a_plain_project(
+    tmp_path: Path, proxy: RefusingProxy
+) -> None:
+    # `paseo run` (the TypeScript CLI's too) in a plain directory makes it a project; a Git
+    # checkout inside it is still a repository a worktree can be made from.
+    daemon = TsDaemon(tmp_path / "d", proxy)
+    daemon.write_config(plugins={"scripted": {"source": "directory", "path": str(SCRIPTED_PLUGIN)}})
+    daemon.start()
+    outer = tmp_path / "outer"
+    repo = _repo(outer)
+    try:
+        with TsClient(socket_path=daemon.socket_path) as cli:
+            cli.hello("cid_nested_checkout")
+            plain = cli.request(
+                "create_agent_request",
+                ("status", "agent_created", "agent_create_failed"),
+                timeout=120,
+                config={"provider": "scripted", "cwd": str(outer)},
+            )
+            assert plain["status"] == "agent_created", plain
+            created = cli.request(
+                "create_agent_request",
+                ("status", "agent_created", "agent_create_failed"),
+                timeout=120,
+                config={"provider": "scripted", "cwd": str(repo)},
+                git={"createWorktree": True, "worktreeSlug": "nested-wt"},
+            )
+            assert created["status"] == "agent_created", created
+            assert created["agent"]["cwd"].endswith("nested-wt")
+            assert (Path(created["agent"]["cwd"]) / "src" / "app.py").exists()
+    finally:
+        daemon.cleanup()

@@ -83,26 +83,23 @@ def test_no_hello_closes_4001_and_a_second_hello_4002(ts_daemon: TsDaemon) -> No
 def test_a_live_session_is_not_taken_over_by_its_client_id(ts_daemon: TsDaemon) -> None:
     with TsClient(socket_path=ts_daemon.socket_path) as first:
         first.hello("cid_owned")
-        # A second connection naming the live session's clientId is refused ("try again
-        # later"), and hears none of the first client's answers.
+        first.request("ping", "pong", clientSentAt=1)
+        # The TypeScript CLI names one clientId for all its invocations: a second connection
+        # naming the live session's clientId (`chat post` while `chat wait` runs) is served,
+        # with a session of its own that hears none of the first client's answers.
         with TsClient(socket_path=ts_daemon.socket_path) as second:
-            second.send(
-                {
-                    "type": "hello",
-                    "clientId": "cid_owned",
-                    "clientType": "cli",
-                    "protocolVersion": 1,
-                }
-            )
-            assert closed_with(second) == 1013
-            assert second.messages("status") == []
-        # The first client still gets its own answers.
-        pong = first.request("ping", "pong", clientSentAt=7)
-        assert pong["clientSentAt"] == 7
+            assert second.hello("cid_owned")["serverId"]
+            assert second.request("ping", "pong", clientSentAt=2)["clientSentAt"] == 2
+            pong = first.request("ping", "pong", clientSentAt=7)
+            assert pong["clientSentAt"] == 7
+            assert [m["payload"]["clientSentAt"] for m in second.messages("pong")] == [2]
+        # The first client still gets its own answers, and only those.
+        assert first.request("ping", "pong", clientSentAt=8)["clientSentAt"] == 8
+        assert [m["payload"]["clientSentAt"] for m in first.messages("pong")] == [1, 7, 8]
     # Once its connection is gone, the session reattaches.
     with TsClient(socket_path=ts_daemon.socket_path) as again:
         assert again.hello("cid_owned")["serverId"]
-        assert again.request("ping", "pong", clientSentAt=8)["clientSentAt"] == 8
+        assert again.request("ping", "pong", clientSentAt=9)["clientSentAt"] == 9
 
 
 def _open_sessions(daemon: TsDaemon) -> int:

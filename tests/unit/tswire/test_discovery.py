@@ -4,6 +4,8 @@ clients (the CLI, `paseo hub`) read ``rpcListen``; markers written before it rea
 from __future__ import annotations
 
 import json
+import os
+import socket
 from pathlib import Path
 
 from paseo.client.discovery import discover, pid_listen
@@ -26,3 +28,12 @@ def test_the_cli_connects_to_the_json_rpc_address(tmp_path: Path) -> None:
         7123,
         "paseo.pid",
     )
+
+
+def test_the_marker_names_the_owner_the_typescript_cli_shows(tmp_path: Path) -> None:
+    from paseo.home.meta import pid_info
+
+    # The TypeScript CLI's `daemon status` shows "Owner <uid>@<hostname>" from paseo.pid.
+    info = pid_info(home=tmp_path, version="0")
+    assert info["uid"] == os.getuid()
+    assert info["hostname"] == socket.gethostname()
