@@ -206,10 +206,9 @@ class Daemon:
         # daemon's (killed before its clean-up). It opens nothing, but it is a secret that
         # outlived its use, and it must not stay if this start fails too.
         meta.delete_local_credential(layout)
-        try:
-            materialize_new_home(layout.config)
-        except OSError as exc:
-            raise StartupError(f"cannot write {layout.config}: {exc}") from exc
+        # An OSError here is a home it cannot write (full disk, read-only): reported as every
+        # other write of the home is, with what to do (bootstrap.describe_failure).
+        materialize_new_home(layout.config)
         try:
             config = load_config(layout.config, env=options.env, home=layout.root)
         except ConfigError as exc:

@@ -50,7 +50,11 @@ def test_notifications_carry_stream_sequence_numbers(daemon: LiveDaemon) -> None
         assert position.seq == 0
         first = client.config_patch({"daemon": {"git": {"maxProcessesPerSecond": 10}}})
         assert first.applied == ["daemon.git.maxProcessesPerSecond"]
-        assert first.config == {"daemon": {"git": {"maxProcessesPerSecond": 10}}}
+        # The new home's config.json (written at its first start, the relay off) and the patch.
+        assert first.config == {
+            "version": 1,
+            "daemon": {"relay": {"enabled": False}, "git": {"maxProcessesPerSecond": 10}},
+        }
         client.config_patch({"daemon": {"appendSystemPrompt": "be brief"}})
         assert arrived.wait(10)
     assert [p["seq"] for p in received] == [1, 2]
