@@ -27,7 +27,7 @@ MAX_SINKS = 32
 
 
 class _Sink(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str | None = Field(
         default=None, max_length=64, description="shown in status (default: type and index)"

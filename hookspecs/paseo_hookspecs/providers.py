@@ -26,7 +26,7 @@ ProviderStatus = Literal["ready", "loading", "error", "unavailable"]
 class ProviderSummary(BaseModel):
     """One provider as ``provider.list`` shows it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     label: str

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 class Spoken(BaseModel):
     """What :meth:`VoiceOutput.speak` sent."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     voiceId: str
     speechId: str

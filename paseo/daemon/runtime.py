@@ -88,7 +88,7 @@ class Daemon:
         self.redactor: Redactor | None = build_redactor(config.redaction, options.env)
         """``daemon.redaction``: applied to timeline entries and log records (read at start)."""
         self._forward: Callable[[str], Forward] | None = None
-        self._mcp_tools: tuple[McpTool, ...] = ()
+        self._mcp_tools: tuple[McpTool, ...] | None = None
 
     # -------------------------------------------------------- DaemonContext
 
@@ -151,7 +151,10 @@ class Daemon:
     @property
     def mcp_tools(self) -> tuple[McpTool, ...]:
         """The tools plugins registered (:class:`paseo_hookspecs.mcp_tools.McpToolSource`),
-        collected once before ``paseo_startup``."""
+        collected once, on first use: the MCP server asks when it is built (a plugin's tools
+        import their modules and input models, which a start that serves no MCP never needs)."""
+        if self._mcp_tools is None:
+            self._mcp_tools = tuple(self.plugins.mcp_tools()) if self.plugins is not None else ()
         return self._mcp_tools
 
     def mount_http(self, path: str, app: AsgiApp) -> Callable[[], None]:
@@ -259,7 +262,6 @@ class Daemon:
         for service in composition.services:
             await service.start()
             self.services.append(service)
-        self._mcp_tools = tuple(manager.mcp_tools())
         manager.startup(self)
         await self._start_rpc(composition)
         from paseo.daemon.services import SERVING_HOOK

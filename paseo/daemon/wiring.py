@@ -107,7 +107,7 @@ def compose(daemon: Daemon) -> Composition:
     composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
     # `git.*`: checkouts' status, diffs and changes, through the one runner and `gh`.
     git_ref: ServiceRef[GitDesk] = ServiceRef("git")
-    git_ref.bind(GitDesk(git.runner, git.github, workspaces.placement))
+    git_ref.bind(GitDesk(git.runner, lambda: git.github, workspaces.placement))
     composition.groups.append((KERNEL, git_group(git_ref)))
 
     from paseo.agents.port.control import KernelAgents

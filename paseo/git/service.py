@@ -7,13 +7,14 @@ already applied) before every process, so ``paseo reload`` changes them live.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
-from paseo.git.github import GitHub
 from paseo.git.limiter import GitLimits, GitProcessLimiter
 from paseo.git.runner import GitRunner
 
 if TYPE_CHECKING:
+    from paseo.git.github import GitHub
     from paseo.services import ConfigView
 
 
@@ -29,8 +30,14 @@ class GitService:
 
         self.limiter = GitProcessLimiter(limits)
         self.runner = GitRunner(self.limiter)
-        self.github = GitHub(self.limiter)
-        """``gh``, behind the same limiter (it starts git processes of its own)."""
+
+    @functools.cached_property
+    def github(self) -> GitHub:
+        """``gh``, behind the same limiter (it starts git processes of its own); imported on
+        first use: a start that opens no pull request need not load it."""
+        from paseo.git.github import GitHub
+
+        return GitHub(self.limiter)
 
     async def start(self) -> None:
         return None

@@ -82,7 +82,7 @@ class ManagedLayout:
 class InstallMarker(BaseModel):
     """``.paseo-install.json``: the request and its resolution, kept with the artifacts."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     kind: str
     spec: str

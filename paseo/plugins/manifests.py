@@ -45,7 +45,7 @@ _Text = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 class ProviderManifest(BaseModel):
     """One declared agent provider (an ACP agent started from ``bin``)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     id: _ProviderId
     label: _Text
@@ -64,7 +64,7 @@ class ProviderManifest(BaseModel):
 class PluginManifest(BaseModel):
     """Everything a plugin declares without code."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     providers: list[ProviderManifest] = Field(default_factory=list)
 

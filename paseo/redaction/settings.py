@@ -12,7 +12,7 @@ KIND = re.compile(r"^[A-Za-z0-9_.:-]{1,40}$")
 class RedactionPattern(BaseModel):
     """One custom pattern: what it matches is replaced by ``[REDACTED:<name>]``."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     name: str = Field(description="the kind shown in [REDACTED:<name>]")
     regex: str = Field(min_length=1, max_length=2000)
@@ -43,7 +43,7 @@ class RedactionPattern(BaseModel):
 class RedactionConfig(BaseModel):
     """``daemon.redaction``."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     enabled: bool = Field(True, description="redact timeline entries and log records")
     patterns: list[RedactionPattern] = Field(default_factory=list, max_length=64)

@@ -5,6 +5,9 @@ Every method names a directory (``cwd``) that must pass the same check as openin
 workspace (:meth:`~paseo.workspaces.provisioning.WorkspaceProvisioningService.check_path`: a
 remote session only under the home directory or a known project, nobody in the daemon's state
 root); git then runs there, through the daemon's one limiter (:mod:`paseo.git`).
+
+The git operations (:mod:`paseo.git.changes`, ``checkout``, ``branches``, ``stash``, ``gh``) are
+imported by the handler that runs them: registering the methods at start needs only the models.
 """
 
 from __future__ import annotations
@@ -17,10 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 from pydantic import BaseModel
 
-from paseo.git import branches, changes, checkout, stash
-from paseo.git.diffparse import FileDiff
 from paseo.git.facts import default_branch, normalize_path
-from paseo.git.github import GitHub
 from paseo.git.runner import GitRunner
 from paseo.projects.paths import is_within
 from paseo.services import ServiceRef
@@ -30,6 +30,8 @@ from paseo.workspaces.common import owner_method
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
 
+    from paseo.git.diffparse import FileDiff
+    from paseo.git.github import GitHub
     from paseo.workspaces.service import Placement
 
 
@@ -39,8 +41,13 @@ class GitDesk:
     checkouts are Paseo-owned worktrees)."""
 
     runner: GitRunner
-    github: GitHub
+    gh: Callable[[], GitHub]
+    """``gh``, built on first use (:attr:`paseo.git.service.GitService.github`)."""
     placement: Placement
+
+    @property
+    def github(self) -> GitHub:
+        return self.gh()
 
     async def cwd(self, ctx: RpcContext, raw: str) -> str:
         return await self.placement.workspaces.check_path(raw, session_kind=ctx.session_kind)
@@ -82,6 +89,8 @@ def _file_view(change: FileDiff) -> m.DiffFileView:
 
 
 async def status(desk: GitDesk, ctx: RpcContext, p: m.CwdParams) -> m.StatusResult:
+    from paseo.git import checkout
+
     cwd = await desk.cwd(ctx, p.cwd)
     facts = await asyncio.to_thread(checkout.locate, cwd)
     owned = await desk.owned(facts.toplevel)
@@ -122,6 +131,8 @@ async def status(desk: GitDesk, ctx: RpcContext, p: m.CwdParams) -> m.StatusResu
 
 
 async def diff(desk: GitDesk, ctx: RpcContext, p: m.DiffParams) -> m.DiffResult:
+    from paseo.git import checkout
+
     cwd = await desk.cwd(ctx, p.cwd)
     base_ref = p.baseRef
     if p.scope == "base" and base_ref is None:
@@ -140,12 +151,16 @@ async def diff(desk: GitDesk, ctx: RpcContext, p: m.DiffParams) -> m.DiffResult:
 
 
 async def commit(desk: GitDesk, ctx: RpcContext, p: m.CommitParams) -> m.CommitResult:
+    from paseo.git import changes
+
     cwd = await desk.cwd(ctx, p.cwd)
     done = await changes.commit(desk.runner, cwd, p.message, add_all=p.all)
     return m.CommitResult(cwd=cwd, commit=done.oid, summary=done.summary)
 
 
 async def merge(desk: GitDesk, ctx: RpcContext, p: m.MergeParams) -> m.MergeResult:
+    from paseo.git import changes, checkout
+
     cwd = await desk.cwd(ctx, p.cwd)
     base_ref = p.baseRef
     if base_ref is None:
@@ -167,6 +182,8 @@ async def merge(desk: GitDesk, ctx: RpcContext, p: m.MergeParams) -> m.MergeResu
 async def merge_from_base(
     desk: GitDesk, ctx: RpcContext, p: m.MergeFromBaseParams
 ) -> m.MergeFromBaseResult:
+    from paseo.git import changes, checkout
+
     cwd = await desk.cwd(ctx, p.cwd)
     base_ref = p.baseRef
     if base_ref is None:
@@ -180,36 +197,48 @@ async def merge_from_base(
 
 
 async def pull(desk: GitDesk, ctx: RpcContext, p: m.CwdParams) -> m.OkResult:
+    from paseo.git import changes
+
     cwd = await desk.cwd(ctx, p.cwd)
     await changes.pull(desk.runner, cwd)
     return m.OkResult(cwd=cwd)
 
 
 async def push(desk: GitDesk, ctx: RpcContext, p: m.PushParams) -> m.PushResult:
+    from paseo.git import changes
+
     cwd = await desk.cwd(ctx, p.cwd)
     upstream = await changes.push(desk.runner, cwd, set_upstream=p.setUpstream)
     return m.PushResult(cwd=cwd, upstream=upstream)
 
 
 async def switch(desk: GitDesk, ctx: RpcContext, p: m.SwitchParams) -> m.SwitchResult:
+    from paseo.git import changes
+
     cwd = await desk.cwd(ctx, p.cwd)
     done = await changes.switch(desk.runner, cwd, p.branch)
     return m.SwitchResult(cwd=cwd, branch=done.branch, source=done.source)
 
 
 async def stash_save(desk: GitDesk, ctx: RpcContext, p: m.StashSaveParams) -> m.OkResult:
+    from paseo.git import stash
+
     cwd = await desk.cwd(ctx, p.cwd)
     await stash.save(desk.runner, cwd, label=p.label)
     return m.OkResult(cwd=cwd)
 
 
 async def stash_pop(desk: GitDesk, ctx: RpcContext, p: m.StashPopParams) -> m.OkResult:
+    from paseo.git import stash
+
     cwd = await desk.cwd(ctx, p.cwd)
     await stash.pop(desk.runner, cwd, p.index)
     return m.OkResult(cwd=cwd)
 
 
 async def stash_list(desk: GitDesk, ctx: RpcContext, p: m.StashListParams) -> m.StashListResult:
+    from paseo.git import stash
+
     cwd = await desk.cwd(ctx, p.cwd)
     entries = await stash.list_stashes(desk.runner, cwd, paseo_only=p.paseoOnly)
     return m.StashListResult(
@@ -224,6 +253,8 @@ async def stash_list(desk: GitDesk, ctx: RpcContext, p: m.StashListParams) -> m.
 async def branch_check(
     desk: GitDesk, ctx: RpcContext, p: m.BranchCheckParams
 ) -> m.BranchCheckResult:
+    from paseo.git import branches
+
     cwd = await desk.cwd(ctx, p.cwd)
     found = await branches.check(cwd, p.name)
     return m.BranchCheckResult(
@@ -239,6 +270,8 @@ async def branch_check(
 async def branch_suggest(
     desk: GitDesk, ctx: RpcContext, p: m.BranchSuggestParams
 ) -> m.BranchSuggestResult:
+    from paseo.git import branches
+
     cwd = await desk.cwd(ctx, p.cwd)
     found = await branches.suggest(desk.runner, cwd, query=p.query, limit=p.limit)
     return m.BranchSuggestResult(
@@ -255,6 +288,8 @@ async def branch_suggest(
 
 
 async def pr_create(desk: GitDesk, ctx: RpcContext, p: m.PrCreateParams) -> m.PrCreateResult:
+    from paseo.git import changes
+
     cwd = await desk.cwd(ctx, p.cwd)
     await desk.github.require(cwd)
     branch = await changes.current_branch(cwd, "open a pull request")
@@ -303,6 +338,7 @@ async def pr_timeline(desk: GitDesk, ctx: RpcContext, p: m.PrTimelineParams) -> 
 
 
 async def search(desk: GitDesk, ctx: RpcContext, p: m.SearchParams) -> m.ItemsResult:
+
     cwd = await desk.cwd(ctx, p.cwd)
     items = await desk.github.search(cwd, query=p.query, limit=p.limit, kinds=list(p.kinds))
     return m.ItemsResult(items=items)

@@ -22,7 +22,7 @@ METADATA_DIR = ".metadata"
 class WorktreeMetadata(BaseModel):
     """One managed worktree's creation record."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     id: str
     phase: Literal["creating", "ready"]

@@ -30,7 +30,7 @@ class ChatMessageNotFound(NotFound):
 
 
 class ChatRoom(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str
     name: str
@@ -45,7 +45,7 @@ class ChatRoom(BaseModel):
 
 
 class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str
     roomId: str
@@ -57,7 +57,7 @@ class ChatMessage(BaseModel):
 
 
 class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class CreateParams(_Params):

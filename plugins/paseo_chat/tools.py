@@ -41,7 +41,7 @@ WAIT_LIMIT_MS = 30_000
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NoInput(_Input):

@@ -24,7 +24,7 @@ FILE_NAME = "hub-resume-intents.json"
 
 
 class Intent(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
     prompt: str
     messageId: str
@@ -34,7 +34,7 @@ class Intent(BaseModel):
 
 
 class IntentFile(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     version: int = 1
     intents: dict[str, Intent] = {}

@@ -27,7 +27,7 @@ SNAPSHOT_FIELDS = ("provider", "cwd", "title", "createdAt", "updatedAt", "lastEr
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class HubOwner(_Model):
@@ -97,7 +97,7 @@ class AgentSnapshot(BaseModel):
     """The current state of an agent as a Hub may see it (``id`` and ``status`` at least;
     further fields such as ``provider``, ``cwd``, ``title``, ``model`` pass through)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
     id: str
     status: Literal["initializing", "idle", "running", "error", "closed"]

@@ -34,7 +34,7 @@ DiskState = Literal["pending", "active", "disconnecting", "revoked"]
 
 class _Part(BaseModel):
     # Newer writers may add fields; keep them so a rewrite does not lose them.
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class RelationshipInfo(_Part):

@@ -25,14 +25,14 @@ LOCAL = frozenset({"local"})
 
 
 class ConnectParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     url: str = Field(min_length=1, max_length=2000, description="the Hub's http(s) origin")
     token: str = Field(min_length=1, max_length=2000, description="a one-time enrollment token")
 
 
 class DisconnectParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     force: bool = Field(
         default=False, description="drop local authority now, even if the Hub cannot be told"

@@ -57,7 +57,7 @@ FORCE_WARNING = (
 class HubStatus(BaseModel):
     """``hub.relationship.get_status`` (and the state after connect/disconnect)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     state: State
     daemonId: str | None = None

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class HubSettings(BaseModel):
     """Timings of the Hub relationship (seconds). The defaults suit a Hub across the internet."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     httpTimeout: float = Field(default=15.0, gt=0, description="enroll and revoke requests")
     connectWait: float = Field(

@@ -32,7 +32,7 @@ CLOSE_GOING_AWAY = 1001
 
 
 class _Inbound(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class Grant(_Inbound):

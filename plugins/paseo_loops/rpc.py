@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class RunParams(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     prompt: str = Field(min_length=1, max_length=200_000)
     cwd: str = Field(min_length=1, max_length=4096)
@@ -37,7 +37,7 @@ class RunParams(BaseModel):
 
 
 class LoopRef(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str = Field(min_length=1, max_length=200, description="a loop's id, id prefix or name")
 

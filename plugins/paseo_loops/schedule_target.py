@@ -34,7 +34,7 @@ TYPE = "loop"
 class LoopTargetConfig(RunParams):
     """``loop/run`` without the prompt (the schedule's prompt is the worker's task)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(default="-", exclude=True)
 

@@ -39,7 +39,7 @@ MAX_AGENT_ITERATIONS = 100
 
 
 class LoopRunInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     prompt: str = Field(min_length=1, max_length=200_000, description="the worker's task")
     cwd: str | None = Field(
@@ -72,7 +72,7 @@ class LoopLogsInput(LoopRef):
 
 
 class NoInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 def _within(given: str, own: str) -> bool:

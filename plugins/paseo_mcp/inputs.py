@@ -13,7 +13,7 @@ waiting."""
 
 
 class ToolInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class AgentRef(ToolInput):

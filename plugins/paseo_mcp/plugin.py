@@ -61,14 +61,18 @@ def state_dir(home: Path) -> Path:
 
 
 class LazyMcpApp:
-    """The mounted ASGI app: builds the SDK server when warmed or on its first request."""
+    """The mounted ASGI app: builds the SDK server when warmed or on its first request.
+
+    The tool handlers and the tools other plugins contribute are built then too (``tooling``,
+    ``contributed``): their modules and input models cost a start that may never serve MCP.
+    """
 
     def __init__(
         self,
-        tooling: Tooling,
+        tooling: Callable[[], Tooling],
         version: str,
         log: logging.Logger,
-        contributed: tuple[ToolSpec, ...] = (),
+        contributed: Callable[[], tuple[ToolSpec, ...]] = tuple,
     ) -> None:
         self._tooling = tooling
         self._contributed = contributed
@@ -108,7 +112,7 @@ class LazyMcpApp:
         async with self._lock:
             if self._app is None:
                 module = await asyncio.to_thread(importlib.import_module, "paseo_mcp.server")
-                app: McpApp = module.McpApp(self._tooling, self._version, self._contributed)
+                app: McpApp = module.McpApp(self._tooling(), self._version, self._contributed())
                 app.start()
                 self._app = app
                 if self._stopped:  # stopped while the import ran
@@ -150,13 +154,9 @@ class McpPlugin:
 
     @hookimpl
     def paseo_startup(self, context: DaemonContext) -> None:
-        from paseo_mcp.contributed import contributed_specs
         from paseo_mcp.daemon import Ports
         from paseo_mcp.guard import MCP_PATH, TokenGuard
-        from paseo_mcp.handlers import Tooling
         from paseo_mcp.notices import FinishNotices
-        from paseo_mcp.owners import Owners
-        from paseo_mcp.rules import CallerRules
         from paseo_mcp.tokens import CapabilityTokens
 
         log = context.log.getChild(PLUGIN_ID)
@@ -180,10 +180,21 @@ class McpPlugin:
             voice=context.voice if isinstance(context, VoiceSource) else None,
         )
         home = state_dir(context.home)
-        contributed = contributed_specs(
-            context.mcp_tools if isinstance(context, McpToolSource) else ()
-        )
-        tooling = Tooling(ports, CallerRules(ports), Owners(home / "owners.json"))
+
+        def tooling() -> Tooling:
+            from paseo_mcp.handlers import Tooling
+            from paseo_mcp.owners import Owners
+            from paseo_mcp.rules import CallerRules
+
+            return Tooling(ports, CallerRules(ports), Owners(home / "owners.json"))
+
+        def contributed() -> tuple[ToolSpec, ...]:
+            from paseo_mcp.contributed import contributed_specs
+
+            return contributed_specs(
+                context.mcp_tools if isinstance(context, McpToolSource) else ()
+            )
+
         app = LazyMcpApp(tooling, context.version, log, contributed)
         guard = TokenGuard(ports, CapabilityTokens.rotate(home), context.http_url, app.warm)
         notices = FinishNotices(

@@ -34,14 +34,14 @@ LOCAL_ONLY = frozenset({"enabled", "injectIntoAgents", "callerScope", "childPerm
 class ProviderTools(BaseModel):
     """Which tools an agent of one provider is offered; absent means every tool."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool | None = None
     disabledTools: list[str] | None = None
 
 
 class McpSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool = True
     """Serve ``/mcp/agents`` and inject it into agents' sessions."""

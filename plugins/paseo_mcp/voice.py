@@ -23,7 +23,7 @@ DESCRIPTION = (
 
 
 class SpeakInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     text: str = Field(min_length=1, max_length=4000, description="what to say")
 

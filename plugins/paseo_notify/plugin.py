@@ -51,7 +51,7 @@ log = logging.getLogger("paseo.plugins.notify")
 
 
 class NotifyStatusParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NotifySinkStatus(BaseModel):

@@ -27,7 +27,7 @@ Sink = NotificationSink
 
 
 class NotifySettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool = Field(True, description="deliver notifications at all")
     sinks: list[Sink] = Field(

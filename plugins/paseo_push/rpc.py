@@ -11,7 +11,7 @@ IN_APP_NOTICE = "client.attention"
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class PushRegisterParams(_Wire):

@@ -12,7 +12,7 @@ DEFAULT_ENDPOINT = "https://exp.host"
 class PushSettings(BaseModel):
     """Where Expo push notifications are sent; tests point ``endpoint`` at a local fake."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     enabled: bool = Field(True, description="send Expo push notifications at all")
     endpoint: str = Field(

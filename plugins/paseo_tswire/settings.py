@@ -9,7 +9,7 @@ class TsWireSettings(BaseModel):
     """All optional: by default a unix socket in the daemon's home, found by the TypeScript CLI
     through ``paseo.pid``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     socket: str | None = Field(
         "paseo-ts.sock",

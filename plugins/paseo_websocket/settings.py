@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class WebSocketSettings(BaseModel):
     """Bounds that keep one client from hurting the daemon or other clients."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     maxConnections: int = Field(256, ge=1, description="open connections; beyond: HTTP 503")
     maxFrameBytes: int = Field(

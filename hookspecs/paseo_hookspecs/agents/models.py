@@ -39,11 +39,11 @@ __all__ = [
 
 
 class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 # --- worktree targets ---------------------------------------------------------------------
@@ -52,7 +52,7 @@ class _Result(BaseModel):
 class _Target(BaseModel):
     # Worktree targets often arrive from a remote party (a Hub): fields a newer sender adds
     # must not fail the create.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 class BranchOff(_Target):

@@ -34,7 +34,7 @@ EventSink = Callable[[AgentEvent], Awaitable[None]]
 class SessionConfig(BaseModel):
     """How to start (or resume) a session."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     agentId: str
     cwd: str
@@ -62,7 +62,7 @@ class SessionConfig(BaseModel):
 class PromptImage(BaseModel):
     """An image attached to a prompt (``paseo run --image``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     mediaType: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
     data: str = Field(min_length=1)
@@ -105,7 +105,7 @@ class Availability(BaseModel):
 class SlashCommand(BaseModel):
     """A command the agent's program takes as a prompt starting with ``/name`` (contract 1.3)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(min_length=1)
     """Without the leading slash."""
@@ -130,7 +130,7 @@ class DraftConfig(BaseModel):
     """An agent being composed, not started yet: what :meth:`AgentProvider.list_features` may
     take into account (contract 1.3)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     cwd: str
     modeId: str | None = None
@@ -142,7 +142,7 @@ class DraftConfig(BaseModel):
 class PersistenceHandle(BaseModel):
     """What is needed to resume a conversation later (stored in the agent record)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     provider: str
     sessionId: str

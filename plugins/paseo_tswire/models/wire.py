@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 class Wire(BaseModel):
     """An outbound shape: unknown keys are refused, ``None`` optionals are omitted."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @model_serializer(mode="wrap")
     def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -39,4 +39,4 @@ class Wire(BaseModel):
 class Inbound(BaseModel):
     """An inbound request: unknown keys are ignored (as zod strips them)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)

@@ -39,7 +39,7 @@ def _guard(app: LazyMcpApp, tmp_path: Path, settings: McpSettings) -> TokenGuard
 
 def test_giving_a_session_the_server_builds_it(tmp_path: Path) -> None:
     async def scenario() -> bool:
-        app = LazyMcpApp(cast(Any, None), "0", logging.getLogger("test"))
+        app = LazyMcpApp(lambda: cast(Any, None), "0", logging.getLogger("test"))
         extras = _guard(app, tmp_path, McpSettings()).contribute(RECORD)
         assert MCP_PATH in extras.mcp_servers["paseo"]["url"]
         # Started at once, before any request (none is made here).
@@ -55,7 +55,7 @@ def test_giving_a_session_the_server_builds_it(tmp_path: Path) -> None:
 
 def test_no_injection_builds_nothing(tmp_path: Path) -> None:
     async def scenario() -> bool:
-        app = LazyMcpApp(cast(Any, None), "0", logging.getLogger("test"))
+        app = LazyMcpApp(lambda: cast(Any, None), "0", logging.getLogger("test"))
         extras = _guard(app, tmp_path, McpSettings(injectIntoAgents=False)).contribute(RECORD)
         assert extras.mcp_servers == {}
         await asyncio.sleep(0)

@@ -1,0 +1,101 @@
+"""What an empty daemon's start does not import: code used only when a feature is first used
+(speech engines, the MCP SDK and its tool handlers, plugins' MCP tools) stays out of the start
+(docs/performance.md). Read from ``-X importtime`` of a real start, up to ready and stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+READY_TIMEOUT = 60.0
+
+NOT_AT_START_PACKAGES = frozenset(
+    {
+        "faster_whisper",
+        "ctranslate2",
+        "sherpa_onnx",
+        "onnxruntime",
+        "numpy",
+        "paseo_speech_local",
+        "paseo_speech_openai",
+        "mcp",
+        "starlette",
+    }
+)
+"""Top-level packages: the speech engines (none configured) and the MCP SDK (built on the
+first MCP request or a session's warm-up)."""
+
+NOT_AT_START_MODULES = frozenset(
+    {
+        "paseo_mcp.server",
+        "paseo_mcp.handlers",
+        "paseo_mcp.tools",
+        "paseo_mcp.contributed",
+        "paseo_chat.tools",
+        "paseo_loops.tools",
+    }
+)
+"""The MCP tool handlers and the tools plugins contribute: built with the MCP server."""
+
+
+def _imported_at_start(tmp_path: Path) -> set[str]:
+    home, user_home = tmp_path / "paseo", tmp_path / "home"
+    user_home.mkdir()
+    env = {
+        **os.environ,
+        "PASEO_HOME": str(home),
+        "HOME": str(user_home),
+        "PASEO_LISTEN": "127.0.0.1:0",
+        "PYTHONPROFILEIMPORTTIME": "1",
+    }
+    trace = tmp_path / "imports.txt"
+    with trace.open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        ready = threading.Event()
+
+        def watch() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                if " running " in line:
+                    ready.set()
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            assert ready.wait(READY_TIMEOUT), "the daemon did not become ready"
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+            watcher.join(timeout=10)
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in trace.read_text().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def test_an_empty_daemon_start_imports_no_speech_engine_and_no_mcp_tooling(
+    tmp_path: Path,
+) -> None:
+    modules = _imported_at_start(tmp_path)
+    assert "paseo.daemon.runtime" in modules  # the trace is of a real start
+    assert "paseo_mcp.guard" in modules  # the MCP plugin did start (its start mounts the guard)
+    packages = {name.split(".")[0] for name in modules}
+    assert sorted(packages & NOT_AT_START_PACKAGES) == []
+    assert sorted(modules & NOT_AT_START_MODULES) == []
