@@ -16,7 +16,7 @@ same way, and a schedule whose run is refused pauses itself with the refusal as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -174,3 +174,45 @@ def total_of(groups: Sequence[UsageTotals]) -> UsageTotals:
                 so_far = getattr(total, name)
                 setattr(total, name, value if so_far is None else so_far + value)
     return total
+
+
+class DaemonCaps:
+    """``daemon.budgets`` applied to one agent: before a prompt (:meth:`check`) and as a running
+    turn reports what it spent so far (:meth:`reached`). ``caps`` is read at each call, so a
+    ``paseo reload`` applies at once."""
+
+    def __init__(
+        self,
+        caps: Callable[[], Sequence[BudgetConfig] | None],
+        project_of: Callable[[str | None], Awaitable[str | None]],
+        repository: UsageRepository | None,
+    ) -> None:
+        self._caps = caps
+        self._project_of = project_of
+        self._repository = repository
+
+    async def refusal(
+        self, record: AgentRecord, running: Usage | None = None
+    ) -> BudgetExceeded | None:
+        caps = self._caps()
+        if not caps or record.internal:
+            return None
+        return await daemon_budget_refusal(
+            caps,
+            provider=record.provider,
+            project_id=await self._project_of(record.workspaceId),
+            repository=self._repository,
+            running=running,
+        )
+
+    async def check(self, record: AgentRecord) -> None:
+        """Raise the refusal of a spent cap that covers ``record``'s agent."""
+        refusal = await self.refusal(record)
+        if refusal is not None:
+            raise refusal
+
+    async def reached(self, record: AgentRecord, running: Usage) -> str | None:
+        """The spent cap a running turn's report reaches (the roster stops the turn), or
+        ``None``."""
+        refusal = await self.refusal(record, running)
+        return None if refusal is None else str(refusal.data.get("spent") or refusal.message)

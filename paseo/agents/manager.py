@@ -119,13 +119,22 @@ class AgentService:
         self._placement = placement
         # The wire streams first: clients hear of a change before any plugin acts on it.
         feed = AgentFeed([WireStreams(publisher), PluginTaps(plugins), *listeners])
+        async def daemon_cap(record: AgentRecord, usage: Usage) -> str | None:
+            # Late-bound: the caps are made after the roster, whose accounting they use.
+            return await self._caps.reached(record, usage)
+
         self.roster = AgentRoster(
             store,
             publisher,
             feed,
             redactor=redactor,
             budget_reached=self._budget_reached,
-            daemon_cap=self._daemon_cap,
+            daemon_cap=daemon_cap,
+        )
+        self._caps = budgets.DaemonCaps(
+            lambda: self.config.resolved.daemon.budgets,
+            self.roster.accounting.project_of,
+            getattr(store, "usage", None),
         )
         self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None
@@ -248,7 +257,7 @@ class AgentService:
         if params.initialPrompt:
             # A spent daemon budget refuses the agent before it exists (a schedule's new
             # agent included), not after with a prompt it will never run.
-            await self._check_daemon_budgets(record)
+            await self._caps.check(record)
         # Before the record: no session of the agent can start without its variables.
         await self.environments.put(record.id, variables)
         try:
@@ -337,32 +346,7 @@ class AgentService:
             what = budgets.reached(agent.record.budget, totals)
             if what is not None:
                 raise budgets.refusal(agent.record, what)
-        await self._check_daemon_budgets(agent.record)
-
-    async def _check_daemon_budgets(
-        self, record: AgentRecord, running: Usage | None = None
-    ) -> None:
-        caps = self.config.resolved.daemon.budgets
-        if not caps or record.internal:
-            return
-        refusal = await budgets.daemon_budget_refusal(
-            caps,
-            provider=record.provider,
-            project_id=await self.roster.accounting.project_of(record.workspaceId),
-            repository=getattr(self.store, "usage", None),
-            running=running,
-        )
-        if refusal is not None:
-            raise refusal
-
-    async def _daemon_cap(self, record: AgentRecord, running: Usage) -> str | None:
-        """The spent ``daemon.budgets`` cap a running turn's report reaches (the roster stops
-        the turn), or ``None``."""
-        try:
-            await self._check_daemon_budgets(record, running)
-        except budgets.BudgetExceeded as spent:
-            return str((spent.data or {}).get("spent") or spent.message)
-        return None
+        await self._caps.check(agent.record)
 
     async def set_budget(self, reference: str, budget: AgentBudget | None) -> LiveAgent:
         """Set (``None``: lift) the agent's budget; a ``budget`` attention it raised is
