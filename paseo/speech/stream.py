@@ -7,6 +7,7 @@ acknowledges them; when the connection drops, the client (which reconnects by it
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,10 +59,19 @@ async def dictate(
 
     async def resume() -> None:
         nonlocal resumes
-        resumes += 1
-        if resumes > MAX_RESUMES:
-            raise Unavailable(f"dictation {dictation_id}: gave up after {MAX_RESUMES} reconnects")
-        state = await client.call("dictation.start", {"dictationId": dictation_id})
+        while True:
+            resumes += 1
+            if resumes > MAX_RESUMES:
+                raise Unavailable(
+                    f"dictation {dictation_id}: gave up after {MAX_RESUMES} reconnects"
+                )
+            try:
+                state = await client.call("dictation.start", {"dictationId": dictation_id})
+                break
+            except ConnectionLost:
+                # The loss can be seen before the client notices it: the question went out on
+                # the closing socket. Ask again once the client has seen it and reconnected.
+                await asyncio.sleep(0.1 * resumes)
         acked = int(state["ackedSeq"])
         for seq in [s for s in unacked if s <= acked]:
             del unacked[seq]
