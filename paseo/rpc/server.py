@@ -33,6 +33,7 @@ from pydantic import BaseModel
 
 from paseo import __version__
 from paseo.rpc import channels
+from paseo.rpc.address import AddressError, parse_address
 from paseo.rpc.close_codes import CLOSE_CODES, CLOSE_GOING_AWAY
 from paseo.rpc.dispatch import MethodTable, encode_notification
 from paseo.rpc.guard import PasswordGuard, Throttled
@@ -153,7 +154,7 @@ class RpcServer:
         if not isinstance(context, HttpForwarding):
             return None
         decision = context.http_forward(host)
-        if decision is not None and not self.policy.host_allowed(host):
+        if decision is not None and not self.policy.forward_allowed(host):
             return 403
         return decision
 
@@ -409,4 +410,14 @@ def policy_from(resolved: ResolvedConfig) -> AccessPolicy:
         hostnames=daemon.hostnames,
         allowed_origins=daemon.cors.allowedOrigins,
         trusted_proxies=daemon.trustedProxies,
+        loopback_listener=_listens_on_loopback(daemon.listen),
     )
+
+
+def _listens_on_loopback(listen: str) -> bool:
+    """Whether every peer of ``daemon.listen`` is this machine (a unix socket or a loopback
+    address); an address that does not parse counts as not (start-up refuses it anyway)."""
+    try:
+        return parse_address(listen).is_loopback
+    except AddressError:
+        return False

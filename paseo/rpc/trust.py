@@ -67,8 +67,10 @@ class AccessPolicy:
         hostnames: Literal[True] | Iterable[str] = (),
         allowed_origins: Iterable[str] = (),
         trusted_proxies: Literal[True] | Iterable[str] = ("loopback",),
+        loopback_listener: bool = True,
     ) -> None:
         self._any_host = hostnames is True
+        self._loopback_listener = loopback_listener
         self._hostnames = frozenset(
             () if hostnames is True else (h.strip().lower().rstrip(".") for h in hostnames)
         )
@@ -104,6 +106,27 @@ class AccessPolicy:
             return False
         if host == "localhost" or host.endswith(".localhost") or _is_ip(host):
             return True
+        return self._configured(host)
+
+    def forward_allowed(self, host_header: str) -> bool:
+        """Whether a connection may be relayed to a workspace service by its ``Host``.
+
+        Stricter than :meth:`host_allowed`: a relayed connection needs no credential, so the
+        always-allowed ``*.localhost`` names count only on a loopback listener, where every
+        peer is this machine. On any other listener (``0.0.0.0``, a LAN address) a remote
+        client could send such a ``Host`` by hand and reach the service; there the names must
+        be listed in ``daemon.hostnames`` (``.localhost`` or exact names) to be forwarded.
+        """
+        if not self.host_allowed(host_header):
+            return False
+        if self._loopback_listener or self._any_host:
+            return True
+        host = _host_only(host_header)
+        if host == "localhost" or host.endswith(".localhost"):
+            return self._configured(host)
+        return True
+
+    def _configured(self, host: str) -> bool:
         if host in self._hostnames:
             return True
         for entry in self._hostnames:

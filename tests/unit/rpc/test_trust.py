@@ -95,3 +95,33 @@ def test_authenticator() -> None:
         assert asyncio.run(broken.authenticate("x", local=False, peer="p")) is None
     finally:
         guard.close()
+
+
+def test_localhost_names_are_forwarded_only_on_a_loopback_listener() -> None:
+    # A relayed connection needs no credential: on a LAN listener a remote client could send
+    # ``Host: web.app.localhost`` by hand, so there the name must be configured.
+    assert AccessPolicy().forward_allowed("web.app.localhost:6767")
+    lan = AccessPolicy(loopback_listener=False)
+    assert lan.host_allowed("web.app.localhost:6767")  # the RPC endpoint still answers it
+    assert not lan.forward_allowed("web.app.localhost:6767")
+    assert not lan.forward_allowed("localhost")
+    assert lan.forward_allowed("box.example") is False  # not allowed at all
+    assert AccessPolicy(hostnames=[".localhost"], loopback_listener=False).forward_allowed(
+        "web.app.localhost"
+    )
+    assert AccessPolicy(hostnames=["web.app.localhost"], loopback_listener=False).forward_allowed(
+        "web.app.localhost:1"
+    )
+    anything = AccessPolicy(hostnames=True, loopback_listener=False)
+    assert anything.forward_allowed("web.app.localhost")
+
+
+def test_the_listener_decides_whether_localhost_names_are_forwarded() -> None:
+    from paseo.rpc.server import _listens_on_loopback
+
+    assert _listens_on_loopback("127.0.0.1:6767")
+    assert _listens_on_loopback("[::1]:6767")
+    assert _listens_on_loopback("unix:///tmp/paseo.sock")
+    assert not _listens_on_loopback("0.0.0.0:6767")
+    assert not _listens_on_loopback("192.168.1.20:6767")
+    assert not _listens_on_loopback("not an address")
