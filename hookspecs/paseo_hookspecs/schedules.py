@@ -50,6 +50,26 @@ class ScheduleFire:
 
 
 @dataclass(frozen=True)
+class ScheduleRunEnded:
+    """One run of a schedule that has ended, as recorded in the schedule's run history
+    (what :func:`~paseo_hookspecs.specs.paseo_schedule_run_ended` observes).
+
+    .. versionadded:: 2.1
+    """
+
+    schedule_id: str
+    schedule_name: str | None
+    run_id: str
+    status: Literal["succeeded", "failed"]
+    error: str | None
+    """Why a failed run failed (``None`` when it succeeded)."""
+    agent_id: str | None
+    """The agent that worked on the run, when it reached one."""
+    ended_at: str
+    """ISO 8601 time the run ended."""
+
+
+@dataclass(frozen=True)
 class ScheduleFired:
     """How a plugin's run ended: ``output`` is kept (bounded) in the run entry."""
 
@@ -91,6 +111,7 @@ __all__ = [
     "ScheduleControl",
     "ScheduleFire",
     "ScheduleFired",
+    "ScheduleRunEnded",
     "ScheduleSource",
     "ScheduleStatus",
     "ScheduleTargetKind",

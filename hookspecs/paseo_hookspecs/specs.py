@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         RpcRegistrar,
         TransportRegistrar,
     )
-    from paseo_hookspecs.schedules import ScheduleTargetRegistrar
+    from paseo_hookspecs.schedules import ScheduleRunEnded, ScheduleTargetRegistrar
     from paseo_hookspecs.status import StatusSectionRegistrar
 
 
@@ -238,4 +238,21 @@ def paseo_attention(agent_id: str, reason: str, timestamp: str) -> None:
     :return: nothing.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def paseo_schedule_run_ended(run: ScheduleRunEnded) -> None:
+    """Observe a scheduled run ending, succeeded or failed (event tap), e.g. to tell someone a
+    run failed.
+
+    Called on the daemon's loop once the run is recorded in the schedule's history; must not
+    block. A raising implementation is logged and skipped. Runs the daemon ends itself (a stop,
+    or a restart that finds a run in flight) are recorded failed but not observed here: they
+    are the daemon's own doing, not the run's.
+
+    :param run: the run, a :class:`~paseo_hookspecs.schedules.ScheduleRunEnded`.
+    :return: nothing.
+
+    .. versionadded:: 2.1
     """

@@ -153,6 +153,7 @@ def compose(daemon: Daemon) -> Composition:
         agents=AgentServicePort(lambda: agents),
         config=config,
         targets=targets,
+        on_run_ended=daemon.plugins.schedule_run_ended if daemon.plugins else None,
     )
     composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
 

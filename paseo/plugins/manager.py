@@ -33,7 +33,7 @@ from paseo_hookspecs.registration import (
     ConfigSection,
     RpcMethodGroup,
 )
-from paseo_hookspecs.schedules import ScheduleTargetKind
+from paseo_hookspecs.schedules import ScheduleRunEnded, ScheduleTargetKind
 from paseo_hookspecs.status import StatusSection
 
 from paseo.plugins.discovery import (
@@ -468,6 +468,10 @@ class PaseoPluginManager:
     def attention(self, agent_id: str, reason: str, timestamp: str) -> None:
         """``paseo_attention`` tap."""
         self._each("paseo_attention", agent_id=agent_id, reason=reason, timestamp=timestamp)
+
+    def schedule_run_ended(self, run: ScheduleRunEnded) -> None:
+        """``paseo_schedule_run_ended`` tap; a failing implementation never stops the others."""
+        self._each("paseo_schedule_run_ended", run=run)
 
     # ------------------------------------------------------------------ helpers
 

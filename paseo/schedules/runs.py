@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from paseo_hookspecs.records import ScheduleRecord, dump_record
+from paseo_hookspecs.schedules import ScheduleRunEnded
 
 from paseo.schedules import cadence
 from paseo.schedules.clock import iso, parse_iso
@@ -138,3 +139,18 @@ def rearm_changes(record: ScheduleRecord, now: datetime) -> dict[str, Any]:
     if record.expiresAt is not None and following >= parse_iso(record.expiresAt):
         return {"status": "completed", "nextRunAt": None}
     return {"nextRunAt": iso(following)}
+
+
+def ended(record: ScheduleRecord, run: dict[str, Any]) -> ScheduleRunEnded:
+    """What the ``paseo_schedule_run_ended`` tap is told of ``run``, recorded as ended."""
+    agent_id = run.get("agentId")
+    error = run.get("error")
+    return ScheduleRunEnded(
+        schedule_id=record.id,
+        schedule_name=record.name,
+        run_id=str(run["id"]),
+        status="succeeded" if run.get("status") == "succeeded" else "failed",
+        error=str(error) if error is not None else None,
+        agent_id=str(agent_id) if agent_id else None,
+        ended_at=str(run["endedAt"]),
+    )

@@ -22,7 +22,7 @@ import contextlib
 import heapq
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,7 @@ from paseo_hookspecs.records import (
     dump_record,
     new_schedule_id,
 )
+from paseo_hookspecs.schedules import ScheduleRunEnded
 from paseo_hookspecs.store import MAX_PAGE_SIZE, ScheduleRepository
 
 from paseo.schedules import cadence, runs
@@ -99,8 +100,11 @@ class ScheduleService:
         clock: Clock | None = None,
         config: ConfigView,
         targets: PluginTargets | None = None,
+        on_run_ended: Callable[[ScheduleRunEnded], None] | None = None,
     ) -> None:
         self._store = store
+        self._on_run_ended = on_run_ended
+        """Told of each run :meth:`_execute` ends (the ``paseo_schedule_run_ended`` tap)."""
         self._targets = targets or PluginTargets()
         """The schedule targets plugins offer (``loop``), beside ``agent`` and ``new-agent``."""
         self._publisher = publisher
@@ -322,6 +326,8 @@ class ScheduleService:
                 return
             self._arm(updated)
             self._publish_record(updated)
+        if self._on_run_ended is not None:
+            self._on_run_ended(runs.ended(updated, finished))
 
     async def _dispatch(self, record: ScheduleRecord, run: dict[str, Any]) -> str:
         """Hand the prompt to the target; returns the agent that works on it."""

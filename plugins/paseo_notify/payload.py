@@ -7,6 +7,7 @@ from typing import Any
 from paseo_hookspecs.agents import Agents
 from paseo_hookspecs.errors import NotFound
 from paseo_hookspecs.records import AgentRecord
+from paseo_hookspecs.schedules import ScheduleRunEnded
 
 SUMMARY_LIMIT = 280
 
@@ -63,3 +64,25 @@ async def build(
         "serverId": server_id,
     }
     return record, payload
+
+
+def schedule_failed(run: ScheduleRunEnded, server_id: str) -> dict[str, Any]:
+    """The notification for a failed scheduled run: the same fields as an agent's, with the
+    schedule's name as the title and the run's error as the summary (the run's record, which
+    the daemon has redacted like every stored text)."""
+    reason = "schedule-failed"
+    return {
+        "event": reason,
+        "agentId": run.agent_id,
+        "title": run.schedule_name or f"Schedule {run.schedule_id[:8]}",
+        "status": run.status,
+        "reason": reason,
+        "reasonText": REASON_TEXT[reason],
+        "workspace": None,
+        "provider": None,
+        "summary": _short(run.error),
+        "timestamp": run.ended_at,
+        "serverId": server_id,
+        "scheduleId": run.schedule_id,
+        "runId": run.run_id,
+    }

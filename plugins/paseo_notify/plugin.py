@@ -2,7 +2,9 @@
 
 It watches attention through the agent port (``AgentEvents.subscribe``): the observer runs in
 its own task with its own bounded queue, so building a notification (reading the record, the
-last reply) never holds up an agent; handing it to the sinks is a ``put_nowait`` each.
+last reply) never holds up an agent; handing it to the sinks is a ``put_nowait`` each. Failed
+scheduled runs come from the ``paseo_schedule_run_ended`` tap, their notification built from
+the run alone (no read), so the tap returns at once.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from paseo_hookspecs.registration import (
     RpcMethodGroup,
     RpcRegistrar,
 )
+from paseo_hookspecs.schedules import ScheduleRunEnded
 from paseo_hookspecs.status import StatusReport, StatusSection, StatusSectionRegistrar
 from pydantic import BaseModel, ConfigDict
 
@@ -135,6 +138,7 @@ class NotifyPlugin:
         self.settings = NotifySettings()
         self.workers: list[SinkWorker] = []
         self._subscription: Subscription | None = None
+        self._server_id = ""
 
     @hookimpl
     def paseo_register_config_sections(self, register: ConfigSectionRegistrar) -> None:
@@ -184,6 +188,7 @@ class NotifyPlugin:
             if worker.disabled:
                 log.error("notify sink %s is disabled: %s", worker.name, worker.disabled)
             worker.start()
+        self._server_id = context.server_id
         self._subscription = context.agents.subscribe(
             _Attention(self, context.agents, context.server_id), name=PLUGIN_ID
         )
@@ -195,6 +200,17 @@ class NotifyPlugin:
             self._subscription = None
         for worker in self.workers:
             worker.stop()
+
+    @hookimpl
+    def paseo_schedule_run_ended(self, run: ScheduleRunEnded) -> None:
+        if run.status != "failed":
+            return
+        wanting = [w for w in self.workers if w.wants("schedule-failed")]
+        if not wanting:
+            return
+        payload = payloads.schedule_failed(run, self._server_id)
+        for worker in wanting:
+            worker.offer(payload)
 
     async def attention(
         self, agents: Agents, server_id: str, agent_id: str, reason: str, timestamp: str
