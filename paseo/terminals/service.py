@@ -193,9 +193,11 @@ class TerminalService:
         prompt: str | None = None,
         columns: int = 80,
         rows: int = 24,
+        name: str | None = None,
     ) -> TerminalInfo:
         """Start a profile's program in a workspace's exact directory (``Unavailable`` when
-        ``daemon.maxTerminals`` are running)."""
+        ``daemon.maxTerminals`` are running). ``name`` is its title until the program sets one
+        (default: the profile's name)."""
         self._check_cap()
         self._starting += 1
         try:
@@ -206,6 +208,7 @@ class TerminalService:
                 prompt=prompt,
                 columns=columns,
                 rows=rows,
+                name=name,
             )
         finally:
             self._starting -= 1
@@ -232,6 +235,7 @@ class TerminalService:
         prompt: str | None,
         columns: int,
         rows: int,
+        name: str | None,
     ) -> TerminalInfo:
         # The emulator (pyte) loads with the first terminal, not with the daemon.
         from paseo.terminals.terminal import Terminal, TerminalSpec
@@ -259,7 +263,7 @@ class TerminalService:
                 terminal_id=terminal_id,
                 workspace_id=workspace.workspaceId,
                 profile_id=profile.id,
-                name=profile.name,
+                name=name or profile.name,
                 cwd=workspace.cwd,
                 created_at=iso_now(),
             ),

@@ -33,7 +33,8 @@ class _Info(Protocol):
 class Terminals(Protocol):
     """What this needs of the terminals room."""
 
-    async def create(self, *, workspace_id: str | None = None) -> _Info: ...
+    async def create(self, *, workspace_id: str | None = None, name: str | None = None) -> _Info:
+        ...
 
     def input(self, terminal_id: str, data: bytes) -> None: ...
 
@@ -56,7 +57,9 @@ async def open_worktree_terminals(terminals: Terminals, workspace: WorkspaceReco
     opened: list[str] = []
     for spec in config.terminals:
         try:
-            info = await terminals.create(workspace_id=workspace.workspaceId)
+            # The entry's name is the terminal's title (until its program sets one), as the
+            # TypeScript daemon shows it.
+            info = await terminals.create(workspace_id=workspace.workspaceId, name=spec.name)
         except PaseoError as exc:
             log.warning("worktree terminal %r not opened: %s", spec.name, exc.message)
             continue

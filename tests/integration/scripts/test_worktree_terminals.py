@@ -40,12 +40,14 @@ def test_worktree_terminals_open_at_creation_and_close_at_archive(
     opened = _terminals(run_paseo, wid)
     assert len(opened) == 1
     terminal_id = opened[0]["terminalId"]
+    assert opened[0]["title"] == "dev"  # the entry's name (the shell sets no title here)
 
     def ran() -> bool:
         shown = run_paseo("terminal", "capture", terminal_id, check=True).stdout
         return "dev-terminal-ran" in shown.replace("echo dev-terminal-ran", "")
 
     wait_for(ran, 30, "the terminal's command to run")
+    assert _terminals(run_paseo, wid)[0]["title"] == "dev"
     run_paseo("worktree", "archive", wid, "--force", check=True)
     assert _terminals(run_paseo, wid) == []
 
