@@ -115,6 +115,47 @@ def test_usage_equals_what_claude_code_reported(
             daemon.start()
 
 
+@pytest.mark.parametrize("provider", ["codex", "claude-acp"])
+def test_usage_equals_what_other_programs_reported(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path, provider: str
+) -> None:
+    """The same accounting for Codex (the Responses API's usage, reported in its
+    ``token_count`` events) and an ACP agent (Claude's ACP adapter): what each program reported
+    at the end of its turns is what ``paseo usage`` sums, by agent and by provider, before and
+    after a restart."""
+    daemon.configure({provider: provider_settings(provider, fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    prompts = {
+        "first": ["[[usage:1200:300:40:0]] [[reply:one]]", "[[usage:800:100:0:0]] [[reply:two]]"],
+        "second": ["[[usage:5000:250:1000:0]] [[reply:three]]"],
+    }
+    ids = {}
+    for title, (first, *rest) in prompts.items():
+        run = ["run", "--provider", provider, "--cwd", str(work), "--title", title]
+        daemon.cli(*run, "--wait-timeout", WAIT, first)
+        for prompt in rest:
+            daemon.cli("send", "--wait-timeout", WAIT, title, prompt)
+        ids[title] = _json(daemon, "inspect", title)["agent"]["id"]
+
+    reported = {title: _reported(daemon, title) for title in prompts}
+    # Each turn reported something, and the fake's output counts came back through the program.
+    assert [len(turns) for turns in reported.values()] == [2, 1]
+    assert [u.get("outputTokens") for u in reported["first"]] == [300, 100], reported
+    expected = {ids[title]: _sum(turns) for title, turns in reported.items()}
+    for restarted in (False, True):
+        by_agent = _json(daemon, "usage", "--by", "agent")
+        assert {g["key"]: _totals(g) for g in by_agent["groups"]} == expected, restarted
+        by_provider = _json(daemon, "usage", "--by", "provider")
+        assert {g["key"]: _totals(g) for g in by_provider["groups"]} == {
+            provider: _sum(reported["first"] + reported["second"])
+        }
+        if not restarted:
+            daemon.stop()
+            daemon.start()
+
+
 def test_a_token_budget_refuses_the_next_prompt_until_raised(
     daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
 ) -> None:
