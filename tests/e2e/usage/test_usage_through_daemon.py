@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.daemon.harness import TURN_TIMEOUT, RealDaemon, logs, provider_settings
+from e2e.daemon.harness import TURN_TIMEOUT, RealDaemon, logs, poll, provider_settings
 
 from paseo.testing.fake_model import FakeModelServer, RefusingProxy
 
@@ -245,3 +245,53 @@ def test_claude_codes_per_call_usage_stops_a_turn_mid_way_at_its_budget(
     assert not any("tool said" in text for text in texts)  # no call after the first
     agent = _json(daemon, "inspect", "midway")["agent"]
     assert agent["attentionReason"] == "budget"
+
+
+def test_a_daily_project_cap_pauses_a_schedule_of_real_claude_code_agents(
+    daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
+) -> None:
+    """A project's daily token cap, spent by a real Claude Code turn, refuses the next prompt
+    and pauses a schedule whose runs would start Claude Code agents in that project: no run
+    reaches the model, and no agent is created for it."""
+    daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
+    daemon.start()
+    work = tmp_path / "work"
+    work.mkdir()
+    run = ["run", "--provider", "claude", "--cwd", str(work), "--wait-timeout", WAIT]
+    spent = daemon.cli(*run, "--title", "daily", "[[usage:100:50:0:0]] [[reply:spent]]")
+    assert spent.stdout == "spent\n"
+    [project] = _json(daemon, "usage", "--by", "project")["groups"]
+    assert project["inputTokens"] == 100
+    cap = [{"scope": "project", "id": project["key"], "period": "daily", "tokens": 100}]
+    daemon.cli("config", "set", "daemon.budgets", json.dumps(cap))
+    daemon.cli("reload")
+    requests = len(fake.model_requests())
+
+    refused = daemon.cli("send", "--wait-timeout", WAIT, "daily", "never-sent", check=False)
+    assert refused.returncode == 9
+    assert f"the daily budget of project {project['key']} is spent" in refused.stderr
+    agents_before = len(_json(daemon, "ls", "-a"))
+    with daemon.client() as client:
+        target = {"type": "new-agent", "config": {"provider": "claude", "cwd": str(work)}}
+        created = client.call(
+            "schedule.create",
+            {
+                "prompt": "scheduled-marker [[reply:never]]",
+                "cadence": {"type": "every", "everyMs": 3_600_000},
+                "target": target,
+            },
+        )["schedule"]
+        client.call("schedule.run-now", {"scheduleId": created["id"]})
+
+        def paused() -> dict[str, Any] | None:
+            got: dict[str, Any] = client.call("schedule.inspect", {"scheduleId": created["id"]})[
+                "schedule"
+            ]
+            return got if got["status"] == "paused" else None
+
+        schedule = poll(paused, timeout=60, what="the schedule to pause itself")
+    assert schedule["pausedReason"].startswith("budget: the daily budget of project")
+    assert schedule["runs"][-1]["status"] == "failed"
+    assert len(_json(daemon, "ls", "-a")) == agents_before  # no agent was created
+    assert len(fake.model_requests()) == requests  # nothing reached the model
+    assert not any("scheduled-marker" in r.prompt for r in fake.model_requests())
