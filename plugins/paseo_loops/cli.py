@@ -75,6 +75,13 @@ def _loop_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("prompt", help="the worker's task")
     parser.add_argument("--name", help="a name to refer to the loop by")
     parser.add_argument("--cwd", help="the directory the agents and checks work in (default: here)")
+    parser.add_argument(
+        "--worktree",
+        metavar="NAME",
+        help="work in a Paseo-owned worktree on branch NAME of the --cwd repository (made off "
+        "--base or the default branch, with its paseo.json setup; an earlier one is reused)",
+    )
+    parser.add_argument("--base", metavar="REF", help="with --worktree: the branch to start from")
     parser.add_argument("--provider", help="the worker's provider (or provider/model)")
     parser.add_argument("--model", help="the worker's model")
     parser.add_argument(
@@ -125,10 +132,59 @@ def _output(args: argparse.Namespace) -> str:
     return str(getattr(args, "output", "table") or "table")
 
 
-def _loop_params(args: argparse.Namespace) -> dict[str, Any]:
+WORKTREE_TIMEOUT = 600.0
+"""Seconds a worktree's creation (with its ``paseo.json`` setup) may take."""
+
+
+def _worktree_path(args: argparse.Namespace, cwd: str) -> str | None:
+    """``--worktree NAME``: the checkout of the Paseo-owned worktree on branch ``NAME`` of
+    ``cwd``'s repository, made now or by an earlier request for that name (unless a ``--base``
+    is asked for); ``None`` after saying why it could not be had."""
+    from paseo_hookspecs.cli_client import WebSocketCaller
+    from paseo_hookspecs.errors import Conflict, PaseoError
+
+    caller = WebSocketCaller(
+        getattr(args, "home", None), timeout=WORKTREE_TIMEOUT, client_name="loop"
+    )
+    params: dict[str, Any] = {"cwd": cwd, "mode": "branch-off", "branch": args.worktree}
+    if args.base:
+        params["base"] = args.base
+
+    async def made() -> str:
+        try:
+            return str((await caller.call("worktree.create", params))["worktree"]["path"])
+        except Conflict as exc:
+            worktree_id = exc.data.get("worktreeId")
+            if args.base or not worktree_id:
+                raise
+            for worktree in (await caller.call("worktree.list", {}))["worktrees"]:
+                if worktree["id"] == worktree_id and not worktree.get("archived"):
+                    return str(worktree["path"])
+            raise
+
+    try:
+        return asyncio.run(made())
+    except PaseoError as exc:
+        print(f"paseo loop: --worktree: {_safe(exc.message, 400)} ({exc.code})", file=sys.stderr)
+        return None
+
+
+def _loop_params(args: argparse.Namespace) -> dict[str, Any] | None:
+    cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
+    if args.base is not None and args.worktree is None:
+        print(
+            "paseo loop: --base names where a --worktree starts; give --worktree NAME too",
+            file=sys.stderr,
+        )
+        return None
+    if args.worktree is not None:
+        found = _worktree_path(args, cwd)
+        if found is None:
+            return None
+        cwd = found
     params: dict[str, Any] = {
         "prompt": args.prompt,
-        "cwd": os.path.abspath(os.path.expanduser(args.cwd or os.getcwd())),
+        "cwd": cwd,
         "name": args.name,
         "provider": args.provider,
         "model": args.model,
@@ -145,7 +201,8 @@ def _loop_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    answer = _call(args, "loop.run", _loop_params(args))
+    params = _loop_params(args)
+    answer = None if params is None else _call(args, "loop.run", params)
     if answer is None:
         return EXIT_FAILED
     loop = answer["loop"]
@@ -169,6 +226,8 @@ def _run_schedule(args: argparse.Namespace) -> int:
     else:
         cadence = {"type": "every", "everyMs": args.every}
     config = _loop_params(args)
+    if config is None:
+        return EXIT_FAILED
     prompt = config.pop("prompt")
     params: dict[str, Any] = {
         "prompt": prompt,
