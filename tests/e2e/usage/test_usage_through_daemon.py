@@ -57,6 +57,20 @@ def _totals(group: dict[str, Any]) -> dict[str, Any]:
     return {k: group[k] for k in ("turns", *TOKENS, "costUsd")}
 
 
+def _turns(
+    daemon: RealDaemon, provider: str, work: Path, prompts: dict[str, list[str]]
+) -> dict[str, str]:
+    """Run each titled agent's prompts (a ``paseo run``, then ``paseo send``s); their ids."""
+    ids = {}
+    for title, (first, *rest) in prompts.items():
+        run = ["run", "--provider", provider, "--cwd", str(work), "--title", title]
+        daemon.cli(*run, "--wait-timeout", WAIT, first)
+        for prompt in rest:
+            daemon.cli("send", "--wait-timeout", WAIT, title, prompt)
+        ids[title] = _json(daemon, "inspect", title)["agent"]["id"]
+    return ids
+
+
 def test_usage_equals_what_claude_code_reported(
     daemon: RealDaemon, fake: FakeModelServer, proxy: RefusingProxy, tmp_path: Path
 ) -> None:
@@ -68,24 +82,7 @@ def test_usage_equals_what_claude_code_reported(
         "first": ["[[usage:1200:300:40:7]] [[reply:one]]", "[[usage:800:100:0:0]] [[reply:two]]"],
         "second": ["[[usage:5000:250:1000:60]] [[reply:three]]"],
     }
-    ids = {}
-    for title, (first, *rest) in prompts.items():
-        ran = daemon.cli(
-            "run",
-            "--provider",
-            "claude",
-            "--cwd",
-            str(work),
-            "--title",
-            title,
-            "--wait-timeout",
-            WAIT,
-            first,
-        )
-        assert ran.returncode == 0
-        for prompt in rest:
-            daemon.cli("send", "--wait-timeout", WAIT, title, prompt)
-        ids[title] = _json(daemon, "inspect", title)["agent"]["id"]
+    ids = _turns(daemon, "claude", work, prompts)
 
     reported = {title: _reported(daemon, title) for title in prompts}
     expected = {ids[title]: _sum(turns) for title, turns in reported.items()}
@@ -131,13 +128,7 @@ def test_usage_equals_what_other_programs_reported(
         "first": ["[[usage:1200:300:40:0]] [[reply:one]]", "[[usage:800:100:0:0]] [[reply:two]]"],
         "second": ["[[usage:5000:250:1000:0]] [[reply:three]]"],
     }
-    ids = {}
-    for title, (first, *rest) in prompts.items():
-        run = ["run", "--provider", provider, "--cwd", str(work), "--title", title]
-        daemon.cli(*run, "--wait-timeout", WAIT, first)
-        for prompt in rest:
-            daemon.cli("send", "--wait-timeout", WAIT, title, prompt)
-        ids[title] = _json(daemon, "inspect", title)["agent"]["id"]
+    ids = _turns(daemon, provider, work, prompts)
 
     reported = {title: _reported(daemon, title) for title in prompts}
     # Each turn reported something, and the fake's output counts came back through the program.
