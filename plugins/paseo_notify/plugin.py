@@ -55,6 +55,9 @@ class NotifyStatusParams(BaseModel):
 
 
 class NotifySinkStatus(BaseModel):
+    # Built on the first `notify.status` answer, not at start.
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     type: str
     events: list[str]
@@ -70,6 +73,8 @@ class NotifySinkStatus(BaseModel):
 
 
 class NotifyStatusResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     enabled: bool
     sinks: list[NotifySinkStatus]
 
