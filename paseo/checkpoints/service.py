@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.agents import AgentObserver, Agents, Subscription, TimelineEntry
 from paseo_hookspecs.atomic import atomic_write_json, read_json
@@ -37,9 +37,13 @@ from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound
 from paseo_hookspecs.events import TurnCanceled, TurnCompleted, TurnFailed, TurnStarted
 from paseo_hookspecs.records import AgentRecord
 
-from paseo.checkpoints.plumbing import GITLINK, REF_ROOT, Change, RefInfo, Repo
 from paseo.git.runner import GitCommandFailed, GitRunner
 from paseo.services import ConfigView
+
+if TYPE_CHECKING:
+    # The git plumbing is imported by the first checkpoint, listing or restore: an empty
+    # daemon (no turn yet) never runs it.
+    from paseo.checkpoints.plumbing import Change, RefInfo, Repo
 
 log = logging.getLogger("paseo.checkpoints")
 
@@ -127,6 +131,8 @@ class Restoration:
 
 
 def _parse(refs: list[RefInfo], agent_id: str) -> tuple[list[Turn], list[Undo]]:
+    from paseo.checkpoints.plumbing import REF_ROOT
+
     prefix = f"{REF_ROOT}/{agent_id}/"
     turns: list[Turn] = []
     undos: list[Undo] = []
@@ -253,6 +259,8 @@ class CheckpointService:
         return self._root / agent_id
 
     def _prefix(self, agent_id: str) -> str:
+        from paseo.checkpoints.plumbing import REF_ROOT
+
         return f"{REF_ROOT}/{agent_id}"
 
     async def _repo_of(self, record: AgentRecord) -> Repo | None:
@@ -260,6 +268,8 @@ class CheckpointService:
         key = (record.id, record.cwd)
         repo = self._repos.get(key)
         if repo is None or not await asyncio.to_thread(repo.toplevel.is_dir):
+            from paseo.checkpoints.plumbing import Repo
+
             repo = await Repo.find(self._runner, Path(record.cwd))
             if repo is None:
                 self._repos.pop(key, None)
@@ -423,6 +433,8 @@ class CheckpointService:
     async def undo(self, reference: str, turn: int | None) -> Restoration:
         """Restore the files turn ``turn`` (default: the last) touched to their state before it,
         each one only if it is still as the turn left it; the rest are conflicts."""
+        from paseo.checkpoints.plumbing import GITLINK, Change
+
         async with self._restoring(reference) as (record, history, repo):
             chosen = history.turn(turn)
             assert chosen.after is not None
@@ -504,6 +516,8 @@ class CheckpointService:
         except (OSError, ValueError, KeyError, TypeError):
             toplevel = None
         if toplevel is not None and toplevel.is_dir():
+            from paseo.checkpoints.plumbing import Repo
+
             repo = Repo(self._runner, toplevel)
             try:
                 refs = await repo.refs(self._prefix(agent_id))

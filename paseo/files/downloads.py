@@ -22,11 +22,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from paseo_hookspecs.http import AsgiApp, AsgiReceive, AsgiScope, AsgiSend, send_plain
 
-from paseo.files.explorer import Downloadable
+if TYPE_CHECKING:
+    from paseo.files.explorer import Downloadable
 
 DOWNLOAD_PATH = "/api/files/download"
 TOKEN_TTL = 60.0

@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import AccessDenied, InvalidParams
 from paseo_hookspecs.http import AsgiApp
 
-from paseo.files import explorer, suggestions
 from paseo.files.downloads import DOWNLOAD_PATH, DownloadTokens, Ticket, download_app
 from paseo.files.editors import Editor, Launcher
 from paseo.files.editors import available as available_editors
 from paseo.files.scoped import inside
+
+if TYPE_CHECKING:
+    # The explorer and the suggestions run on a client's first read or completion: an
+    # empty daemon (no client yet) never imports them.
+    from paseo.files import explorer, suggestions
 
 Roots = Callable[[], Awaitable[list[str]]]
 """The directories clients may read below: workspaces' and projects' (the placement's)."""
@@ -86,17 +90,23 @@ class FilesService:
         )
 
     async def list_dir(self, cwd: str, path: str | None) -> tuple[str, str, list[explorer.Entry]]:
+        from paseo.files import explorer
+
         root = await self.workspace_root(cwd)
         relative, entries = await asyncio.to_thread(explorer.list_directory, root, path)
         return root, relative, entries
 
     async def read(self, cwd: str, path: str) -> tuple[str, explorer.FileRead]:
+        from paseo.files import explorer
+
         root = await self.workspace_root(cwd)
         return root, await asyncio.to_thread(explorer.read_file, root, path)
 
     async def download_token(self, cwd: str, path: str) -> tuple[str, Ticket, str | None]:
         """``(root, ticket, url)``; ``url`` is the route on the daemon's own TCP address (a
         TypeScript client builds its own from the address it connected to)."""
+        from paseo.files import explorer
+
         root = await self.workspace_root(cwd)
         file = await asyncio.to_thread(explorer.downloadable, root, path)
         ticket = self.tokens.issue(file)
@@ -114,6 +124,8 @@ class FilesService:
     ) -> tuple[list[str], list[suggestions.Suggestion]]:
         """``(absolute directories, entries)``: the home picker's without ``cwd``, else the
         workspace's completions (entries relative to it, directories absolute)."""
+        from paseo.files import suggestions
+
         if cwd:
             root = await self.workspace_root(cwd)
             found = await asyncio.to_thread(

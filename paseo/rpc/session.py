@@ -60,7 +60,6 @@ from paseo.rpc.dispatch import (
 )
 from paseo.rpc.errors import HelloRequired, ShuttingDown
 from paseo.rpc.models import ResyncEvent
-from paseo.rpc.session_agents import SessionAgents
 from paseo.rpc.trust import is_local_client
 
 if TYPE_CHECKING:
@@ -68,6 +67,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.context import DaemonContext
 
     from paseo.rpc.dispatch import MethodTable
+    from paseo.rpc.session_agents import SessionAgents
 
 log = logging.getLogger("paseo.rpc")
 
@@ -242,6 +242,10 @@ class Session:
     def agents(self) -> Agents:
         """The agent port with this session's access (:mod:`paseo.rpc.session_agents`)."""
         if self._agents is None:
+            # Imported by the first session that reaches the agent port (a plugin's handler):
+            # a daemon no client has used yet never loads it.
+            from paseo.rpc.session_agents import SessionAgents
+
             self._agents = SessionAgents(self.server.context.agents, self)
         return self._agents
 

@@ -24,7 +24,7 @@ import re
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paseo_hookspecs.errors import Conflict, NotFound
 from paseo_hookspecs.http import Forward
@@ -33,9 +33,13 @@ from paseo_hookspecs.store import ManagedProcessRepository
 
 from paseo.processes import ProcessRecords, reap_orphans, reap_recorded_group
 from paseo.scripts.proxy import proxied_name, proxy_host
-from paseo.scripts.supervisor import BoundedLog, ServiceProcess
 from paseo.worktrees.checkout import read_file
 from paseo.worktrees.project_config import CONFIG_FILE, ProjectConfig, Script, parse_project_config
+
+if TYPE_CHECKING:
+    # The supervisor is imported by the first service started: a daemon that runs none never
+    # loads it.
+    from paseo.scripts.supervisor import BoundedLog, ServiceProcess
 
 PROCESS_KIND = "script-service"
 STOP_TIMEOUT = 15.0
@@ -292,6 +296,8 @@ class ScriptService:
         config = await self._config(workspace)
         await self._learn_hosts(workspace, config)
         env = self._service_env(workspace, config, script)
+        from paseo.scripts.supervisor import BoundedLog, ServiceProcess
+
         log = self._logs.setdefault(key, BoundedLog())
         run = await ServiceProcess.spawn(
             script.command,

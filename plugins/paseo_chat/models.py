@@ -97,24 +97,29 @@ class WaitParams(RoomParams):
     timeoutMs: int = Field(default=30_000, ge=0, le=3_600_000)
 
 
-class RoomResult(BaseModel):
+class _Result(BaseModel):
+    # Built on the first answer: an empty daemon's start (no chat call yet) builds none.
+    model_config = ConfigDict(defer_build=True)
+
+
+class RoomResult(_Result):
     room: ChatRoom
 
 
-class RoomsResult(BaseModel):
+class RoomsResult(_Result):
     rooms: list[ChatRoom]
 
 
-class MessageResult(BaseModel):
+class MessageResult(_Result):
     message: ChatMessage
 
 
-class MessagesResult(BaseModel):
+class MessagesResult(_Result):
     messages: list[ChatMessage]
     hasMore: bool = False
 
 
-class WaitResult(BaseModel):
+class WaitResult(_Result):
     messages: list[ChatMessage]
     timedOut: bool
 

@@ -58,6 +58,9 @@ class NotifyStatusParams(BaseModel):
 
 
 class NotifySinkStatus(BaseModel):
+    # Built on the first `notify.status` answer, not at start.
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     type: str
     events: list[str]
@@ -73,6 +76,8 @@ class NotifySinkStatus(BaseModel):
 
 
 class NotifyStatusResult(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     enabled: bool
     sinks: list[NotifySinkStatus]
 

@@ -24,7 +24,7 @@ import logging
 import random
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from paseo_hookspecs.channels import ChannelHost
@@ -34,7 +34,10 @@ from paseo_hookspecs.transport import TransportHost
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from paseo_relay.tunnel import CLOSE_CLIENT_GONE, RelayLimits, SeenKeys, Tunnel
+from paseo_relay.limits import CLOSE_CLIENT_GONE, RelayLimits, SeenKeys
+
+if TYPE_CHECKING:
+    from paseo_relay.tunnel import Tunnel
 
 log = logging.getLogger("paseo.relay")
 
@@ -288,6 +291,10 @@ class RelayTransport(Transport):
             )
             # Read each time: a keypair rotated since start-up holds for new clients.
             identity = await asyncio.to_thread(host.relay_identity)
+            # The tunnel and its E2EE code are imported for the first relayed client: a daemon
+            # with the relay off (or no client yet) never loads them.
+            from paseo_relay.tunnel import Tunnel
+
             tunnel = Tunnel(
                 connection_id,
                 ws,

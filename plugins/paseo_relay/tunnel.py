@@ -27,81 +27,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from nacl.public import PrivateKey
 from paseo_hookspecs.channels import ChannelClosed
-from paseo_hookspecs.transport import PeerFacts, SessionLimits
+from paseo_hookspecs.transport import PeerFacts
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from paseo_relay import e2ee
+from paseo_relay.limits import CLOSE_CLIENT_GONE, RelayLimits, SeenKeys
 
 if TYPE_CHECKING:
     from paseo_hookspecs.channels import ChannelHost
 
 log = logging.getLogger("paseo.relay")
 
-CLOSE_CLIENT_GONE = 1001
-"""The relay said the client disconnected (``disconnected`` on the control socket)."""
 RELAY_FACTS = PeerFacts(transport="relay", unix_socket=False, peer=None, relay=True)
-
-
-@dataclass(frozen=True)
-class RelayLimits:
-    """The bounds of the relay transport (the defaults are the TypeScript daemon's timings;
-    tests shorten them)."""
-
-    ping_interval: float = 10.0
-    """Seconds between control pings."""
-    stale_after: float = 30.0
-    """Seconds without any control message before the socket is dropped."""
-    ready_timeout: float = 8.0
-    """Seconds after the control socket opens for a ``sync`` or ``pong``."""
-    open_timeout: float = 15.0
-    """Seconds for a socket to open (TCP, HTTP upgrade)."""
-    handshake_timeout: float = 30.0
-    """Seconds for a data socket's first frame (a client resends its hello every second)."""
-    close_timeout: float = 2.0
-    """Seconds a close waits for the relay's answer (it never answers: bounded, in the
-    background)."""
-    reconnect_step: float = 1.0
-    """The reconnect delay grows by this per failed attempt …"""
-    reconnect_max: float = 30.0
-    """… up to this, plus up to a quarter of it at random."""
-    max_frame_bytes: int = 4 << 20
-    """Largest data frame (a boxed, base64 message); larger closes the socket with 1009."""
-    max_control_bytes: int = 1 << 20
-    """Largest control frame."""
-    max_queue: int = 2
-    """Frames websockets holds unread per data socket before it stops reading."""
-    max_clients: int = 64
-    """Data sockets open at once; announced clients beyond are not served."""
-    seen_keys: int = 4096
-    """Client keys remembered across data sockets (replayed handshakes are refused)."""
-    session: SessionLimits = field(default_factory=SessionLimits)
-    """The bounds of each relayed session (as any remote session's)."""
-
-
-class SeenKeys:
-    """Client public keys that completed a handshake, most recent last, bounded."""
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._keys: OrderedDict[bytes, str] = OrderedDict()
-
-    def claim(self, key: bytes, connection_id: str) -> bool:
-        """Record ``key`` for ``connection_id``; ``False`` when another socket used it."""
-        owner = self._keys.get(key)
-        if owner is not None and owner != connection_id:
-            return False
-        self._keys[key] = connection_id
-        self._keys.move_to_end(key)
-        while len(self._keys) > self._limit:
-            self._keys.popitem(last=False)
-        return True
 
 
 class Tunnel:
@@ -280,4 +222,4 @@ def _retrieve(task: asyncio.Task[None]) -> None:
         task.exception()  # a close that failed: the socket is gone either way
 
 
-__all__ = ["RELAY_FACTS", "RelayLimits", "SeenKeys", "Tunnel"]
+__all__ = ["CLOSE_CLIENT_GONE", "RELAY_FACTS", "RelayLimits", "SeenKeys", "Tunnel"]

@@ -9,6 +9,7 @@ client's; inputs and results are the contract's typed models and errors. Observi
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -44,7 +45,12 @@ if TYPE_CHECKING:
 RECORD_FIELDS = frozenset(AgentRecord.model_fields)
 """``AgentCreate.recordFields`` may not name these: the kernel owns them."""
 
-_EVENT: TypeAdapter[AgentEvent] = TypeAdapter(AgentEvent)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[AgentEvent]:
+    # Built on the first typed timeline entry: a TypeAdapter builds its validator (the whole
+    # AgentEvent union) when made, which a start with no agent read never needs.
+    return TypeAdapter(AgentEvent)
 
 
 class WorktreePlacement(Protocol):
@@ -60,7 +66,7 @@ def typed_entry(entry: StoredEntry) -> TimelineEntry:
         seq=entry.seq,
         epoch=entry.epoch,
         timestamp=entry.timestamp,
-        event=_EVENT.validate_python(entry.event),
+        event=_event_adapter().validate_python(entry.event),
     )
 
 

@@ -1,6 +1,8 @@
 """What an empty daemon's start does not import: code used only when a feature is first used
-(speech engines, the MCP SDK and its tool handlers, plugins' MCP tools) stays out of the start
-(docs/performance.md). Read from ``-X importtime`` of a real start, up to ready and stop."""
+(speech engines, the MCP SDK and its tool handlers, plugins' MCP tools, the relay's tunnel, the
+checkpoint plumbing, the scripts supervisor, the file explorer, the session's agent port) stays
+out of the start (docs/performance.md). Read from ``-X importtime`` of a real start, up to ready
+and stop."""
 
 from __future__ import annotations
 
@@ -40,6 +42,22 @@ NOT_AT_START_MODULES = frozenset(
     }
 )
 """The MCP tool handlers and the tools plugins contribute: built with the MCP server."""
+
+NOT_AT_START_UNTIL_USED = frozenset(
+    {
+        "paseo_relay.tunnel",
+        "paseo_relay.e2ee",
+        "paseo.checkpoints.plumbing",
+        "paseo.scripts.supervisor",
+        "paseo.files.explorer",
+        "paseo.files.suggestions",
+        "paseo.rpc.session_agents",
+    }
+)
+"""Imported on first use: the relay's tunnel and E2EE for the first relayed client (the relay
+is off here), the checkpoint plumbing for the first checkpoint, listing or restore, the scripts
+supervisor for the first service started, the file explorer and the completions for a client's
+first read, the session's view of the agent port for the first plugin handler that uses it."""
 
 
 def _imported_at_start(tmp_path: Path) -> set[str]:
@@ -99,3 +117,19 @@ def test_an_empty_daemon_start_imports_no_speech_engine_and_no_mcp_tooling(
     packages = {name.split(".")[0] for name in modules}
     assert sorted(packages & NOT_AT_START_PACKAGES) == []
     assert sorted(modules & NOT_AT_START_MODULES) == []
+
+
+def test_an_empty_daemon_start_imports_no_feature_code_before_its_first_use(
+    tmp_path: Path,
+) -> None:
+    modules = _imported_at_start(tmp_path)
+    # The trace is of a real start whose services and transports were built: the relay
+    # transport, the checkpoint, scripts and files services, the RPC sessions' module.
+    assert {
+        "paseo_relay.transport",
+        "paseo.checkpoints.service",
+        "paseo.scripts.service",
+        "paseo.files.service",
+        "paseo.rpc.session",
+    } <= modules
+    assert sorted(modules & NOT_AT_START_UNTIL_USED) == []
