@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paseo import __version__
 from paseo.cli.catalog import COMMANDS
 from paseo.cli.errors import EXIT_BROKEN_PIPE, EXIT_BUDGET, EXIT_USAGE, CliError, silence_stdout
+
+if TYPE_CHECKING:
+    import logging
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 
 def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -98,7 +102,7 @@ def build_parser(command: str | None, argv: list[str] | None = None) -> argparse
     _add_global_options(parser, suppress=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     configured = False
-    for name, (summary, module_name) in COMMANDS.items():
+    for name, (summary, module_name) in _listed(command, argv).items():
         sub = subparsers.add_parser(name, help=summary, description=summary)
         if name == command:
             # ``module`` or ``module:function`` (an alias configured by another group's code).
@@ -116,6 +120,21 @@ def build_parser(command: str | None, argv: list[str] | None = None) -> argparse
             group.configure(sub)
             _add_global_options_everywhere(sub)
     return parser
+
+
+def _listed(command: str | None, argv: list[str] | None) -> dict[str, tuple[str, str]]:
+    """The kernel groups the parser lists: only ``command`` when it is one of them and ``argv``
+    asks for no help. Nothing else is shown then (the usage names ``COMMAND``, not each
+    group), and each listed group costs argparse a parser of its own, the larger part of a
+    one-shot command's start (``paseo ls``). The top-level help (``paseo -h ls``) and an
+    unknown command's error (``choose from …``) list them all."""
+    if (
+        command in COMMANDS
+        and argv is not None
+        and not any(token in ("-h", "--help") for token in argv)
+    ):
+        return {command: COMMANDS[command]}
+    return COMMANDS
 
 
 def _plugin_group(command: str) -> Any:
@@ -211,10 +230,11 @@ def _handle_ctrl_c() -> None:
     its agent goes on); :func:`paseo.cli.entry` ignored it as a traceback-free SIGINT while the
     command was being imported. Only the main thread may set a handler (tests call ``run``
     from others)."""
+    import contextlib
     import signal
-    import threading
 
-    if threading.current_thread() is threading.main_thread():
+    # Not threading.main_thread(): threading is not otherwise imported by a one-shot command.
+    with contextlib.suppress(ValueError):  # "signal only works in main thread"
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
@@ -302,37 +322,91 @@ def _append_cli_log(argv: list[str], text: str) -> str | None:
     return str(path)
 
 
-class _TerminalLogHandler(logging.Handler):
+def _terminal_log_handler(argv: list[str]) -> logging.Handler:
     """What the kernel logs while a CLI command runs (a plugin that failed to load, a hook that
     raised): one line on stderr, its traceback in the CLI log (on stderr with ``PASEO_DEBUG=1``).
     Without a handler Python's last-resort one would print the record's traceback there."""
+    import logging
 
-    def __init__(self, argv: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self._argv = argv
+    class TerminalLogHandler(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            import traceback
 
-    def emit(self, record: logging.LogRecord) -> None:
-        import traceback
+            try:
+                message = record.getMessage()
+                error = record.exc_info[1] if record.exc_info else None
+                trace = "".join(traceback.format_exception(error)) if error is not None else ""
+                detail = ""
+                if trace and not os.environ.get("PASEO_DEBUG"):
+                    where = _append_cli_log(argv, f"{message}\n{trace}")
+                    detail = f" (the traceback is in {where})" if where else ""
+                    trace = ""
+                sys.stderr.write(f"paseo: {record.levelname.lower()}: {message}{detail}\n{trace}")
+            except Exception:  # noqa: BLE001 - a message that cannot be shown must not end it
+                return
 
-        try:
-            message = record.getMessage()
-            error = record.exc_info[1] if record.exc_info else None
-            trace = "".join(traceback.format_exception(error)) if error is not None else ""
-            detail = ""
-            if trace and not os.environ.get("PASEO_DEBUG"):
-                where = _append_cli_log(self._argv, f"{message}\n{trace}")
-                detail = f" (the traceback is in {where})" if where else ""
-                trace = ""
-            sys.stderr.write(f"paseo: {record.levelname.lower()}: {message}{detail}\n{trace}")
-        except Exception:  # noqa: BLE001 - a message that cannot be shown must not end the command
-            return
+    handler = TerminalLogHandler(logging.WARNING)
+    handler.set_name(TERMINAL_HANDLER)
+    return handler
+
+
+TERMINAL_HANDLER = "paseo-cli-terminal"
+"""The name of the handler :func:`_route_kernel_logs` attaches (found again by it)."""
 
 
 def _route_kernel_logs(argv: list[str]) -> None:
-    """Send the ``paseo`` logger's warnings through :class:`_TerminalLogHandler` for this
-    command, unless something (a foreground daemon, a test) has already configured it."""
+    """Send the ``paseo`` logger's warnings through :func:`_terminal_log_handler` for this
+    command, unless something (a foreground daemon, a test) has already configured it.
+
+    Nothing can log before ``logging`` is imported, and a one-shot command (``paseo ls``)
+    never imports it: its import (with threading, traceback and string) is a tenth of such a
+    command's start. So until something imports it, a finder waits for that import and
+    routes the logs the moment the module is loaded, before its importer can log."""
+    for hook in [f for f in sys.meta_path if isinstance(f, _WhenLoggingLoads)]:
+        sys.meta_path.remove(hook)
+    if "logging" not in sys.modules:
+        sys.meta_path.insert(0, _WhenLoggingLoads(argv))
+        return
+    import logging
+
     logger = logging.getLogger("paseo")
-    for handler in [h for h in logger.handlers if isinstance(h, _TerminalLogHandler)]:
+    for handler in [h for h in logger.handlers if h.name == TERMINAL_HANDLER]:
         logger.removeHandler(handler)
     if not logger.handlers:
-        logger.addHandler(_TerminalLogHandler(argv))
+        logger.addHandler(_terminal_log_handler(argv))
+
+
+class _WhenLoggingLoads:
+    """A meta-path finder that finds nothing itself: on the first ``import logging`` it lets
+    the other finders find it and has the module's loading end with :func:`_route_kernel_logs`."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+
+    def find_spec(
+        self, name: str, path: Any = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if name != "logging":
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                break
+        else:
+            return None
+        found: ModuleSpec = spec
+        loader = found.loader
+        exec_module = getattr(loader, "exec_module", None)
+        if loader is None or exec_module is None:
+            return found
+        argv = self.argv
+
+        def exec_then_route(module: ModuleType) -> None:
+            exec_module(module)
+            # The module is in sys.modules now: _route_kernel_logs's import finds it there.
+            _route_kernel_logs(argv)
+
+        loader.exec_module = exec_then_route  # type: ignore[method-assign]
+        return found

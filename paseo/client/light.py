@@ -1,8 +1,9 @@
 """A light synchronous client for the CLI's one-shot calls (``paseo ls``, ``paseo project``).
 
-Standard library and websockets' threading client only: no asyncio, no pydantic, so a
-command that makes a few calls and exits costs little more than starting Python and opening
-a WebSocket. It connects, says hello, answers :meth:`LightClient.call` with the raw JSON
+Standard library only (the WebSocket is :mod:`paseo.client.plainws`): no asyncio, no
+pydantic, not even websockets (whose import reads package metadata and pulls in ssl and
+urllib), so a command that makes a few calls and exits costs little more than starting Python
+and opening a socket. It connects, says hello, answers :meth:`LightClient.call` with the raw JSON
 result and raises the same errors as :class:`paseo.client.client.PaseoClient`; it does not
 reconnect and ignores notifications. Commands that follow notifications use
 :class:`paseo.client.sync.SyncClient`.
@@ -20,11 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from paseo_hookspecs.errors import AccessDenied, PaseoError, Unavailable
-from websockets.exceptions import ConnectionClosed, InvalidStatus
-from websockets.sync.client import ClientConnection, connect, unix_connect
 
 from paseo import __version__
 from paseo.client.discovery import discover
+from paseo.client.plainws import (
+    ConnectionClosed,
+    HandshakeError,
+    HandshakeRefused,
+    PlainWebSocket,
+)
+from paseo.rpc.address import DEFAULT_HOST, WS_PATH
 from paseo.rpc.errors import ConnectionLost, from_error_object
 
 MAX_MESSAGE = 64 * 1024 * 1024
@@ -69,29 +75,30 @@ class LightClient:
         target = discover(host, home=home, env=env)
         self.target = target
         target.refuse_elsewhere()
-        options: dict[str, Any] = {
-            "additional_headers": {"Authorization": f"Bearer {target.token}"}
-            if target.token
-            else {},
-            "open_timeout": connect_timeout,
-            "max_size": MAX_MESSAGE,
-            "compression": None,
-            "user_agent_header": f"paseo-client/{__version__}",
-            # A one-shot call needs no keepalive thread.
-            "ping_interval": None,
-        }
-        # websockets 17 wants its connection entered (as a context manager), as older ones allow.
+        headers = {"User-Agent": f"paseo-client/{__version__}"}
+        if target.token:
+            headers["Authorization"] = f"Bearer {target.token}"
+        address = target.address
         try:
-            if target.address.path is not None:
-                opening = unix_connect(target.address.path, "ws://localhost/ws", **options)
-            else:
-                opening = connect(target.address.ws_url(), **options)
-            ws = self._stack.enter_context(opening)
-        except InvalidStatus as exc:
-            raise refusal(exc.response.status_code) from None
-        except (OSError, TimeoutError) as exc:
+            ws = PlainWebSocket(
+                host=address.host or DEFAULT_HOST,
+                port=address.port,
+                unix_path=address.path,
+                host_header=address.host_header(),
+                path=WS_PATH,
+                headers=headers,
+                timeout=connect_timeout,
+                max_size=MAX_MESSAGE,
+            )
+        except HandshakeRefused as exc:
+            raise refusal(exc.status) from None
+        except HandshakeError as exc:
+            raise Unavailable(f"{address.listen_form()} is not a Paseo daemon: {exc}") from None
+        except (OSError, TimeoutError, ConnectionClosed) as exc:
             raise target.not_running(str(exc)) from None
-        self._ws: ClientConnection = ws
+        self._stack.callback(ws.close)
+        self._ws: Any = ws
+        self._closed_errors: tuple[type[BaseException], ...] = (ConnectionClosed,)
         self._greet(client_type)
 
     def _greet(self, client_type: str) -> None:
@@ -111,11 +118,15 @@ class LightClient:
     def _open_via(self, connector: Any, host: str, client_type: str) -> None:
         """Through a plugin's connector (the relay): no token; the connector's words when the
         tunnel ends before the daemon answered."""
+        from websockets.exceptions import ConnectionClosed as ChannelEnded
+
         from paseo.client.tunnel import SyncChannelConnection
 
         connection = SyncChannelConnection(connector, host)
         self._stack.callback(connection.close)
-        self._ws = connection  # type: ignore[assignment]
+        self._ws = connection
+        # The tunnel ends as websockets' connections do.
+        self._closed_errors = (ConnectionClosed, ChannelEnded)
         try:
             self._greet(client_type)
         except ConnectionLost:
@@ -159,7 +170,7 @@ class LightClient:
                         raise ConnectionLost(
                             "the answer was dropped: this client fell behind (server.resync)"
                         )
-        except ConnectionClosed:
+        except self._closed_errors:
             raise ConnectionLost("the connection to the daemon was lost") from None
         except TimeoutError:
             raise Unavailable(f"{method} timed out after {limit:.0f}s") from None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import queue
 import re
 import sys
 import time
@@ -23,6 +22,8 @@ LISTING_WAIT = 120.0
 first."""
 
 if TYPE_CHECKING:
+    import queue
+
     from paseo.client.light import LightClient
     from paseo.client.sync import SyncClient
 
@@ -103,11 +104,12 @@ def connect(args: argparse.Namespace, *, follow: bool = False) -> SyncClient:
 
 def connect_light(args: argparse.Namespace) -> LightClient:
     """:func:`connect` for commands that only make calls (no notifications): imports neither
-    asyncio nor pydantic (see :mod:`paseo.client.light`)."""
-    from paseo.cli.context import home_layout
+    asyncio nor pydantic (see :mod:`paseo.client.light`), nor the home package: the home is
+    only a path here (:func:`paseo.client.discovery.home_path`, as ``home_layout``'s root)."""
+    from paseo.client.discovery import home_path
     from paseo.client.light import LightClient
 
-    return LightClient(getattr(args, "host", None), home=home_layout(args).root)
+    return LightClient(getattr(args, "host", None), home=home_path(getattr(args, "home", None)))
 
 
 def parse_duration(text: str) -> float:
@@ -401,6 +403,9 @@ class Follower:
     def __init__(self, client: SyncClient, agent_id: str) -> None:
         self.client = client
         self.agent_id = agent_id
+        # Imported here: queue brings threading, which the one-shot commands (ls) never need.
+        import queue
+
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.epoch: str | None = None
         self.seq = 0
@@ -502,6 +507,8 @@ class Follower:
     def follow(self, show: Callable[[dict[str, Any]], None], *, until: float | None = None) -> str:
         """Show live entries until the agent is deleted (``deleted``), the connection drops
         (``lost``) or ``until`` (monotonic) passes (``timeout``)."""
+        import queue
+
         while True:
             timeout = 0.5 if until is None else max(0.0, min(0.5, until - time.monotonic()))
             try:

@@ -98,3 +98,80 @@ def test_an_unusable_home_is_named(run_paseo: Any, tmp_path: Path) -> None:
         assert f"{home} cannot be a Paseo home: not a directory" in result.stderr
         assert "credentials" not in result.stderr
         assert "Traceback" not in result.stderr
+
+
+LS_MAY_IMPORT = ("paseo.cli", "paseo.client", "paseo.rpc", "paseo_hookspecs")
+"""What of Paseo ``paseo ls`` may import, by prefix (and ``paseo`` itself)."""
+LS_MAY_NOT_IMPORT = {
+    # Slow standard-library corners: websockets' client brought every one of them
+    # (importlib.metadata to read its own version; ssl, urllib and email for TLS and proxies).
+    "importlib.metadata",
+    "ssl",
+    "urllib.request",
+    "http.client",
+    "email",
+    "asyncio",
+    "concurrent.futures",
+    "selectors",
+    "hashlib",
+    "threading",
+    "logging",
+    "dataclasses",
+    # Paseo's own heavy parts: the home package, config, plugins, the full client.
+    "paseo.home",
+    "paseo.config",
+    "paseo.plugins",
+    "paseo.client.client",
+    "paseo.client.sync",
+}
+
+
+MODULES_AT_EXIT = (
+    "import atexit, json, runpy, sys\n"
+    "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+    "if sys.argv[1:]:\n"
+    "    sys.argv[0] = 'paseo'\n"
+    "    runpy.run_module('paseo', run_name='__main__', alter_sys=True)\n"
+)
+"""Runs ``python -m paseo ARGS`` (nothing without ARGS) and writes on stderr, as the process
+exits, every module it imported. Not ``-X importtime``: it misses modules imported by
+``importlib.import_module``, as the CLI imports each command's module."""
+
+
+def test_ls_imports_only_the_standard_library_and_the_cli_s_own_modules(
+    daemon: LiveDaemon, tmp_path: Path
+) -> None:
+    """Issue 36, item 4: ``paseo ls``'s start was most of its 0.57 s at a million agents. Its
+    imports: no third-party library at all (websockets' client was most of it), no plugin, no
+    entry-point scan (importlib.metadata), and of Paseo only the CLI, the light client and the
+    address and error types."""
+    env = dict(os.environ, PASEO_HOME=str(daemon.home))
+    env.pop("PASEO_HOST", None)
+
+    def imported(*args: str) -> tuple[str, set[str]]:
+        result = subprocess.run(
+            [sys.executable, "-c", MODULES_AT_EXIT, *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            check=True,
+            cwd=tmp_path,
+        )
+        listed = result.stderr.rsplit("\nMODULES ", 1)[1]
+        return result.stdout, set(json.loads(listed))
+
+    out, with_ls = imported("ls")
+    assert out.startswith("ID  TITLE")
+    # What the interpreter imports for nothing (site, the venv's .pth hooks) is not the CLI's.
+    modules = with_ls - imported()[1]
+    assert "paseo.cli.commands.ls" in modules
+    third_party = sorted(
+        name
+        for name in modules
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name != "paseo"
+        and not name.startswith(LS_MAY_IMPORT)
+    )
+    assert third_party == []
+    assert sorted(modules & LS_MAY_NOT_IMPORT) == []
