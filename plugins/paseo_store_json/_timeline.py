@@ -360,17 +360,11 @@ class JsonTimelineRepository(TimelineRepository):
             timeline = await self._load(agent_id)
             lines = _from_cache(timeline, after_seq, before_seq, limit, tail)
             if lines is None:
-                lines = await self._from_file(
+                return await self._from_file(
                     agent_id, timeline, after_seq, before_seq, limit, tail=tail
                 )
             self._used(agent_id)
-        try:
-            return [TimelineEntry.model_validate_json(line) for line in lines]
-        except ValidationError as exc:
-            raise StorageError(
-                f"the timeline of {agent_id} changed on disk under the store: "
-                f"{describe_validation_error(exc)}"
-            ) from exc
+        return _parsed(agent_id, lines)
 
     async def _from_file(
         self,
@@ -381,8 +375,8 @@ class JsonTimelineRepository(TimelineRepository):
         limit: int | None,
         *,
         tail: bool,
-    ) -> list[bytes]:
-        """The lines of a read the cache cannot answer, from the file (caller holds the lock).
+    ) -> list[TimelineEntry]:
+        """A read the cache cannot answer, from the file (caller holds the lock).
         A tail read takes what the cache has of its newest entries and reads on backward from
         where the cache starts, and the lines it reads join the cache (the next page back will
         start there); any other read finds its first line by binary search on seq."""
@@ -418,7 +412,9 @@ class JsonTimelineRepository(TimelineRepository):
             before_bytes = timeline.cached_bytes
             self._prepend(timeline, end, found)
             self.cached_bytes += timeline.cached_bytes - before_bytes
-        return [line for _offset, line, _entry in found] + top
+        self._used(agent_id)
+        # The entries parsed by the scan are the caller's (the cache keeps their lines).
+        return [entry for _offset, _line, entry in found] + _parsed(agent_id, top)
 
     async def last(self, agent_id: str) -> TimelineEntry | None:
         entries = await self.read(agent_id, limit=1, tail=True)
@@ -443,6 +439,15 @@ class JsonTimelineRepository(TimelineRepository):
             if timeline is not None:
                 self.cached_bytes -= timeline.cached_bytes
             self._resident.pop(agent_id, None)
+
+
+def _parsed(agent_id: str, lines: list[bytes]) -> list[TimelineEntry]:
+    try:
+        return [TimelineEntry.model_validate_json(line) for line in lines]
+    except ValidationError as exc:
+        raise StorageError(
+            f"the timeline of {agent_id} changed in memory: {describe_validation_error(exc)}"
+        ) from exc
 
 
 def _from_cache(

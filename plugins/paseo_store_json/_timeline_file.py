@@ -33,6 +33,9 @@ of small lines costs one read, a huge line a few)."""
 
 MAX_CHUNK = 4 * 1024 * 1024
 
+PROBE_CHUNK = 4 * 1024
+"""The first read of a probe of the seq search: one line, usually."""
+
 PROBE_SPAN = 32 * 1024
 """Below this many bytes between its bounds the seq search scans lines instead of probing."""
 
@@ -67,13 +70,14 @@ def complete_size(fd: int, size: int) -> int:
     return 0
 
 
-def lines_forward(fd: int, start: int, end: int) -> Iterator[tuple[int, bytes]]:
+def lines_forward(
+    fd: int, start: int, end: int, chunk: int = CHUNK
+) -> Iterator[tuple[int, bytes]]:
     """``(offset, line)`` (without its newline) for every complete line from ``start`` (a line's
-    first byte) up to ``end``, in file order."""
+    first byte) up to ``end``, in file order; the first read is of ``chunk`` bytes."""
     position = start
     line_start = start
     pending = b""
-    chunk = CHUNK
     while position < end:
         data = _pread(fd, min(chunk, end - position), position)
         if not data:
@@ -125,7 +129,7 @@ def _next_line_start(fd: int, position: int, end: int) -> int:
     """The first line starting at or after ``position`` (``end`` when none does)."""
     if position <= 0:
         return 0
-    chunk = CHUNK
+    chunk = PROBE_CHUNK
     at = position - 1  # the byte before: a newline there makes ``position`` a line start
     while at < end:
         block = _pread(fd, min(chunk, end - at), at)
@@ -149,7 +153,7 @@ def seek_seq(fd: int, end: int, seq: int, parse: Parse) -> int:
     while high - low > PROBE_SPAN:
         middle = _next_line_start(fd, (low + high) // 2, high)
         probe: tuple[int, int, TimelineEntry] | None = None
-        for offset, line in lines_forward(fd, middle, high):
+        for offset, line in lines_forward(fd, middle, high, PROBE_CHUNK):
             entry = parse(offset, line)
             if entry is not None:
                 probe = (offset, len(line), entry)
