@@ -390,16 +390,16 @@ class JsonTimelineRepository(TimelineRepository):
             ]
             end = timeline.cache_start
         need = None if limit is None else limit - len(top)
-        size = timeline.size
+        size, last_seq = timeline.size, timeline.last_seq
 
         def scan() -> list[Found]:
             with self._file(agent_id, timeline) as reader:
                 if not tail:
-                    start = 0 if after is None else reader.seek(size, after + 1)
+                    start = 0 if after is None else reader.seek(size, after + 1, last_seq)
                     return reader.forward(start, size, before, limit)
                 stop = end
                 if not top and before is not None:
-                    stop = reader.seek(size, before)
+                    stop = reader.seek(size, before, last_seq)
                 return reader.backward(stop, after, need)[::-1]
 
         try:

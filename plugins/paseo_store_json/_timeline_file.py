@@ -143,34 +143,92 @@ def _next_line_start(fd: int, position: int, end: int) -> int:
     return end
 
 
-def seek_seq(fd: int, end: int, seq: int, parse: Parse) -> int:
-    """The offset of the first valid line, among those before ``end``, whose seq is at least
-    ``seq`` (``end`` when none is): a binary search over byte offsets, then a scan of the last
-    few lines. Invalid lines are passed over (``parse`` reports them)."""
-    low, high = 0, end
-    # Lines starting before ``low`` have a smaller seq (or are invalid); ``high`` is ``end`` or
-    # the start of a valid line whose seq is at least ``seq``.
-    while high - low > PROBE_SPAN:
-        middle = _next_line_start(fd, (low + high) // 2, high)
-        probe: tuple[int, int, TimelineEntry] | None = None
-        for offset, line in lines_forward(fd, middle, high, PROBE_CHUNK):
-            entry = parse(offset, line)
-            if entry is not None:
-                probe = (offset, len(line), entry)
-                break
-        if probe is None:
-            if middle >= high:
-                break  # one long line spans the middle: scan what is left
-            high = middle  # nothing valid from there on: the answer is before it, or is there
-            continue
-        offset, length, entry = probe
-        if entry.seq < seq:
-            low = offset + length + 1
-        else:
-            high = offset
-    for offset, line in lines_forward(fd, low, high):
+Probe = tuple[int, int, TimelineEntry]
+"""``(offset, length, entry)`` of the first valid line a probe found."""
+
+
+def _probe(fd: int, position: int, end: int, parse: Parse) -> tuple[int, Probe | None]:
+    """The first line starting at or after ``position`` (``end`` when none), and the first valid
+    line from there on before ``end`` (``None`` when none is). Usually one ``pread``: the
+    newline before the line and the line itself in one :data:`PROBE_CHUNK`."""
+    at = max(0, position - 1)
+    block = _pread(fd, min(PROBE_CHUNK, end - at), at)
+    if position <= 0:
+        start, body = 0, 0
+    else:
+        newline = block.find(b"\n")
+        if newline < 0:
+            start = _next_line_start(fd, position, end)
+            return start, _first_valid(fd, start, end, parse)
+        start, body = at + newline + 1, newline + 1
+    if start >= end:
+        return end, None
+    stop = block.find(b"\n", body)
+    if stop >= 0:
+        entry = parse(start, block[body:stop])
+        if entry is not None:
+            return start, (start, stop - body, entry)
+    return start, _first_valid(fd, start, end, parse)
+
+
+def _first_valid(fd: int, start: int, end: int, parse: Parse) -> Probe | None:
+    for offset, line in lines_forward(fd, start, end, PROBE_CHUNK):
         entry = parse(offset, line)
-        if entry is not None and entry.seq >= seq:
+        if entry is not None:
+            return offset, len(line), entry
+    return None
+
+
+def seek_seq(
+    fd: int, end: int, seq: int, parse: Parse, *, end_seq: int | None = None
+) -> int:
+    """The offset of the first valid line, among those before ``end``, whose seq is at least
+    ``seq`` (``end`` when none is); then a scan of the last few lines. Invalid lines are passed
+    over (``parse`` reports them).
+
+    Entries are of similar sizes and seqs mostly consecutive, so the target's offset is guessed
+    by interpolation between the bounds' seqs (``end_seq``: the seq after the last entry) and
+    bracketed by two probes :data:`PROBE_SPAN` apart around the guess: a few reads on a cold
+    file rather than the twenty of a bisection of a gigabyte. A step that does not halve the
+    span is followed by a bisection, so lines of very uneven sizes cost at most twice the
+    bisection's probes."""
+    low, high = 0, end
+    low_seq: int | None = 0 if end_seq is not None else None
+    high_seq = end_seq
+    # Lines starting before ``low`` have a smaller seq than ``seq`` (or are invalid), and the
+    # line at ``low`` has at least ``low_seq``; ``high`` is ``end`` or the start of a valid line
+    # whose seq (``high_seq``) is at least ``seq``.
+    bisect = False
+    while high - low > PROBE_SPAN:
+        span = high - low
+        bisected = bisect or low_seq is None or high_seq is None or high_seq <= low_seq
+        if bisected or low_seq is None or high_seq is None:
+            guesses = [(low + high) // 2]
+        else:
+            fraction = min(1.0, max(0.0, (seq - low_seq) / (high_seq - low_seq)))
+            guess = low + int(fraction * span)
+            guesses = [guess - PROBE_SPAN // 4, guess + PROBE_SPAN // 4]
+        for position in guesses:
+            if not low < position < high:
+                continue
+            start, probe = _probe(fd, position, high, parse)
+            if probe is None:
+                high, high_seq = start, None  # nothing valid from there on
+                continue
+            offset, length, entry = probe
+            if entry.seq < seq:
+                low, low_seq = offset + length + 1, entry.seq + 1
+            else:
+                high, high_seq = offset, entry.seq
+        if high - low >= span:
+            if bisected:
+                break  # one long line spans the middle: scan what is left
+            bisect = True
+            continue
+        bisect = not bisected and high - low > span // 2
+    for offset, line in lines_forward(fd, low, high):
+        found = parse(offset, line)
+        if found is not None and found.seq >= seq:
             return offset
     return high
 
@@ -253,9 +311,11 @@ class TimelineFile:
                 "skipped entry seq %d at byte %d of %s: out of order", seq, offset, self.path
             )
 
-    def seek(self, end: int, seq: int) -> int:
-        """The offset of the first entry with at least ``seq`` (``end`` when none)."""
-        return seek_seq(self.fd, end, seq, self.parse)
+    def seek(self, end: int, seq: int, last_seq: int | None = None) -> int:
+        """The offset of the first entry with at least ``seq`` (``end`` when none); with the
+        seq of the last entry before ``end``, found by interpolation."""
+        end_seq = None if last_seq is None else last_seq + 1
+        return seek_seq(self.fd, end, seq, self.parse, end_seq=end_seq)
 
     def forward(self, start: int, end: int, before: int | None, limit: int | None) -> list[Found]:
         """The valid entries from offset ``start`` on, oldest first: up to ``limit`` of them,

@@ -96,15 +96,17 @@ def test_seek_finds_every_seq_by_binary_search(tmp_path: Path) -> None:
 
     reader.parse = counting  # type: ignore[method-assign]
     with reader:
-        for index in (0, 1, 1234, 2998, 2999):
-            parsed.clear()
-            assert reader.seek(size, seqs[index]) == offsets[index]
-            assert reader.seek(size, seqs[index] + 1) == (
-                offsets[index + 1] if index + 1 < len(seqs) else size
-            )
-            assert len(parsed) < 200, "a binary search, not a scan"
-        assert reader.seek(size, 0) == 0
-        assert reader.seek(size, 10**9) == size
+        # Bisection, and interpolation (knowing the last seq) with its bisection fallback.
+        for last in (None, seqs[-1]):
+            for index in (0, 1, 1234, 2998, 2999):
+                parsed.clear()
+                assert reader.seek(size, seqs[index], last) == offsets[index]
+                assert reader.seek(size, seqs[index] + 1, last) == (
+                    offsets[index + 1] if index + 1 < len(seqs) else size
+                )
+                assert len(parsed) < 200, "a search, not a scan"
+            assert reader.seek(size, 0, last) == 0
+            assert reader.seek(size, 10**9, last) == size
 
 
 def test_a_corrupt_middle_line_is_passed_over_and_set_aside_once(tmp_path: Path) -> None:
