@@ -392,15 +392,18 @@ class JsonTimelineRepository(TimelineRepository):
         need = None if limit is None else limit - len(top)
         size, last_seq = timeline.size, timeline.last_seq
 
+        scanned_to = [end]
+        """Where the backward scan started: its lines join the cache only if that is where the
+        cache starts."""
+
         def scan() -> list[Found]:
             with self._file(agent_id, timeline) as reader:
                 if not tail:
                     start = 0 if after is None else reader.seek(size, after + 1, last_seq)
                     return reader.forward(start, size, before, limit)
-                stop = end
                 if not top and before is not None:
-                    stop = reader.seek(size, before, last_seq)
-                return reader.backward(stop, after, need)[::-1]
+                    scanned_to[0] = reader.seek(size, before, last_seq)
+                return reader.backward(scanned_to[0], after, need)[::-1]
 
         try:
             found = await self.core.io(scan, f"reading the timeline of {agent_id}")
@@ -408,9 +411,9 @@ class JsonTimelineRepository(TimelineRepository):
             if isinstance(exc.__cause__, FileNotFoundError):
                 return []
             raise
-        if tail and found and end - found[0][0] <= self._cache_bytes:
+        if tail and found and scanned_to[0] - found[0][0] <= self._cache_bytes:
             before_bytes = timeline.cached_bytes
-            self._prepend(timeline, end, found)
+            self._prepend(timeline, scanned_to[0], found)
             self.cached_bytes += timeline.cached_bytes - before_bytes
         self._used(agent_id)
         # The entries parsed by the scan are the caller's (the cache keeps their lines).

@@ -185,3 +185,33 @@ def test_a_long_timeline_opens_and_pages_without_parsing_every_entry(
     asyncio.run(asyncio.wait_for(scenario(), 60))
     # Pages of 100 and 200 and their searches; the old store parsed all 30,000 at open.
     assert parsed[0] < 6000, parsed[0]
+
+
+def test_a_page_before_a_seq_read_with_nothing_cached_does_not_hide_the_newer_ones(
+    tmp_path: Path,
+) -> None:
+    """A tail read before a seq, when the timeline has nothing cached (another timeline pushed
+    its lines out), must not make its lines the cache's (they do not reach the end): later
+    reads still see every newer entry."""
+    other = "7c2d9a10-1b2c-4d3e-8f40-000000000001"
+    path = tmp_path / "timelines" / f"{AGENT}.jsonl"
+    _write(path, [_line(seq) for seq in range(1, 3001)])
+    lines = [_line(seq).replace(AGENT.encode(), other.encode()) for seq in range(1, 3001)]
+    _write(tmp_path / "timelines" / f"{other}.jsonl", lines)
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        # Room for all of one timeline's lines, not for those and the other's first read.
+        store = JsonStore(tmp_path, cache_timeline_bytes=path.stat().st_size + 32_000)
+        await store.open()
+        try:
+            await store.timeline.last(AGENT)
+            await store.timeline.read(other, limit=3000, tail=True)  # drops AGENT's lines
+            page = await store.timeline.read(AGENT, before_seq=100, limit=10, tail=True)
+            newest = await store.timeline.read(AGENT, after_seq=2990)
+            return [e.seq for e in page], [e.seq for e in newest]
+        finally:
+            await store.close()
+
+    page, newest = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert page == list(range(90, 100))
+    assert newest == list(range(2991, 3001))
