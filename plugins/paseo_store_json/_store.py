@@ -25,6 +25,7 @@ from paseo_store_json._per_record import (
     JsonManagedProcessRepository,
     JsonScheduleRepository,
 )
+from paseo_store_json._plugin_records import JsonPluginRecordStore
 from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
 from paseo_store_json._usage import RETENTION_DAYS, JsonUsageRepository
@@ -80,6 +81,7 @@ class JsonStore(Store):
         )
         self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
         self.timeline.usage = self.usage
+        self.plugin_records: JsonPluginRecordStore = JsonPluginRecordStore(self.home)
 
     @property
     def label_storage_uncertain(self) -> str | None:

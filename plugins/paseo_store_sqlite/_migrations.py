@@ -170,12 +170,27 @@ CREATE INDEX agents_live_count ON agents (archived_at)
 CREATE INDEX agents_trashed ON agents (created_at, id) WHERE deleted_at IS NOT NULL;
 """
 
+# Plugins' own records (paseo_hookspecs.plugin_records): one row per record, the value's JSON
+# whole; the primary key is the listing order (a page is one range scan) and the uniqueness.
+_PLUGIN_RECORDS = """
+CREATE TABLE plugin_records (
+    namespace TEXT NOT NULL,
+    collection TEXT NOT NULL,
+    id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    updated TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (namespace, collection, id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
     Migration("0002_agent_lookups", _AGENT_LOOKUPS),
     Migration("0003_trash", _TRASH),
     Migration("0004_usage", _USAGE),
     Migration("0005_agent_counts", _AGENT_COUNTS),
+    Migration("0006_plugin_records", _PLUGIN_RECORDS),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 
