@@ -2,7 +2,7 @@
 
 Each loop is one record of the collection ``loops`` in the plugin's namespace ``loops``
 (:mod:`paseo_hookspecs.plugin_records`), kept by the configured store driver: under the
-``json`` driver ``$PASEO_HOME/plugin-data/loops/loops/<id>.json``, under ``sqlite`` a row of
+``json`` driver ``$PASEO_HOME/plugin-records/loops/loops/<id>.json``, under ``sqlite`` a row of
 ``paseo.db``. A change to one loop writes that loop alone.
 
 Earlier versions kept every loop in ``$PASEO_HOME/loops/loops.json``, rewritten whole after

@@ -1,10 +1,12 @@
 """Plugins' records (:mod:`paseo_hookspecs.plugin_records`) as one file per record.
 
-``$PASEO_HOME/plugin-data/<namespace>/<collection>/<id>.json`` holds
+``$PASEO_HOME/plugin-records/<namespace>/<collection>/<id>.json`` holds
 ``{"id", "revision", "updated", "value"}``, written atomically (temporary file, fsync, rename,
 directory fsync) with mode 0600 from creation: a plugin's records may hold what it was told
 in confidence (a loop's prompt), and the store cannot tell. Plugin data lives under its own
-root, never beside the kernel's directories, so no plugin id can collide with ``agents/``.
+root, which the store alone writes: never beside the kernel's directories (no plugin id can
+collide with ``agents/``), nor in ``plugin-data/<plugin id>/``, where plugins keep files of
+their own that a scan of this root must never quarantine.
 
 Memory: a collection is indexed on first use (id → revision), never its values: a get or a
 page reads its files. Writes to one collection are serialised by one lock and run to the end
@@ -48,7 +50,7 @@ log = logging.getLogger("paseo.store.json")
 
 T = TypeVar("T")
 
-ROOT = "plugin-data"
+ROOT = "plugin-records"
 """The directory under ``$PASEO_HOME`` holding every plugin's records."""
 SUFFIX = ".json"
 MODE = 0o600
@@ -242,7 +244,7 @@ def _parse(record_id: str, data: bytes) -> PluginRecord:
 
 
 class JsonPluginRecordStore(PluginRecordStore):
-    """Every plugin's collections under ``$PASEO_HOME/plugin-data/``."""
+    """Every plugin's collections under ``$PASEO_HOME/plugin-records/``."""
 
     def __init__(self, home: Path) -> None:
         self._home = home

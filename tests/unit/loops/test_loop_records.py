@@ -213,7 +213,7 @@ def test_each_loop_is_its_own_record(tmp_path: Path, driver: str) -> None:
             finally:
                 await service.close()
         if driver == "json":
-            path = home / "plugin-data" / NAMESPACE / COLLECTION / f"{started['id']}.json"
+            path = home / "plugin-records" / NAMESPACE / COLLECTION / f"{started['id']}.json"
             assert json.loads(path.read_text())["value"]["status"] == "stopped"
             assert oct(os.stat(path).st_mode & 0o777) == "0o600"  # a prompt may be a secret
         assert not (home / "loops" / "loops.json").exists()
