@@ -68,13 +68,16 @@ class _Index:
 
 
 class JsonPluginRecordRepository(PluginRecordRepository):
-    def __init__(self, home: Path, namespace: str, collection: str) -> None:
+    def __init__(
+        self, home: Path, namespace: str, collection: str, writes: set[asyncio.Future[Any]]
+    ) -> None:
         self.namespace = namespace
         self.collection = collection
         self._home = home
         self.directory = home / ROOT / namespace / collection
         self._lock = asyncio.Lock()
         self._index: _Index | None = None
+        self._writes = writes
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -109,12 +112,12 @@ class JsonPluginRecordRepository(PluginRecordRepository):
         check_id(record_id)
         check_expect(expect_revision)
         text = encode_value(value)  # now: the caller may change its dict once we return
-        return await _to_the_end(self._put(record_id, text, expect_revision))
+        return await _to_the_end(self._put(record_id, text, expect_revision), self._writes)
 
     async def delete(self, record_id: str, *, expect_revision: int | None = None) -> bool:
         check_id(record_id)
         check_expect(expect_revision)
-        return await _to_the_end(self._delete(record_id, expect_revision))
+        return await _to_the_end(self._delete(record_id, expect_revision), self._writes)
 
     async def _put(self, record_id: str, text: str, expect: int | None) -> PluginRecord:
         async with self._lock:
@@ -215,10 +218,13 @@ class JsonPluginRecordRepository(PluginRecordRepository):
         return _Index(revisions, sorted(revisions))
 
 
-async def _to_the_end(write: Coroutine[Any, Any, T]) -> T:
+async def _to_the_end(write: Coroutine[Any, Any, T], writes: set[asyncio.Future[Any]]) -> T:
     """Run ``write`` as its own task: cancelling the caller leaves it running (it holds the
-    collection's lock, so no later write overtakes it), and its outcome is still retrieved."""
+    collection's lock, so no later write overtakes it), its outcome is still retrieved, and
+    the store's close waits for it (``writes``)."""
     task = asyncio.ensure_future(write)
+    writes.add(task)
+    task.add_done_callback(writes.discard)
     task.add_done_callback(_retrieve)
     return await asyncio.shield(task)
 
@@ -249,15 +255,21 @@ class JsonPluginRecordStore(PluginRecordStore):
     def __init__(self, home: Path) -> None:
         self._home = home
         self._collections: dict[tuple[str, str], JsonPluginRecordRepository] = {}
+        self._writes: set[asyncio.Future[Any]] = set()
 
     def collection(self, namespace: str, collection: str) -> JsonPluginRecordRepository:
         key = (check_name("namespace", namespace), check_name("collection", collection))
         repository = self._collections.get(key)
         if repository is None:
             repository = self._collections[key] = JsonPluginRecordRepository(
-                self._home, namespace, collection
+                self._home, namespace, collection, self._writes
             )
         return repository
+
+    async def drain(self) -> None:
+        """Wait for the writes under way (those whose callers were cancelled included)."""
+        while self._writes:
+            await asyncio.wait(set(self._writes))
 
     async def collections(self) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []

@@ -117,6 +117,7 @@ class JsonStore(Store):
         await asyncio.to_thread(self.usage.roll_up_old)
 
     async def close(self) -> None:
+        await self.plugin_records.drain()
         await self._core.close()
         await self.timeline.sync()
         self._ops.close()

@@ -82,3 +82,23 @@ def test_leftovers_are_swept_and_a_damaged_file_is_set_aside(tmp_path: Path) -> 
     assert quarantined == ["bad", "other"]
     contents = {p.read_text() for p in (tmp_path / "quarantine").rglob("*.json*")}
     assert "{not json" in contents
+
+
+def test_close_finishes_a_write_whose_caller_was_cancelled(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        store = await _open(tmp_path)
+        repo = store.plugin_records.collection("loops", "loops")
+        write = asyncio.ensure_future(repo.put("late", {"n": 1}))
+        await asyncio.sleep(0)  # the write has started: its task holds the collection's lock
+        write.cancel()
+        await store.close()
+        assert (_collection(tmp_path) / "late.json").exists()
+        reopened = await _open(tmp_path)
+        try:
+            record = await reopened.plugin_records.collection("loops", "loops").get("late")
+            assert record is not None
+            assert record.value == {"n": 1}
+        finally:
+            await reopened.close()
+
+    asyncio.run(scenario())
