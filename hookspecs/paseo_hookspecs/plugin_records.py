@@ -96,8 +96,8 @@ class PluginRecordRepository(ABC):
 
 
 class PluginRecordStore(ABC):
-    """What a store driver offers as :attr:`Repositories.plugin_records
-    <paseo_hookspecs.store.Repositories.plugin_records>`: every plugin's collections."""
+    """What a store driver offers as :attr:`Store.plugin_records
+    <paseo_hookspecs.interfaces.store.Store.plugin_records>`: every plugin's collections."""
 
     @abstractmethod
     def collection(self, namespace: str, collection: str) -> PluginRecordRepository:

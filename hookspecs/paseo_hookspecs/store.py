@@ -31,7 +31,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from paseo_hookspecs.records import (
     AgentRecord,
@@ -45,9 +45,6 @@ from paseo_hookspecs.records import (
     WorkspaceRecord,
 )
 from paseo_hookspecs.usage import UsageRecord, UsageRepository
-
-if TYPE_CHECKING:
-    from paseo_hookspecs.plugin_records import PluginRecordStore
 
 T = TypeVar("T")
 
@@ -443,12 +440,6 @@ class Repositories(ABC):
     usage: UsageRepository | None = None
     """Usage accounting (added in 2.0, optional): ``None`` on a store that keeps none, and
     then the daemon accounts nothing."""
-    plugin_records: PluginRecordStore | None = None
-    """Plugins' own records (:mod:`paseo_hookspecs.plugin_records`; optional): ``None`` on a
-    store that keeps none, and then ``DaemonContext.plugin_records`` raises ``Unavailable``.
-
-    .. versionadded:: 2.1
-    """
 
     quarantined: list[QuarantinedFile]
     """Files moved aside by the last :meth:`Store.open` (corrupt or schema-invalid)."""
