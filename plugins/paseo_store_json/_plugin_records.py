@@ -9,8 +9,10 @@ collide with ``agents/``), nor in ``plugin-data/<plugin id>/``, where plugins ke
 their own that a scan of this root must never quarantine.
 
 Memory: a collection is indexed on first use (id → revision), never its values: a get or a
-page reads its files. Writes to one collection are serialised by one lock and run to the end
-even when their caller is cancelled, so they land in call order.
+page reads its files. Opening the store only sweeps the temporary files of interrupted writes;
+a damaged file is quarantined when its collection is first used. Writes to one collection are
+serialised by one lock and run to the end even when their caller is cancelled, so they land in
+call order.
 """
 
 from __future__ import annotations
@@ -265,6 +267,12 @@ class JsonPluginRecordStore(PluginRecordStore):
                 self._home, namespace, collection, self._writes
             )
         return repository
+
+    def sweep(self) -> int:
+        """Remove the temporary files interrupted writes left in every collection (at open,
+        before anything is written, as every owner of durable files does); how many. Reading
+        the records waits for each collection's first use."""
+        return sum(sweep_temp_files(self._home / ROOT / n / c) for n, c in self._directories())
 
     async def drain(self) -> None:
         """Wait for the writes under way (those whose callers were cancelled included)."""

@@ -95,6 +95,7 @@ class JsonStore(Store):
             raise RuntimeError("the json store is already open")
         loaded = await asyncio.to_thread(load_home, self.home, self._ops)
         self._build()
+        await asyncio.to_thread(self.plugin_records.sweep)
         self.quarantined[:] = loaded.quarantined
         self.agents.files.load(loaded.agents)
         self.schedules.files.load(loaded.schedules)

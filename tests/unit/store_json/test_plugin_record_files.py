@@ -64,6 +64,8 @@ def test_leftovers_are_swept_and_a_damaged_file_is_set_aside(tmp_path: Path) -> 
     async def scenario() -> None:
         store = await _open(tmp_path)
         try:
+            assert not leftover.exists()  # swept by open, before any write could land
+            assert (directory / "bad.json").exists()  # set aside at the collection's first use
             repo = store.plugin_records.collection("loops", "loops")
             page = await repo.list()
             assert [(r.id, r.revision) for r in page.items] == [("good", 3)]
@@ -74,7 +76,6 @@ def test_leftovers_are_swept_and_a_damaged_file_is_set_aside(tmp_path: Path) -> 
             await store.close()
 
     asyncio.run(scenario())
-    assert not leftover.exists()
     assert (directory / "notes.txt").read_text() == "not a record: left alone"
     quarantined = sorted(
         p.name.split(".json")[0] for p in (tmp_path / "quarantine").rglob("*.json*")
