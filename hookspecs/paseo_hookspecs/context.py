@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.interfaces.store import Store
+    from paseo_hookspecs.plugin_records import PluginRecordRepository
     from paseo_hookspecs.providers import ProviderCatalog
 
 
@@ -56,6 +57,15 @@ class DaemonContext(Protocol):
 
     def config_section(self, plugin_id: str) -> Any:
         """The validated settings model of ``plugin_id`` (``None`` when it has none)."""
+
+    def plugin_records(self, plugin_id: str, collection: str) -> PluginRecordRepository:
+        """The collection ``collection`` of the records ``plugin_id`` keeps in the store
+        (:mod:`paseo_hookspecs.plugin_records`): bound to that namespace, it reaches no other
+        plugin's. ``InvalidParams`` for a malformed name, ``Unavailable`` when the store
+        driver keeps no plugin records.
+
+        .. versionadded:: 2.1
+        """
 
 
 class RpcContext(Protocol):

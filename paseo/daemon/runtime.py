@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.interfaces.store import Store
     from paseo_hookspecs.mcp_tools import McpTool
     from paseo_hookspecs.notifications import NotificationSink
+    from paseo_hookspecs.plugin_records import PluginRecordRepository
     from paseo_hookspecs.providers import ProviderCatalog
     from paseo_hookspecs.relay import RelayIdentity
     from paseo_hookspecs.schedules import ScheduleControl
@@ -182,6 +183,15 @@ class Daemon:
         if entry is None:
             return None
         return entry.model_dump(mode="json", exclude_unset=True).get("settings")
+
+    def plugin_records(self, plugin_id: str, collection: str) -> PluginRecordRepository:
+        """See :meth:`paseo_hookspecs.context.DaemonContext.plugin_records`."""
+        from paseo_hookspecs.errors import Unavailable
+
+        records = self.store.plugin_records
+        if records is None:
+            raise Unavailable(f"the {self.store.name} store driver keeps no plugin records")
+        return records.collection(plugin_id, collection)
 
     # ------------------------------------------------------------ lifecycle
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from paseo_hookspecs import STORE_GROUP
-from paseo_hookspecs.errors import PaseoError
+from paseo_hookspecs.errors import PaseoError, Unavailable
 from paseo_hookspecs.interfaces.store import Store
 from paseo_hookspecs.records import (
     AgentRecord,
@@ -45,6 +45,7 @@ KINDS = (
     "push_tokens",
     "managed_processes",
     "plugin_sources",
+    "plugin_records",
 )
 """Every kind of record a store holds, in report order."""
 
@@ -144,6 +145,8 @@ class _Contents:
     push_tokens: list[str]
     managed_processes: list[ManagedProcessRecord]
     plugin_sources: dict[str, PluginSourceRecord]
+    plugin_records: dict[tuple[str, str, str], dict[str, Any]]
+    """Plugins' own records, ``(namespace, collection, id)`` → value."""
 
     def is_empty(self) -> bool:
         return not any(
@@ -156,6 +159,7 @@ class _Contents:
                 self.push_tokens,
                 self.managed_processes,
                 self.plugin_sources,
+                self.plugin_records,
             )
         )
 
@@ -174,6 +178,7 @@ class _Contents:
             "push_tokens": {token: token for token in self.push_tokens},
             "managed_processes": {p.id: dump_record(p) for p in self.managed_processes},
             "plugin_sources": {k: dump_record(v) for k, v in self.plugin_sources.items()},
+            "plugin_records": {"/".join(k): v for k, v in self.plugin_records.items()},
         }
 
 
@@ -200,7 +205,26 @@ async def _read_contents(store: Store) -> _Contents:
         push_tokens=await store.push_tokens.list(),
         managed_processes=await store.managed_processes.list(),
         plugin_sources=await store.plugin_sources.list(),
+        plugin_records=await _read_plugin_records(store),
     )
+
+
+async def _read_plugin_records(store: Store) -> dict[tuple[str, str, str], dict[str, Any]]:
+    records = store.plugin_records
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    if records is None:
+        return found
+    for namespace, collection in await records.collections():
+        repository = records.collection(namespace, collection)
+        cursor: str | None = None
+        while True:
+            page = await repository.list(cursor=cursor, limit=MAX_PAGE_SIZE)
+            for record in page.items:
+                found[(namespace, collection, record.id)] = record.value
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+    return found
 
 
 # --- copying ----------------------------------------------------------------------------------
@@ -226,6 +250,9 @@ async def _clear(store: Store, contents: _Contents) -> None:
         await store.managed_processes.delete(process.id)
     for plugin_id in contents.plugin_sources:
         await store.plugin_sources.delete(plugin_id)
+    if contents.plugin_records and store.plugin_records is not None:
+        for namespace, collection, record_id in contents.plugin_records:
+            await store.plugin_records.collection(namespace, collection).delete(record_id)
 
 
 async def _copy_project(target: Store, project: ProjectRecord) -> None:
@@ -262,6 +289,11 @@ async def _copy(source: Store, target: Store, contents: _Contents) -> None:
         await target.managed_processes.put(process)
     for plugin_id, plugin_source in contents.plugin_sources.items():
         await target.plugin_sources.put(plugin_id, plugin_source)
+    if contents.plugin_records:
+        if target.plugin_records is None:
+            raise Unavailable(f"the {target.name} store driver keeps no plugin records")
+        for (namespace, collection, record_id), value in contents.plugin_records.items():
+            await target.plugin_records.collection(namespace, collection).put(record_id, value)
     for agent in contents.agents:
         after: int | None = None
         while chunk := await source.timeline.read(agent.id, after_seq=after, limit=TIMELINE_CHUNK):

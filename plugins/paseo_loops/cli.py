@@ -1,5 +1,5 @@
 """``paseo loop run | ls | inspect | logs | stop``: each one ``loop.*`` call on the running
-daemon (the daemon owns the loops; the CLI never reads ``loops.json``). ``paseo loop schedule``
+daemon (the daemon owns the loops; the CLI never reads the store). ``paseo loop schedule``
 is one ``schedule.create`` whose target is a ``loop`` (each fire starts the loop).
 
 Flags follow the TypeScript CLI (``--verify-provider``/``--verify-model`` for the verifier;

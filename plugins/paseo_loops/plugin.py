@@ -52,18 +52,19 @@ def paseo_register_cli_commands(register: CliRegistrar) -> None:
 
 @hookimpl
 def paseo_startup(context: DaemonContext) -> None:
-    """Load the loops and resume those a stop or crash left running."""
+    """Load the loops (from the store; an earlier ``loops/loops.json`` is moved into it) and
+    resume those a stop or crash left running."""
     from paseo_loops.service import LoopService
+    from paseo_loops.store import COLLECTION, NAMESPACE
 
-    service = LoopService(context.home, context.agents)
-    RUNTIME.service = service
-    service.start()
+    records = context.plugin_records(NAMESPACE, COLLECTION)
+    RUNTIME.begin(LoopService(records, context.agents, legacy_home=context.home))
 
 
 @hookimpl
 def paseo_shutdown(context: DaemonContext) -> None:
     """Cancel the loop tasks; running loops stay ``running`` on disk and resume next start."""
-    service, RUNTIME.service = RUNTIME.service, None
+    service = RUNTIME.end()
     if service is not None:
         service.cancel()  # at once, before the kernel stops the agents: see LoopService.cancel
         task = asyncio.get_running_loop().create_task(service.close())

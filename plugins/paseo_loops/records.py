@@ -1,9 +1,10 @@
 """Loop records, shaped as the TypeScript daemon reports them (camelCase fields, its statuses).
 
-A record is a plain JSON object: it is stored as is in ``loops.json`` and answered as is on the
-wire, so the two never drift apart. Fields this daemon adds beyond the TypeScript ones:
-``rerunAfterRestart`` on an iteration (the iteration a daemon restart interrupted was started
-again, which happens once at most); on a loop an agent started through the MCP tools,
+A record is a plain JSON object: it is stored as is (the ``value`` of its plugin record) and
+answered as is on the wire, so the two never drift apart. Fields this daemon adds beyond the
+TypeScript ones: ``rerunAfterRestart`` on an iteration (the iteration a daemon restart
+interrupted was started again, which happens once at most); on a loop an agent started through
+the MCP tools,
 ``startedByAgentId`` (that agent), ``workerModeId``/``verifierModeId`` (the modes its agents
 start in, never above the starting agent's) and ``agentLabels`` (labels its agents carry, which
 make them the starting agent's children). A loop a person started has them ``null``.

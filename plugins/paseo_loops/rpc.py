@@ -6,6 +6,8 @@ Parameters take the TypeScript wire's names (``verifyChecks``, ``sleepMs``, ``ma
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.errors import Unavailable
@@ -46,35 +48,77 @@ class LogsParams(LoopRef):
     afterSeq: int = Field(default=0, ge=0, description="only entries after this seq")
 
 
+log = logging.getLogger("paseo.loops")
+
+
 class Runtime:
     """The running service, set by ``paseo_startup``."""
 
     def __init__(self) -> None:
         self.service: LoopService | None = None
+        """The service once it has loaded its loops (:meth:`ready` waits for that)."""
+        self.starting: LoopService | None = None
+        """The service while it loads."""
+        self._start: asyncio.Task[None] | None = None
+        self._failure: str | None = None
+
+    def begin(self, service: LoopService) -> None:
+        """Load ``service``'s loops in the background (``paseo_startup`` is synchronous, the
+        store is not); calls that come meanwhile wait in :meth:`ready`."""
+        self.starting, self._failure = service, None
+
+        async def start() -> None:
+            try:
+                await service.start()
+            except Exception as exc:
+                log.exception("the loop service failed to start")
+                self._failure = str(exc)
+                return
+            if self.starting is service:
+                self.service = service
+
+        self._start = asyncio.get_running_loop().create_task(start(), name="loops-start")
+
+    def end(self) -> LoopService | None:
+        """Forget the service (``paseo_shutdown``); the one to close, loaded or not."""
+        service = self.service or self.starting
+        self.service = self.starting = None
+        if self._start is not None and not self._start.done():
+            self._start.cancel()
+        self._start = None
+        return service
 
     def require(self) -> LoopService:
         if self.service is None:
-            raise Unavailable("the loop service is not running")
+            reason = f": {self._failure}" if self._failure else ""
+            raise Unavailable(f"the loop service is not running{reason}")
         return self.service
+
+    async def ready(self) -> LoopService:
+        """The service, once it has loaded its loops."""
+        start = self._start
+        if self.service is None and start is not None and not start.done():
+            await asyncio.shield(start)
+        return self.require()
 
 
 def method_group(runtime: Runtime) -> RpcMethodGroup:
     async def run(ctx: RpcContext, params: Any) -> dict[str, Any]:
-        return {"loop": await runtime.require().run(params)}
+        return {"loop": await (await runtime.ready()).run(params)}
 
     async def list_(ctx: RpcContext, params: Any) -> dict[str, Any]:
-        return {"loops": runtime.require().list()}
+        return {"loops": (await runtime.ready()).list()}
 
     async def inspect(ctx: RpcContext, params: Any) -> dict[str, Any]:
-        return {"loop": runtime.require().get(params.id)}
+        return {"loop": (await runtime.ready()).get(params.id)}
 
     async def logs(ctx: RpcContext, params: Any) -> dict[str, Any]:
-        loop = runtime.require().get(params.id)
+        loop = (await runtime.ready()).get(params.id)
         entries = [entry for entry in loop["logs"] if entry["seq"] > params.afterSeq]
         return {"loop": loop, "entries": entries, "nextSeq": loop["nextLogSeq"]}
 
     async def stop(ctx: RpcContext, params: Any) -> dict[str, Any]:
-        return {"loop": await runtime.require().stop(params.id)}
+        return {"loop": await (await runtime.ready()).stop(params.id)}
 
     return RpcMethodGroup(
         area="loop",

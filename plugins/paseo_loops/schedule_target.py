@@ -65,7 +65,7 @@ def kind(runtime: Runtime) -> ScheduleTargetKind:
         return stored
 
     async def run(fire: ScheduleFire) -> ScheduleFired:
-        service = runtime.require()
+        service = await runtime.ready()
         params = RunParams.model_validate({**fire.config, "prompt": fire.prompt})
         origin = LoopOrigin(agent_id=None, labels=dict(fire.labels))
         loop = await service.run(params, origin=origin)

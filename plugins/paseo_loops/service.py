@@ -1,7 +1,8 @@
 """The loop rules: one task per running loop, each iteration a fresh worker agent (and, with
 ``verifyPrompt``, a verifier agent), driven through the agent port alone.
 
-Durability: every change to a loop is written to ``loops.json`` before the loop goes on, so a
+Durability: every change to a loop is written to its record in the store (the plugin records
+of :mod:`paseo_loops.store`) before the loop goes on, so a
 daemon that dies mid-loop finds, at its next start, the loop ``running`` with its interrupted
 iteration ``running``. That iteration is started again, once: it is marked
 ``rerunAfterRestart``, and an iteration found interrupted with that mark already set fails
@@ -22,6 +23,7 @@ from typing import Any
 
 from paseo_hookspecs.agents import AgentCreate, Agents
 from paseo_hookspecs.errors import Conflict, InvalidParams, NotFound, PaseoError
+from paseo_hookspecs.plugin_records import PluginRecordRepository
 
 from paseo_loops.checks import run_check
 from paseo_loops.records import (
@@ -34,7 +36,7 @@ from paseo_loops.records import (
     parse_time,
     summary,
 )
-from paseo_loops.store import LoopStore
+from paseo_loops.store import all_loops, migrate_legacy_file
 
 log = logging.getLogger("paseo.loops")
 
@@ -74,22 +76,30 @@ class LoopLimit(Exception):
 
 
 class LoopService:
-    def __init__(self, home: Path, agents: Agents) -> None:
-        self._store = LoopStore(home)
+    def __init__(
+        self, records: PluginRecordRepository, agents: Agents, *, legacy_home: Path | None = None
+    ) -> None:
+        """``records``: where the loops are kept; ``legacy_home``: a ``$PASEO_HOME`` whose
+        ``loops/loops.json`` (the earlier layout) :meth:`start` moves into ``records``."""
+        self._records = records
+        self._legacy_home = legacy_home
         self._agents = agents
         self._loops: dict[str, Loop] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> None:
+    async def start(self) -> None:
         """Load the records and resume every loop still ``running``."""
-        for loop in self._store.load():
+        if self._legacy_home is not None:
+            await migrate_legacy_file(self._legacy_home, self._records)
+        for loop in await all_loops(self._records):
             self._loops[loop["id"]] = loop
         for loop in list(self._loops.values()):
-            if loop.get("status") == "running":
+            if loop.get("status") == "running" and not self._closing:
                 add_log(loop, "Daemon restarted; resuming the loop.")
-                self._save()
+                await self._save(loop)
                 self._spawn(loop)
 
     def cancel(self) -> list[asyncio.Task[None]]:
@@ -97,6 +107,7 @@ class LoopService:
         start). Synchronous, so the cancellation is delivered before the kernel, after
         ``paseo_shutdown``, stops the agents: a worker closed by a shutdown must not count as
         the iteration's outcome."""
+        self._closing = True
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
@@ -147,7 +158,7 @@ class LoopService:
         )
         add_log(loop, f"Loop created in {loop['cwd']}")
         self._loops[loop["id"]] = loop
-        self._save()
+        await self._save(loop)
         self._spawn(loop)
         return loop
 
@@ -171,7 +182,7 @@ class LoopService:
             return loop
         loop["stopRequestedAt"] = now()
         add_log(loop, "Stop requested.")
-        self._save()
+        await self._save(loop)
         task = self._tasks.get(loop["id"])
         if task is not None:
             task.cancel()
@@ -197,8 +208,9 @@ class LoopService:
         named = [loop for loop in self._loops.values() if loop.get("name") == name]
         return max(named, key=lambda loop: str(loop["createdAt"])) if named else None
 
-    def _save(self) -> None:
-        self._store.save(list(self._loops.values()))
+    async def _save(self, loop: Loop) -> None:
+        """Write ``loop``'s record (encoded now: the loop may change while the write runs)."""
+        await self._records.put(loop["id"], loop)
 
     def _spawn(self, loop: Loop) -> None:
         task = asyncio.get_running_loop().create_task(
@@ -221,21 +233,27 @@ class LoopService:
                 await asyncio.shield(self._finish_stopped(loop))
             raise
         except Exception as exc:  # a bug or a store failure: the loop ends, the daemon goes on
+            if self._closing:  # the store may be closing: the record stays as last written
+                log.warning("loop %s: %s during shutdown; it resumes next start", loop["id"], exc)
+                return
             log.exception("loop %s failed unexpectedly", loop["id"])
-            self._finish(loop, "failed", f"Loop failed: {exc}", level="error")
+            try:
+                await self._finish(loop, "failed", f"Loop failed: {exc}", level="error")
+            except Exception:
+                log.exception("loop %s: its failure could not be recorded", loop["id"])
 
     async def _drive(self, loop: Loop) -> None:
         iterations: list[dict[str, Any]] = loop["iterations"]
         feedback: str | None = _last_feedback(iterations)
         while True:
             if self._out_of_time(loop):
-                self._finish(loop, "failed", f"Reached max time ({loop['maxTimeMs']} ms).")
+                await self._finish(loop, "failed", f"Reached max time ({loop['maxTimeMs']} ms).")
                 return
             interrupted = (
                 iterations[-1] if iterations and iterations[-1]["status"] == "running" else None
             )
             if interrupted is not None and interrupted.get("rerunAfterRestart"):
-                self._end_iteration(
+                await self._end_iteration(
                     loop, interrupted, "failed", "interrupted twice by a daemon restart"
                 )
                 feedback = interrupted["failureReason"]
@@ -255,7 +273,7 @@ class LoopService:
             else:
                 maximum = loop.get("maxIterations")
                 if maximum is not None and len(iterations) >= maximum:
-                    self._finish(loop, "failed", f"Reached max iterations ({maximum}).")
+                    await self._finish(loop, "failed", f"Reached max iterations ({maximum}).")
                     return
                 iteration = new_iteration(len(iterations) + 1)
                 iterations.append(iteration)
@@ -263,22 +281,22 @@ class LoopService:
                     loop, f"Starting iteration {iteration['index']}.", iteration=iteration["index"]
                 )
             loop["activeIteration"] = iteration["index"]
-            self._save()
+            await self._save(loop)
             try:
                 passed = await self._iterate(loop, iteration, feedback)
             except LoopLimit:
-                self._end_iteration(loop, iteration, "failed", "Reached max time")
-                self._finish(loop, "failed", f"Reached max time ({loop['maxTimeMs']} ms).")
+                await self._end_iteration(loop, iteration, "failed", "Reached max time")
+                await self._finish(loop, "failed", f"Reached max time ({loop['maxTimeMs']} ms).")
                 return
             except asyncio.CancelledError:
                 if iteration["status"] == "running" and loop.get("stopRequestedAt"):
                     await asyncio.shield(self._abandon_agents(iteration))
-                    self._end_iteration(loop, iteration, "stopped", "Loop stopped")
+                    await self._end_iteration(loop, iteration, "stopped", "Loop stopped")
                 raise
             finally:
                 await asyncio.shield(self._after_iteration(loop, iteration))
             if passed:
-                self._finish(
+                await self._finish(
                     loop, "succeeded", f"Iteration {iteration['index']} passed; loop succeeded."
                 )
                 return
@@ -302,32 +320,34 @@ class LoopService:
         iteration["workerAgentId"] = worker.id
         loop["activeWorkerAgentId"] = worker.id
         add_log(loop, f"Worker agent {worker.id} started.", iteration=index, source="worker")
-        self._save()
+        await self._save(loop)
         outcome, reply = await self._await_agent(loop, worker.id)
         iteration["workerOutcome"] = outcome
         iteration["workerCompletedAt"] = now()
         loop["activeWorkerAgentId"] = None
         add_log(loop, f"Worker {outcome}.", iteration=index, source="worker")
-        self._save()
+        await self._save(loop)
         if outcome != "completed":
-            self._end_iteration(loop, iteration, "failed", f"Worker {outcome}")
+            await self._end_iteration(loop, iteration, "failed", f"Worker {outcome}")
             return False
         for command in loop["verifyChecks"]:
             result = await run_check(command, loop["cwd"])
             iteration["verifyChecks"].append(result)
             verdict = "passed" if result["passed"] else f"failed (exit {result['exitCode']})"
             add_log(loop, f"Check {command!r} {verdict}.", iteration=index, source="verify-check")
-            self._save()
+            await self._save(loop)
         failed = [r["command"] for r in iteration["verifyChecks"] if not r["passed"]]
         if failed:
-            self._end_iteration(loop, iteration, "failed", f"Verify check failed: {failed[0]}")
+            await self._end_iteration(
+                loop, iteration, "failed", f"Verify check failed: {failed[0]}"
+            )
             return False
         if loop.get("verifyPrompt"):
             passed, reason = await self._verify(loop, iteration, reply)
             if not passed:
-                self._end_iteration(loop, iteration, "failed", f"Verifier rejected: {reason}")
+                await self._end_iteration(loop, iteration, "failed", f"Verifier rejected: {reason}")
                 return False
-        self._end_iteration(loop, iteration, "succeeded", None)
+        await self._end_iteration(loop, iteration, "succeeded", None)
         return True
 
     async def _verify(
@@ -351,7 +371,7 @@ class LoopService:
         iteration["verifierAgentId"] = verifier.id
         loop["activeVerifierAgentId"] = verifier.id
         add_log(loop, f"Verifier agent {verifier.id} started.", iteration=index, source="verifier")
-        self._save()
+        await self._save(loop)
         outcome, answer = await self._await_agent(loop, verifier.id)
         loop["activeVerifierAgentId"] = None
         if outcome != "completed":
@@ -372,7 +392,7 @@ class LoopService:
             iteration=index,
             source="verifier",
         )
-        self._save()
+        await self._save(loop)
         return passed, reason
 
     async def _await_agent(self, loop: Loop, agent_id: str) -> tuple[str, str | None]:
@@ -398,7 +418,7 @@ class LoopService:
                 if not asked:
                     asked = True
                     add_log(loop, f"Agent {agent_id} waits for a permission answer.", source="loop")
-                    self._save()
+                    await self._save(loop)
                 await asyncio.sleep(PERMISSION_POLL)
 
     async def _after_iteration(self, loop: Loop, iteration: dict[str, Any]) -> None:
@@ -412,7 +432,7 @@ class LoopService:
                 if agent_id:
                     with contextlib.suppress(PaseoError):
                         await self._agents.archive(agent_id, force=True)
-        self._save()
+        await self._save(loop)
 
     async def _abandon_agents(self, iteration: dict[str, Any]) -> None:
         """Stop the agents of an iteration a restart interrupted: the rerun has its own."""
@@ -439,7 +459,7 @@ class LoopService:
         remaining = self._remaining(loop)
         return remaining is not None and remaining <= 0
 
-    def _end_iteration(
+    async def _end_iteration(
         self, loop: Loop, iteration: dict[str, Any], status: str, reason: str | None
     ) -> None:
         iteration["status"] = status
@@ -451,25 +471,25 @@ class LoopService:
             iteration=iteration["index"],
             level="info" if status == "succeeded" else "error",
         )
-        self._save()
+        await self._save(loop)
 
-    def _finish(self, loop: Loop, status: str, text: str, *, level: str = "info") -> None:
+    async def _finish(self, loop: Loop, status: str, text: str, *, level: str = "info") -> None:
         loop["status"] = status
         loop["completedAt"] = now()
         loop["activeIteration"] = None
         loop["activeWorkerAgentId"] = None
         loop["activeVerifierAgentId"] = None
         add_log(loop, text, level=level)
-        self._save()
+        await self._save(loop)
 
     async def _finish_stopped(self, loop: Loop) -> None:
         iterations = loop["iterations"]
         if iterations and iterations[-1]["status"] == "running":
             iteration = iterations[-1]
             await self._abandon_agents(iteration)
-            self._end_iteration(loop, iteration, "stopped", "Loop stopped")
+            await self._end_iteration(loop, iteration, "stopped", "Loop stopped")
             await self._after_iteration(loop, iteration)
-        self._finish(loop, "stopped", "Loop stopped.")
+        await self._finish(loop, "stopped", "Loop stopped.")
 
 
 def _labels(loop: Loop, index: int, role: str) -> dict[str, str]:

@@ -115,7 +115,7 @@ async def _origin(scope: McpToolScope, args: LoopRunInput) -> LoopOrigin:
 
 def tools(runtime: Runtime) -> list[McpTool]:
     async def reached(scope: McpToolScope, reference: str) -> Loop:
-        loop = runtime.require().get(reference)
+        loop = (await runtime.ready()).get(reference)
         if not await scope.reaches(loop.get("startedByAgentId")):
             raise AccessDenied(
                 f"loop {loop['id']} was not started by you ({scope.caller.agent_id}) or an "
@@ -132,10 +132,10 @@ def tools(runtime: Runtime) -> list[McpTool]:
             )
         origin = await _origin(scope, args)
         params = RunParams.model_validate({**args.model_dump(), "cwd": cwd})
-        return {"loop": await runtime.require().run(params, origin=origin)}
+        return {"loop": await (await runtime.ready()).run(params, origin=origin)}
 
     async def loop_list(scope: McpToolScope, args: NoInput) -> dict[str, Any]:
-        service = runtime.require()
+        service = await runtime.ready()
         shown = []
         for item in service.list():
             loop = service.get(item["id"])
@@ -153,7 +153,7 @@ def tools(runtime: Runtime) -> list[McpTool]:
 
     async def loop_stop(scope: McpToolScope, args: LoopRef) -> dict[str, Any]:
         loop = await reached(scope, args.id)
-        return {"loop": await runtime.require().stop(loop["id"])}
+        return {"loop": await (await runtime.ready()).stop(loop["id"])}
 
     return [
         McpTool(

@@ -25,6 +25,7 @@ from paseo_store_json._per_record import (
     JsonManagedProcessRepository,
     JsonScheduleRepository,
 )
+from paseo_store_json._plugin_records import JsonPluginRecordStore
 from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
 from paseo_store_json._usage import RETENTION_DAYS, JsonUsageRepository
@@ -80,6 +81,7 @@ class JsonStore(Store):
         )
         self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
         self.timeline.usage = self.usage
+        self.plugin_records: JsonPluginRecordStore = JsonPluginRecordStore(self.home)
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -93,6 +95,7 @@ class JsonStore(Store):
             raise RuntimeError("the json store is already open")
         loaded = await asyncio.to_thread(load_home, self.home, self._ops)
         self._build()
+        await asyncio.to_thread(self.plugin_records.sweep)
         self.quarantined[:] = loaded.quarantined
         self.agents.files.load(loaded.agents)
         self.schedules.files.load(loaded.schedules)
@@ -115,6 +118,7 @@ class JsonStore(Store):
         await asyncio.to_thread(self.usage.roll_up_old)
 
     async def close(self) -> None:
+        await self.plugin_records.drain()
         await self._core.close()
         await self.timeline.sync()
         self._ops.close()

@@ -191,6 +191,20 @@ ALTER TABLE timeline_rows RENAME TO timeline;
 CREATE UNIQUE INDEX timeline_by_seq ON timeline (agent_id, seq);
 """
 
+# Plugins' own records (paseo_hookspecs.plugin_records): one row per record, the value's JSON
+# whole; the primary key is the listing order (a page is one range scan) and the uniqueness.
+_PLUGIN_RECORDS = """
+CREATE TABLE plugin_records (
+    namespace TEXT NOT NULL,
+    collection TEXT NOT NULL,
+    id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    updated TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (namespace, collection, id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_initial_schema", _INITIAL_SCHEMA),
     Migration("0002_agent_lookups", _AGENT_LOOKUPS),
@@ -198,6 +212,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_usage", _USAGE),
     Migration("0005_agent_counts", _AGENT_COUNTS),
     Migration("0006_timeline_rows", _TIMELINE_ROWS),
+    Migration("0007_plugin_records", _PLUGIN_RECORDS),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

@@ -9,6 +9,7 @@ from paseo_hookspecs.interfaces.store import Store
 
 from paseo_store_sqlite._agents import SqliteAgentRepository, SqliteTimelineRepository
 from paseo_store_sqlite._database import Database
+from paseo_store_sqlite._plugin_records import SqlitePluginRecordStore
 from paseo_store_sqlite._registry import (
     LabelStorageGuard,
     SqliteLabelRepository,
@@ -55,6 +56,7 @@ class SqliteStore(Store):
         self.plugin_sources = SqlitePluginSourceRepository(self.database)
         self.trash = SqliteTrashRepository(self.database)
         self.usage: SqliteUsageRepository = SqliteUsageRepository(self.database)
+        self.plugin_records: SqlitePluginRecordStore = SqlitePluginRecordStore(self.database)
         self._guard = guard
 
     async def open(self) -> None:

@@ -79,6 +79,7 @@ class _Planner:
         self.agents: dict[str, list[int]] = {}  # id -> [title counter, next seq]
         self.schedules: list[str] = []
         self.trashed: dict[str, str] = {}  # id -> deletedAt
+        self.plugin_records: list[tuple[str, str, str]] = []  # (namespace, collection, id)
         self.queued: list[str] = []
 
     def now(self) -> str:
@@ -270,6 +271,19 @@ class _Planner:
         }
         self.add("schedule_upsert_run", schedule_id, run, {"lastRunAt": now})
 
+    def plugin_record(self) -> None:
+        """Put a plugin record (new or replaced, up to ~20 kB) or delete one."""
+        if self.plugin_records and self.rng.random() < 0.25:
+            key = self.plugin_records.pop(self.rng.randrange(len(self.plugin_records)))
+            self.add("plugin_record_delete", *key)
+            return
+        namespace = self.rng.choice(["loops", "chat"])
+        key = (namespace, "items", f"r{self.rng.randrange(6)}")
+        if key not in self.plugin_records:
+            self.plugin_records.append(key)
+        value = {"at": self.now(), "text": "x" * self.rng.randrange(20_000)}
+        self.add("plugin_record_put", *key, value)
+
     def misc(self) -> None:
         choice = self.rng.randrange(3)
         if choice == 0:
@@ -331,6 +345,7 @@ def plan(seed: int, mode: str) -> list[Op]:
             (p.schedule_insert, 1),
             (p.schedule_run, 1),
             (p.misc, 2),
+            (p.plugin_record, 2),
         ]
         count = 90
     elif mode == "trash":
@@ -420,6 +435,12 @@ async def apply(store: Store, op: Op) -> None:
         await store.push_tokens.add(args[0])
     elif kind == "managed_process_put":
         await store.managed_processes.put(ManagedProcessRecord.model_validate(args[0]))
+    elif kind == "plugin_record_put":
+        assert store.plugin_records is not None
+        await store.plugin_records.collection(args[0], args[1]).put(args[2], args[3])
+    elif kind == "plugin_record_delete":
+        assert store.plugin_records is not None
+        assert await store.plugin_records.collection(args[0], args[1]).delete(args[2])
     elif kind == "plugin_source_put":
         await store.plugin_sources.put(args[0], _PLUGIN_SOURCE.validate_python(args[1]))
     else:

@@ -12,6 +12,7 @@ from abc import abstractmethod
 from pathlib import Path
 from typing import Any
 
+from paseo_hookspecs.plugin_records import PluginRecordStore
 from paseo_hookspecs.store import Repositories
 
 
@@ -45,6 +46,15 @@ class Store(Repositories):
 
     name: str = ""
     """The driver name (its entry-point name)."""
+
+    plugin_records: PluginRecordStore | None = None
+    """Plugins' own records (:mod:`paseo_hookspecs.plugin_records`; optional): ``None`` on a
+    store that keeps none, and then ``DaemonContext.plugin_records`` raises ``Unavailable``.
+    (On :class:`Store`, not :class:`~paseo_hookspecs.store.Repositories`: the plugin-record
+    module builds on :mod:`paseo_hookspecs.store`.)
+
+    .. versionadded:: 2.1
+    """
 
     def __init__(self, home: Path, settings: Any = None) -> None:
         self.home = home

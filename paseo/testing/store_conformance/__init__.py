@@ -18,7 +18,8 @@ The suite covers every repository method (reads, inserts, compare-and-set update
 ``Conflict`` / ``NotFound`` / ``InvalidParams`` outcomes and nothing written on error, deletes),
 agent filters, tombstones and the trash's purge transaction and cleanup queue, timeline windows,
 schedule runs, exact-root project idempotence, the label catalog
-and its assignment rewrites, and then the properties that only show under load or restart:
+and its assignment rewrites, plugins' own records (``plugin_records``, when the driver keeps
+them), and then the properties that only show under load or restart:
 concurrent compare-and-set writers lose no update, concurrent exact-root opens create one project,
 pages stay stable while rows are inserted and deleted, and a store reopened on the same home holds
 exactly what was acknowledged, with every field (including unknown ones) intact.
@@ -40,6 +41,7 @@ from paseo.testing.store_conformance.labels import LabelTests
 from paseo.testing.store_conformance.lazy import LazyReadTests
 from paseo.testing.store_conformance.lifecycle import LifecycleTests
 from paseo.testing.store_conformance.pagination import PaginationStabilityTests
+from paseo.testing.store_conformance.plugin_records import PluginRecordTests
 from paseo.testing.store_conformance.projects import ProjectTests
 from paseo.testing.store_conformance.reading import collect_pages, snapshot
 from paseo.testing.store_conformance.records import (
@@ -96,6 +98,7 @@ class StoreConformance(
     PluginSourceTests,
     TrashTests,
     UsageTests,
+    PluginRecordTests,
     ConcurrencyTests,
     PaginationStabilityTests,
 ):

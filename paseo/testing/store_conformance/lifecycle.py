@@ -45,6 +45,7 @@ class LifecycleTests(StoreSuite):
             "plugin_sources": {},
             "trash": {"queued": [], "lastSweep": None},
             "usage": [],
+            "plugin_records": {},
         }
         assert await store.agents.count() == 0
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from paseo_hookspecs.interfaces.store import Store
+from paseo_hookspecs.plugin_records import PluginRecord, PluginRecordRepository, PluginRecordStore
 from paseo_hookspecs.records import (
     dump_record,
 )
@@ -75,8 +77,27 @@ async def snapshot(store: Store) -> dict[str, Any]:
         ),
         "plugin_sources": {k: dump_record(v) for k, v in sorted(sources.items())},
         "usage": usage,
+        "plugin_records": await _plugin_records(store),
         "trash": {
             "queued": [dump_record(i) for i in await store.trash.queued(limit=MAX_PAGE_SIZE)],
             "lastSweep": await store.trash.last_sweep(),
         },
     }
+
+
+async def _plugin_records(store: Store) -> dict[str, Any]:
+    """Every plugin record's value by ``namespace/collection/id`` (``{}`` on a store that keeps
+    none); revisions are left out: a copy into another store starts them again."""
+    records: PluginRecordStore | None = getattr(store, "plugin_records", None)
+    found: dict[str, Any] = {}
+    if records is None:
+        return found
+    for namespace, collection in await records.collections():
+        repository = records.collection(namespace, collection)
+        for record in await collect_pages(functools.partial(_page, repository)):
+            found[f"{namespace}/{collection}/{record.id}"] = record.value
+    return found
+
+
+async def _page(repository: PluginRecordRepository, cursor: str | None) -> Page[PluginRecord]:
+    return await repository.list(cursor=cursor, limit=MAX_PAGE_SIZE)

@@ -120,9 +120,15 @@ def test_a_worker_that_makes_the_check_pass_ends_the_loop_succeeded(
     assert texts[0] == f"Loop created in {work}"
     assert "Check 'test -f done.txt' passed." in texts
 
-    # Stored as the TypeScript daemon stores loops.
-    stored = json.loads((daemon.home / "loops" / "loops.json").read_text())
-    assert [entry["status"] for entry in stored["loops"]] == ["succeeded"]
+    # Stored through the configured store (the json driver: one file per loop, its value the
+    # TypeScript daemon's loop record); the TypeScript layout, loops/loops.json, is only read,
+    # to move an earlier home's loops in (tests/unit/loops/test_loop_records.py).
+    records = daemon.home / "plugin-records" / "loops" / "loops"
+    stored = [json.loads(path.read_text()) for path in sorted(records.glob("*.json"))]
+    assert [(entry["id"], entry["value"]["status"]) for entry in stored] == [
+        (loop["id"], "succeeded")
+    ]
+    assert not (daemon.home / "loops" / "loops.json").exists()
 
 
 def test_a_check_that_never_passes_fails_the_loop_at_max_iterations(

@@ -48,6 +48,7 @@ KINDS = [
     "push_tokens",
     "managed_processes",
     "plugin_sources",
+    "plugin_records",
 ]
 
 EXPECTED_COUNTS = {
@@ -60,6 +61,7 @@ EXPECTED_COUNTS = {
     "push_tokens": 2,
     "managed_processes": 1,
     "plugin_sources": 2,
+    "plugin_records": 3,
 }
 
 CONFIG = {
@@ -137,6 +139,11 @@ async def _populate(store: Store) -> None:
     await store.plugin_sources.put(
         "format", NpmPluginSource.model_validate(plugin_source_data("npm"))
     )
+    assert store.plugin_records is not None
+    loops = store.plugin_records.collection("loops", "loops")
+    await loops.put("1234abcd", {"id": "1234abcd", "status": "running", "iterations": [{}]})
+    await loops.put("5678ef01", {"id": "5678ef01", "status": "succeeded", "prompt": "ünï"})
+    await store.plugin_records.collection("chat", "rooms").put("r1", {"name": "general"})
 
 
 def _add_legacy_projects(home: Path) -> None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import psutil
 import pytest
+from paseo_hookspecs.atomic import atomic_write_json
 from paseo_loops.checks import run_check
 from paseo_loops.cli import duration_ms
 from paseo_loops.records import MAX_LOGS, add_log, new_iteration, new_loop
 from paseo_loops.service import LoopService, parse_verdict, worker_prompt
 from paseo_loops.store import LoopStore
+from paseo_store_json._plugin_records import JsonPluginRecordStore
 
 
 def test_a_check_passes_on_exit_0_in_the_loop_cwd(tmp_path: Path) -> None:
@@ -116,13 +117,14 @@ def test_logs_are_bounded_and_numbered_on() -> None:
     assert loop["nextLogSeq"] == MAX_LOGS + 11
 
 
-def test_the_store_round_trips_and_sets_aside_a_corrupt_file(tmp_path: Path) -> None:
+def test_the_legacy_file_reads_back_and_sets_aside_a_corrupt_file(tmp_path: Path) -> None:
+    # loops/loops.json is read once, to move its loops into the store (test_loop_records.py).
     store = LoopStore(tmp_path)
     loop = _loop()
-    store.save([loop])
+    store.directory.mkdir()
+    atomic_write_json(store.path, {"loops": [loop]})
     assert store.load() == [loop]
     assert json.loads(store.path.read_text())["loops"][0]["id"] == loop["id"]
-    assert oct(os.stat(store.path).st_mode & 0o777) == "0o644"
     store.path.write_text("{not json")
     assert store.load() == []
     assert (tmp_path / "loops" / "loops.json.corrupt").read_text() == "{not json"
@@ -134,7 +136,8 @@ def test_an_iteration_s_end_is_logged_at_a_typescript_level(
 ) -> None:
     # The TypeScript LoopLogEntrySchema knows only "info" and "error": the TypeScript clients
     # drop a whole loop record holding any other level.
-    service = LoopService(tmp_path, agents=None)  # type: ignore[arg-type]
+    records = JsonPluginRecordStore(tmp_path).collection("loops", "loops")
+    service = LoopService(records, agents=None)  # type: ignore[arg-type]
     loop = new_loop(
         prompt="p",
         cwd=str(tmp_path),
@@ -153,5 +156,7 @@ def test_an_iteration_s_end_is_logged_at_a_typescript_level(
     iteration = new_iteration(1)
     loop["iterations"].append(iteration)
     service._loops[loop["id"]] = loop
-    service._end_iteration(loop, iteration, status, None if status == "succeeded" else "no")
+    asyncio.run(
+        service._end_iteration(loop, iteration, status, None if status == "succeeded" else "no")
+    )
     assert loop["logs"][-1]["level"] == level

@@ -16,6 +16,7 @@ from paseo_hookspecs.mcp_tools import McpTool, McpToolCaller
 from paseo_loops.rpc import RunParams, Runtime
 from paseo_loops.service import LABEL_LOOP, LoopService
 from paseo_loops.tools import tools
+from paseo_store_json._plugin_records import JsonPluginRecordStore
 from pydantic import ValidationError
 
 ME = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -65,6 +66,11 @@ class Agents:
         await asyncio.Event().wait()
 
 
+def _service(home: Path, agents: Any) -> LoopService:
+    """A loop service keeping its records as the json store driver does, in ``home``."""
+    return LoopService(JsonPluginRecordStore(home).collection("loops", "loops"), agents)
+
+
 def _tools(service: LoopService) -> dict[str, McpTool]:
     runtime = Runtime()
     runtime.service = service
@@ -87,7 +93,7 @@ def test_the_tools_take_the_wire_fields() -> None:
 
 def test_every_refusal_of_loop_run(tmp_path: Path) -> None:
     async def scenario() -> None:
-        service = LoopService(tmp_path / "home", cast(Any, Agents()))
+        service = _service(tmp_path / "home", cast(Any, Agents()))
         run = _tools(service)["loop_run"]
         work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
         work.mkdir()
@@ -118,7 +124,7 @@ def test_every_refusal_of_loop_run(tmp_path: Path) -> None:
 def test_a_loop_an_agent_starts_inherits_its_mode_and_is_its_own(tmp_path: Path) -> None:
     async def scenario() -> None:
         agents = Agents()
-        service = LoopService(tmp_path / "home", cast(Any, agents))
+        service = _service(tmp_path / "home", cast(Any, agents))
         named = _tools(service)
         work = tmp_path / "work"
         (work / "sub").mkdir(parents=True)
