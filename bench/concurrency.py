@@ -189,9 +189,15 @@ async def measure(
         # a side (N programs of 100-200 MiB each) runs alone, its runs back to back.
         groups = [sides] if count < apart else [[side] for side in sides]
         for group in groups:
-            await _measure_group(
-                group, count, table, runs=runs, chunks=chunks, delay=delay, stamps=stamps
-            )
+            try:
+                await _measure_group(
+                    group, count, table, runs=runs, chunks=chunks, delay=delay, stamps=stamps
+                )
+            except Exception as error:
+                # A side that fails at one N (a loaded machine, a daemon that stops answering)
+                # is reported; the others still are measured.
+                names = ",".join(side.name for side in group)
+                print(f"N={count}: {names} failed: {type(error).__name__}: {error}", flush=True)
     return table
 
 
@@ -224,13 +230,17 @@ async def _measure_group(
                 print(
                     f"  N={count} run {run + 1} {side.name}: wall {run_figures.wall:.2f} s, "
                     f"p50/p99 {run_figures.p50 * 1000:.1f}/{run_figures.p99 * 1000:.1f} ms, "
-                    f"missing {run_figures.missing}",
+                    f"missing {run_figures.missing}, CPU "
+                    f"{run_figures.cpu_per_1k or 0:.0f} ms/1k, peak RSS "
+                    f"{(run_figures.peak_rss or 0) / MIB:.1f} MiB",
                     flush=True,
                 )
     finally:
         for side in sides:
-            await side.teardown()
-    return table
+            try:
+                await side.teardown()
+            except Exception as error:
+                print(f"N={count}: {side.name} teardown failed: {error}", flush=True)
 
 
 def _median(values: list[float | None]) -> float | None:

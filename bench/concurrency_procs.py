@@ -114,7 +114,7 @@ async def _follow_ours(home: str, recorder: _Recorder, agents: list[str]) -> Any
 async def _follow_ts(address: str, recorder: _Recorder) -> Any:
     from websockets.asyncio.client import connect
 
-    socket = await connect(f"ws://{address}/ws", max_size=None, open_timeout=30)
+    socket = await connect(f"ws://{address}/ws", max_size=None, open_timeout=30, ping_interval=None)
     await socket.send(
         json.dumps(
             {

@@ -210,7 +210,11 @@ class _TsControl:
     """A plain TypeScript-wire client (requests and their replies), for setup and prompts."""
 
     def __init__(self, address: str) -> None:
-        self.ws = ws_connect(f"ws://{address}/ws", max_size=None, open_timeout=30)
+        # No keepalive: a daemon busy creating 30 agents on a loaded machine may answer a ping
+        # late, and this connection only carries requests.
+        self.ws = ws_connect(
+            f"ws://{address}/ws", max_size=None, open_timeout=30, ping_interval=None
+        )
         self.ids = itertools.count(1)
         self.replies: dict[str, dict[str, Any]] = {}
         self.send(
