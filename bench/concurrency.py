@@ -30,10 +30,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,15 +96,22 @@ def reply_text(tag: str, chunks: int) -> str:
     return f"{tag}: {words}"
 
 
-def read_stamps(stamps: Path) -> dict[str, tuple[list[int], list[float]]]:
-    import json
-
+def read_stamps(stamps: Path, tags: list[str]) -> dict[str, tuple[list[int], list[float]]]:
+    """The stamps of ``tags``' streams. The fake writes a stream's line after its last chunk,
+    which can be after the program reported its turn's end: wait for them (a few seconds)."""
     found: dict[str, tuple[list[int], list[float]]] = {}
-    if stamps.exists():
-        for line in stamps.read_text().splitlines():
-            record = json.loads(line)
-            found[record["tag"]] = (record["ends"], record["times"])
-    return found
+    deadline = time.monotonic() + 10
+    while True:
+        if stamps.exists():
+            for line in stamps.read_text().splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # being written
+                found[record["tag"]] = (record["ends"], record["times"])
+        if all(tag in found for tag in tags) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 def latencies(
@@ -225,7 +234,7 @@ async def _measure_group(
                 ]
                 result = await side.turn(prompts)
                 ids = side.ids if isinstance(side, DirectSide) else side.agents
-                run_figures = figures(result, ids, tags, read_stamps(stamps))
+                run_figures = figures(result, ids, tags, read_stamps(stamps, tags))
                 table.setdefault((count, side.name), []).append(run_figures)
                 print(
                     f"  N={count} run {run + 1} {side.name}: wall {run_figures.wall:.2f} s, "
