@@ -323,15 +323,16 @@ def report(table: dict[tuple[int, str], list[RunFigures]], counts: list[int]) ->
                 f"ms; target <= {LATENCY_TARGET_MS:g} ms): {'met' if ok else 'MISSED'}"
             )
         if ours:
-            worst = max(max(r.follower_p99) for r in ours)
-            best = min(min(r.follower_p99) for r in ours)
+            # Within each run: the followers of one turn against each other (runs differ).
+            spreads = [(min(r.follower_p99), max(r.follower_p99)) for r in ours]
+            best, worst = max(spreads, key=lambda pair: pair[1] - 2 * pair[0])
             missing = sum(r.missing for r in ours)
-            ok = missing == 0 and worst <= 2 * best + 0.010
+            ok = missing == 0 and all(high <= 2 * low + 0.010 for low, high in spreads)
             met &= ok
             print(
                 f"N={count}: no follower starves: {missing} chunks missing, followers' p99 "
-                f"{best * 1000:.1f}..{worst * 1000:.1f} ms (target: none missing, slowest <= "
-                f"2x fastest + 10 ms): {'met' if ok else 'MISSED'}"
+                f"in the least even run {best * 1000:.1f}..{worst * 1000:.1f} ms (target: none "
+                f"missing, slowest <= 2x fastest + 10 ms in every run): {'met' if ok else 'MISSED'}"
             )
     for (count, side), value in sorted(growth.items()):
         if side == "ours":
