@@ -94,6 +94,7 @@ class Check:
             **{k: v for k, v in os.environ.items() if not k.startswith("PASEO_")},
             "HOME": str(self.home),
             "PASEO_HOME": str(self.paseo_home),
+            "PASEO_LISTEN": "127.0.0.1:0",  # never the shared machine's default port
             **app_script.GIT_ENV,
         }
 

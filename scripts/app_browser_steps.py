@@ -34,11 +34,13 @@ class Steps:
 
     # --- helpers ----------------------------------------------------------------------
 
+    # Visible elements only: the app keeps other workspaces' screens mounted, hidden, in a deck,
+    # so the first element with a test id may be one the user cannot see.
     def tid(self, test_id: str) -> Any:
-        return self.page.locator(f'[data-testid="{test_id}"]')
+        return self.page.locator(f'[data-testid="{test_id}"] >> visible=true')
 
     def tid_prefix(self, prefix: str) -> Any:
-        return self.page.locator(f'[data-testid^="{prefix}"]')
+        return self.page.locator(f'[data-testid^="{prefix}"] >> visible=true')
 
     def git(self, *argv: str, cwd: Path | None = None) -> str:
         return self.check.git(*argv, cwd=cwd).strip()
@@ -172,6 +174,7 @@ class Steps:
             lambda: next((p for p in places if (p / "script-ran.txt").exists()), None),
             timeout=60,
         )
+        self.page.keyboard.press("Escape")  # close the scripts menu
         return f"paseo.json's stamp ran in {ran.name}"
 
     def settings(self) -> str:
@@ -193,23 +196,32 @@ class Steps:
         if back.is_visible():
             back.click()
         self.open_main_workspace()
-        self.page.get_by_text("New Agent", exact=True).first.click()
-        dictation = self.page.get_by_label("Start voice dictation").first
+        self.page.locator('text="New Agent" >> visible=true').first.click()
+        dictation = self.page.locator('[aria-label="Start voice dictation"] >> visible=true').first
         dictation.wait_for(state="visible", timeout=WAIT_MS)
-        voice_mode = self.page.get_by_label("Enable Voice mode")
+        voice_mode = self.page.locator('[aria-label="Enable Voice mode"] >> visible=true')
         shown = voice_mode.count() > 0 and voice_mode.first.is_visible()
         return "dictation button in the composer" + (
             ", voice mode button too" if shown else " (voice mode shows with an agent)"
         )
 
     def restart(self) -> str:
-        opened = self.count_opens()
+        pid_file = self.check.paseo_home / "paseo.pid"
+        before = pid_file.read_text(encoding="utf-8")
         subprocess.run(
             [str(self.check.paseo_bin()), "daemon", "restart"], env=self.check.env,
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
+        assert pid_file.read_text(encoding="utf-8") != before, "the daemon did not restart"
         started = time.monotonic()
-        until("the app's new connection", lambda: self.count_opens() > opened, timeout=240)
+
+        def connected() -> bool:
+            # The new daemon counts the app's connection (the page never reloads).
+            status = self.check.paseo("daemon", "status", check=False, timeout=30)
+            rows = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            return rows.get("connections", "0").strip() not in ("", "0")
+
+        until("the app's new connection", connected, timeout=240, every=2)
         took = time.monotonic() - started
         self.tid_prefix("sidebar-project-row-").first.wait_for(state="visible", timeout=WAIT_MS)
         time.sleep(3)
