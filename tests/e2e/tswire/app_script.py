@@ -26,9 +26,12 @@ ID_KEYS = frozenset(
 )
 PLACEHOLDER = re.compile(r"<id:\d+>")
 GENERATED = re.compile(
-    r"[A-Za-z]{1,8}[_-][0-9A-Za-z_-]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"[A-Za-z]{1,8}[_-][0-9A-Za-z_-]{8,}"
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|[0-9a-f]{32}"
 )
-"""What a daemon-chosen id looks like (``wks_…``, ``prj_…``, a UUID); provider ids such as
+"""What a daemon-chosen id looks like (``wks_…``, ``prj_…``, a UUID, a terminal's 32 hex
+digits); provider ids such as
 ``claude`` under an ``id`` key are names, the same in every run, and stay."""
 
 

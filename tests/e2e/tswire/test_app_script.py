@@ -1,14 +1,15 @@
 """The real web app's session, replayed: every request the app sent to this daemon in a
 headless-Chromium run of ``scripts/app-browser-check.py`` on 2026-12-02 (opening the workspace,
-its diff, a commit, a branch switch, the file explorer, the add-project dialog, settings),
+its diff, a commit, a branch switch, the file explorer, the add-project dialog, a
+``paseo.json`` script run in a terminal, settings),
 recorded in ``fixtures/app-session.jsonl``, is
 sent again in order to a real daemon over TCP with an app token, as the app connected.
 
 Every frame the daemon answers is validated against the transport's strict models of the app's
 zod schemas (:class:`~client.TsClient`), each request must get an answer of the type the app
 got in the recorded run (and fail where it failed, nowhere else), and what the app did must land
-on disk: a commit in ``git log``, the branch switched (and, in a recording that has them, a
-worktree and a script's output).
+on disk: a commit in ``git log``, the branch switched, the script's output (and, in a
+recording that has one, a worktree).
 
 Why a recording and not the app itself: building the app (its npm workspace install and an
 ``expo export``) takes tens of minutes and the network; the browser run is the documented
