@@ -197,7 +197,11 @@ class Steps:
             back.click()
         self.open_main_workspace()
         self.page.locator('text="New Agent" >> visible=true').first.click()
-        dictation = self.page.locator('[aria-label="Start voice dictation"] >> visible=true').first
+        # The composer's microphone ("Start dictation"; the dictation bar's own is "Start voice
+        # dictation").
+        dictation = self.page.locator(
+            '[aria-label="Start dictation"], [aria-label="Start voice dictation"]'
+        ).filter(visible=True).first
         dictation.wait_for(state="visible", timeout=WAIT_MS)
         voice_mode = self.page.locator('[aria-label="Enable Voice mode"] >> visible=true')
         shown = voice_mode.count() > 0 and voice_mode.first.is_visible()
