@@ -1,6 +1,11 @@
 """A workspace's live Git state for the sidebar: uncommitted changes, commits ahead of and
 behind its base branch, and ahead of and behind ``origin`` (the TypeScript daemon's
-``getCheckoutStatus``: ``isDirty``, ``aheadBehind``, ``aheadOfOrigin``, ``behindOfOrigin``).
+``getCheckoutStatus``: ``isDirty``, ``aheadBehind``, ``aheadOfOrigin``, ``behindOfOrigin``),
+``origin``'s URL, and the lines added and removed since the branch left its base (the
+TypeScript daemon's ``getCheckoutShortstat``, the sidebar's ``+N -M``: ``git diff --shortstat``
+of the working tree against the merge base with ``origin/<base>`` or ``<base>`` — on the base
+branch itself, with ``origin/<branch>`` — ``null`` when there is no such ref or nothing
+changed).
 
 Read through the daemon's one Git runner (its limiter bounds how many run at once), with
 ``GIT_OPTIONAL_LOCKS=0`` so a read never takes the index lock a user's command needs. Each
@@ -12,6 +17,7 @@ sidebar refreshing on every agent event costs at most four Git processes per wor
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -33,6 +39,8 @@ class GitRuntime:
     aheadBehind: dict[str, int] | None
     aheadOfOrigin: int | None
     behindOfOrigin: int | None
+    diffStat: dict[str, int] | None = None
+    remoteUrl: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,4 +96,45 @@ class GitRuntimes:
             ahead = int(found) if found and found.isdigit() else None
             found = await self._count(cwd, "rev-list", "--count", f"{branch}..origin/{branch}")
             behind = int(found) if found and found.isdigit() else None
-        return GitRuntime(dirty, ahead_behind, ahead, behind)
+        remote = await self._count(cwd, "config", "--get", "remote.origin.url")
+        return GitRuntime(
+            dirty, ahead_behind, ahead, behind, await self._diff_stat(cwd, branch, base), remote
+        )
+
+    async def _has_ref(self, cwd: str, ref: str) -> bool:
+        return await self._count(cwd, "rev-parse", "--verify", "-q", ref) is not None
+
+    async def _diff_stat(
+        self, cwd: str, branch: str | None, base: str | None
+    ) -> dict[str, int] | None:
+        """``getCheckoutShortstat``'s comparison: origin's base when it has one (what a pull
+        request would be measured against), else the local base; on the base branch, what is
+        not yet on ``origin``."""
+        compare: str | None = None
+        if branch and base and base != branch:
+            name = base.removeprefix("refs/remotes/").removeprefix("origin/")
+            for ref in (f"origin/{name}", name):
+                if await self._has_ref(cwd, ref):
+                    compare = ref
+                    break
+        elif branch and await self._has_ref(cwd, f"origin/{branch}"):
+            compare = f"origin/{branch}"
+        if compare is None:
+            return None
+        merge_base = await self._count(cwd, "merge-base", "HEAD", compare)
+        if not merge_base:
+            return None
+        stat = await self._count(cwd, "diff", "--shortstat", merge_base)
+        return parse_shortstat(stat or "")
+
+
+def parse_shortstat(text: str) -> dict[str, int] | None:
+    """``N files changed, A insertions(+), D deletions(-)`` → ``{additions, deletions}``;
+    ``None`` for no change (the TypeScript daemon's ``parseCheckoutShortstat``)."""
+    added = re.search(r"(\d+) insertion", text)
+    removed = re.search(r"(\d+) deletion", text)
+    additions = int(added[1]) if added else 0
+    deletions = int(removed[1]) if removed else 0
+    if additions == 0 and deletions == 0:
+        return None
+    return {"additions": additions, "deletions": deletions}

@@ -138,6 +138,13 @@ class GitRuntimeResult(WireModel):
     )
     aheadOfOrigin: int | None
     behindOfOrigin: int | None
+    diffStat: dict[str, int] | None = Field(
+        default=None,
+        description="{additions, deletions}: lines changed (working tree included) since the "
+        "merge base with origin's or the local base branch (on the base branch: with "
+        "origin/<branch>); null without such a ref or with no change",
+    )
+    remoteUrl: str | None = Field(default=None, description="origin's URL (null: none)")
 
 
 async def workspace_git_runtime(
@@ -149,7 +156,9 @@ async def workspace_git_runtime(
         **(
             found.to_json()
             if found
-            else dict.fromkeys(("isDirty", "aheadBehind", "aheadOfOrigin", "behindOfOrigin"))
+            else dict.fromkeys(
+                ("isDirty", "aheadBehind", "aheadOfOrigin", "behindOfOrigin", "diffStat")
+            )
         )
     )
 

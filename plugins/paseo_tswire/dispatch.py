@@ -29,6 +29,7 @@ from paseo_tswire.models import terminal as tm
 from paseo_tswire.models import workspace as wm
 from paseo_tswire.models.messages import RpcError
 from paseo_tswire.port import Failure
+from paseo_tswire.workspace_paths import resolve_cwd
 
 log = logging.getLogger("paseo.tswire")
 
@@ -137,6 +138,7 @@ async def handle(session: ClientSession, body: dict[str, Any]) -> None:
             await reply_error(session, body, "Unknown request schema", "unknown_schema")
         return
     model, handler = entry
+    body = await resolve_cwd(session, body)
     try:
         message = model.model_validate(body)
     except ValidationError as exc:

@@ -28,7 +28,8 @@ from paseo_tswire import projection
 from paseo_tswire.bridge import RpcFailure
 from paseo_tswire.connection import ClientSession
 from paseo_tswire.handlers.workspace_runtime import (
-    git_runtime_of,
+    GITHUB_OFF,
+    runtime_of,
     script_status_update,
     scripts_of,
 )
@@ -81,13 +82,14 @@ def descriptor(
         archivingAt=None,
         status=status,
         activityAt=max(times) if times else workspace.get("updatedAt"),
+        diffStat=None,
         gitRuntime=wm.GitRuntime(
             currentBranch=workspace.get("branch"),
             isPaseoOwnedWorktree=bool(workspace.get("isPaseoOwnedWorktree")),
         )
         if kind in ("local_checkout", "worktree")
         else None,
-        githubRuntime=None,
+        githubRuntime=GITHUB_OFF,
         project=projection.placement(str(workspace.get("cwd") or ""), workspace, project or None),
     )
 
@@ -105,10 +107,15 @@ async def _descriptors(session: ClientSession, only: str | None = None) -> list[
     found = []
     for w in (w for w in workspaces if only is None or w["workspaceId"] == only):
         entry = descriptor(w, projects.get(w["projectId"]), agents, pending)
-        runtime = await git_runtime_of(session, w, entry.gitRuntime)
+        runtime = await runtime_of(session, w, entry.gitRuntime)
         found.append(
             entry.model_copy(
-                update={"scripts": await scripts_of(session, w), "gitRuntime": runtime}
+                update={
+                    "scripts": await scripts_of(session, w),
+                    "gitRuntime": runtime.git,
+                    "diffStat": runtime.diff_stat,
+                    "githubRuntime": runtime.github,
+                }
             )
         )
     return found

@@ -27,6 +27,36 @@ class GitRuntime(Wire):
     behindOfOrigin: int | None = None
 
 
+class DiffStat(Wire):
+    additions: int
+    deletions: int
+
+
+class PullRequest(Wire):
+    """``WorkspaceGitHubRuntimePayloadSchema.pullRequest``: the branch's open pull request."""
+
+    url: str
+    title: str
+    state: str
+    baseRefName: str
+    headRefName: str
+    isMerged: bool
+
+
+class GitHubError(Wire):
+    message: str
+
+
+class GitHubRuntime(Wire):
+    """``WorkspaceGitHubRuntimePayloadSchema`` as the TypeScript daemon fills it: features off
+    (and nothing else) without a GitHub remote or a signed-in ``gh``, else the branch's pull
+    request or the error of looking it up."""
+
+    featuresEnabled: bool
+    pullRequest: PullRequest | None
+    error: GitHubError | None
+
+
 class Script(Wire):
     """``WorkspaceScriptPayloadSchema``: a ``paseo.json`` script and, for a service, its state."""
 
@@ -53,9 +83,10 @@ class Descriptor(Wire):
     archivingAt: str | None
     status: Bucket
     activityAt: str | None
+    diffStat: DiffStat | None
     scripts: list[Script] = Field(default_factory=list)
     gitRuntime: GitRuntime | None
-    githubRuntime: None
+    githubRuntime: GitHubRuntime | None
     project: ProjectPlacement | None = None
 
 

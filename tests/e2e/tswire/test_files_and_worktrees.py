@@ -196,6 +196,13 @@ def test_a_worktree_from_the_app_runs_setup_opens_terminals_and_runs_scripts(
         git_runtime = workspace["gitRuntime"]
         assert git_runtime["isDirty"] is True
         assert git_runtime["aheadBehind"] == {"ahead": 0, "behind": 0}
+        # Untracked files are no diff stat (git diff), and no GitHub remote: features off.
+        assert workspace["diffStat"] is None
+        assert workspace["githubRuntime"] == {
+            "featuresEnabled": False,
+            "pullRequest": None,
+            "error": None,
+        }
 
         progress = app.wait_for(
             lambda m: (
