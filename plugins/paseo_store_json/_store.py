@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from paseo_store_json._collections import (
 from paseo_store_json._core import Core
 from paseo_store_json._files import FileOps
 from paseo_store_json._index import DEFAULT_CACHE_RECORDS
+from paseo_store_json._keeper import IndexKeeper
 from paseo_store_json._labels import JsonLabelRepository
 from paseo_store_json._load import load_home
 from paseo_store_json._per_record import (
@@ -80,6 +82,9 @@ class JsonStore(Store):
         )
         self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
         self.timeline.usage = self.usage
+        self.index_keeper = IndexKeeper(
+            self.home, self.agents.files, self.quarantined, self.trash.finish_purges
+        )
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -91,6 +96,7 @@ class JsonStore(Store):
         again, which re-runs recovery (and lifts a label-storage freeze)."""
         if self._core.is_open:
             raise RuntimeError("the json store is already open")
+        opened_at = time.time()
         loaded = await asyncio.to_thread(load_home, self.home, self._ops)
         self._build()
         self.quarantined[:] = loaded.quarantined
@@ -110,11 +116,17 @@ class JsonStore(Store):
         self.plugin_sources.sources = loaded.plugin_sources
         await asyncio.to_thread(functools.partial(self.usage.load, roll_up=False))
         self._core.is_open = True
+        # The agents' index came from its file (or is empty): serving starts now, and the
+        # records are read beside it to check the index (see _keeper).
+        self.index_keeper.start(indexed=loaded.agents_indexed, opened_at=opened_at)
         # A crash between a turn's end and its usage: settle it now both are loaded.
         await self.usage.recover(self.timeline.stored)
         await asyncio.to_thread(self.usage.roll_up_old)
 
     async def close(self) -> None:
+        was_open = self._core.is_open
         await self._core.close()
+        if was_open:
+            await self.index_keeper.close()
         await self.timeline.sync()
         self._ops.close()
