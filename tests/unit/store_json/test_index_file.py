@@ -206,10 +206,12 @@ def test_during_a_first_build_listings_are_partial_and_gets_and_writes_are_right
         try:
             assert await asyncio.to_thread(gate.entered.wait, WAIT)
             page = await store.agents.list_now()
-            assert page.partial and page.items == []
+            assert page.partial
+            assert page.items == []
             # Get by id reads the record's file; writes see the records on disk.
             found = await store.agents.get(ids[1])
-            assert found is not None and found.id == ids[1]
+            assert found is not None
+            assert found.id == ids[1]
             assert not await store.agents.insert(make_agent(ids[2], lastStatus="closed"))
             updated = await store.agents.update(ids[0], {"title": "during the build"})
             assert updated.title == "during the build"
