@@ -36,6 +36,9 @@ log = logging.getLogger("paseo.store.json")
 FLUSH_INTERVAL = 10.0
 """Seconds between rewrites of the index file while writes change the index."""
 
+HOLD_LIMIT = 30.0
+"""Seconds a held check waits for the daemon to say it is serving before it starts anyway."""
+
 RETRY_INTERVAL = 5.0
 """Seconds before a failed check (the agents folder unreadable) is tried again."""
 
@@ -68,6 +71,7 @@ class IndexKeeper:
         self._stop = threading.Event()
         self._check_task: asyncio.Task[None] | None = None
         self._flush_task: asyncio.Task[None] | None = None
+        self._held = False
         self._generation = 0
         self._written = 0
         self._write_lock = threading.Lock()
@@ -86,6 +90,14 @@ class IndexKeeper:
         self._check_task = asyncio.get_running_loop().create_task(
             self._settle(), name="paseo-store-json-index"
         )
+
+    def hold(self) -> None:
+        """Start the walk only at :meth:`release` (the daemon is ready): reading every record
+        beside the start would slow the start by as much."""
+        self._held = True
+
+    def release(self) -> None:
+        self._held = False
 
     def _changed(self) -> None:
         self.dirty = True
@@ -108,6 +120,10 @@ class IndexKeeper:
             await asyncio.sleep(min(0.1, seconds))
 
     async def _settle(self) -> None:
+        deadline = time.monotonic() + HOLD_LIMIT
+        # Not an asyncio.Event: it would be bound to one loop (see the class docstring).
+        while self._held and not self._stop.is_set() and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
         if not self._file_loaded:
             # The open read the hot rows only: the rest of the file first (listings stay
             # partial), then the records.

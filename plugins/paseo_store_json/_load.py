@@ -261,7 +261,9 @@ def scan_agents(
     :class:`Stopped` raised soon after ``stop`` is set. Files quarantined are added to
     ``quarantined`` as they are moved."""
     rows: dict[str, AgentRow] = {}
-    with _collector_paused(), reader_pool() as reader:
+    # The collector is not paused here: beside a serving daemon a pause would race the
+    # daemon's own collector settings (it runs its start with the collector off).
+    with reader_pool() as reader:
         load_files(
             home,
             reader,

@@ -123,6 +123,12 @@ class JsonStore(Store):
         await self.usage.recover(self.timeline.stored)
         await asyncio.to_thread(self.usage.roll_up_old)
 
+    def hold_background(self) -> None:
+        self.index_keeper.hold()
+
+    async def serving(self) -> None:
+        self.index_keeper.release()
+
     async def close(self) -> None:
         was_open = self._core.is_open
         await self._core.close()
