@@ -108,6 +108,8 @@ class IndexKeeper:
             return
         loop = asyncio.get_running_loop()
         task = self._check_task
+        if self.files.verified and (task is None or task.done() or task.get_loop() is not loop):
+            return
         if task is None or task.get_loop() is not loop or task.cancelled():
             task = self._check_task = loop.create_task(self._settle())
         await asyncio.shield(task)

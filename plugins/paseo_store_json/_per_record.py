@@ -200,6 +200,9 @@ class RecordFiles(Generic[M, R]):
                 raise Unavailable(f"the {self.kind} index is not being checked")
             await self.wait_check()
             self.core.check_open()
+        if self.wait_check is not None:
+            # Settled, and what the check does after (the index file's write) is done too.
+            await self.wait_check()
 
     def _wrote(self, row_id: str) -> None:
         if not self.verified:
