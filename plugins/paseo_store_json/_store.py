@@ -22,11 +22,8 @@ from paseo_store_json._index import DEFAULT_CACHE_RECORDS
 from paseo_store_json._keeper import IndexKeeper
 from paseo_store_json._labels import JsonLabelRepository
 from paseo_store_json._load import load_home
-from paseo_store_json._per_record import (
-    JsonAgentRepository,
-    JsonManagedProcessRepository,
-    JsonScheduleRepository,
-)
+from paseo_store_json._per_record import JsonAgentRepository
+from paseo_store_json._schedules import JsonManagedProcessRepository, JsonScheduleRepository
 from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
 from paseo_store_json._usage import RETENTION_DAYS, JsonUsageRepository
