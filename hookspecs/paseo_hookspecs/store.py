@@ -58,6 +58,10 @@ class Page(Generic[T]):
 
     items: list[T]
     next_cursor: str | None = None
+    partial: bool = False
+    """The page was answered from an index the driver is still completing or checking in the
+    background (:meth:`AgentRepository.list_now`): it may miss agents or hold ones that no
+    longer match. Never set by :meth:`AgentRepository.list`, which waits instead."""
 
 
 Changes = Mapping[str, Any]
@@ -115,6 +119,30 @@ class AgentRepository(ABC):
     @abstractmethod
     async def count(self, filter: AgentFilter = AgentFilter()) -> int:
         """How many agents match ``filter``."""
+
+    async def list_now(
+        self,
+        filter: AgentFilter = AgentFilter(),
+        *,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
+    ) -> Page[AgentRecord]:
+        """:meth:`list`, answered at once: a driver still completing its index in the
+        background (a JSON home right after start) answers from what it has and sets
+        ``Page.partial`` rather than wait as :meth:`list` does. For callers that show the
+        answer (``agent.list``) or ask again once :meth:`settled` returns. By default
+        :meth:`list` (a driver whose listings are always complete)."""
+        return await self.list(filter, cursor=cursor, limit=limit, newest_first=newest_first)
+
+    async def count_now(self, filter: AgentFilter = AgentFilter()) -> int:
+        """:meth:`count` from what the index holds now (see :meth:`list_now`); by default
+        :meth:`count`."""
+        return await self.count(filter)
+
+    async def settled(self) -> None:  # noqa: B027 - optional; complete drivers return at once
+        """Return once listings are complete (the index a driver builds in the background is
+        checked against the records). ``get`` and writes never wait for it."""
 
     @abstractmethod
     async def insert(self, record: AgentRecord) -> bool:

@@ -64,6 +64,9 @@ class Page:
     next_cursor: str | None
     total: int | None
     """How many agents match, on a first page (no cursor) only: later pages skip the count."""
+    partial: bool = False
+    """Answered (with ``now``) from an index the store is still checking in the background:
+    agents may be missing (see ``AgentRepository.list_now``)."""
 
 
 async def list_page(
@@ -74,15 +77,19 @@ async def list_page(
     cursor: str | None = None,
     limit: int | None = None,
     newest_first: bool = False,
+    now: bool = False,
 ) -> Page:
     """One page of at most ``limit`` agents (every matching agent without a limit, fetched a
     store page at a time). ``loaded`` gives the in-memory record of a loaded agent; one that no
-    longer matches ``admit`` is left out of its page. ``InvalidParams`` for a bad cursor."""
+    longer matches ``admit`` is left out of its page. ``InvalidParams`` for a bad cursor.
+    ``now``: answer at once, flagged partial, while the store completes its index (a client's
+    listing) instead of waiting for it."""
     flt = admit.for_store()
     records: list[AgentRecord] = []
     next_cursor = cursor
+    partial = False
     while True:
-        page = await agents.list(
+        page = await (agents.list_now if now else agents.list)(
             flt,
             cursor=next_cursor,
             limit=MAX_PAGE_SIZE if limit is None else limit,
@@ -92,10 +99,14 @@ async def list_page(
             record = loaded(stored.id) or stored
             if record is stored or admit.admits(record):
                 records.append(record)
+        partial = partial or page.partial
         next_cursor = page.next_cursor
         if next_cursor is None or limit is not None:
             break
     total = None
     if cursor is None:
-        total = len(records) if next_cursor is None else await agents.count(flt)
-    return Page(records, next_cursor, total)
+        if next_cursor is None:
+            total = len(records)
+        else:
+            total = await (agents.count_now if now else agents.count)(flt)
+    return Page(records, next_cursor, total, partial)

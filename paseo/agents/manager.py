@@ -138,6 +138,7 @@ class AgentService:
         )
         self._budget_stops: set[asyncio.Task[None]] = set()
         self._rooms: _Rooms | None = None
+        self._late_adoption: asyncio.Task[None] | None = None
 
     # ================================================================ service lifecycle
 
@@ -171,7 +172,7 @@ class AgentService:
         await reconcile_orphans(self.store.managed_processes)
         self.roster.publisher.register_stream(AGENTS_STREAM, STREAM_ACCESS)
         self._rooms = _Rooms(self)
-        await recovery.adopt_stored(self.roster)
+        self._late_adoption = await recovery.adopt_stored(self.roster)
 
     def provider_overrides(self) -> dict[str, dict[str, Any]]:
         """``agents.providers`` of the configuration in force, as plain dicts."""
@@ -188,6 +189,7 @@ class AgentService:
 
     async def stop(self) -> None:
         rooms = self._started
+        await recovery.stop_late(self._late_adoption)
         await rooms.registry.stop()
         # Only loaded agents can have anything to stop, and closed ones at rest are durable
         # already: stopping costs the live ones only, whatever the number of agents.
@@ -228,9 +230,13 @@ class AgentService:
         cursor: str | None = None,
         limit: int | None = None,
         newest_first: bool = False,
+        now: bool = False,
     ) -> Page:
-        """A page of the agents ``admit`` lets through, oldest (or newest) first."""
-        return await self.roster.page(admit, cursor=cursor, limit=limit, newest_first=newest_first)
+        """A page of the agents ``admit`` lets through, oldest (or newest) first (``now``: see
+        :func:`paseo.agents.listing.list_page`)."""
+        return await self.roster.page(
+            admit, cursor=cursor, limit=limit, newest_first=newest_first, now=now
+        )
 
     # ================================================================ create
 

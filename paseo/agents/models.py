@@ -115,6 +115,12 @@ class AgentListResult(WireModel):
     total: int | None = Field(
         default=None, description="how many agents match (on the first page only)"
     )
+    partial: bool | None = Field(
+        default=None,
+        description="true when the daemon, just started, is still checking its agent index "
+        "against the records: agents may be missing from this page and the total; ask again "
+        "shortly (absent otherwise)",
+    )
 
 
 class AgentSendParams(WireModel):

@@ -8,10 +8,17 @@ stops cleanly clears it as it closes the session, and an agent loaded later with
 has it cleared then). The message ids already sent (for de-duplication) and the
 newest reply are read back from the timeline on first use. Stored entries are read as the
 wire shape they are.
+
+The boot query is answered from the store's index as it is (``list_now``): a store still
+checking it against the records (a large JSON home just opened) does not hold the start back.
+When that answer was partial, the same pass runs again once the store has settled.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from typing import Any
 
 from paseo_hookspecs.events import TERMINAL_TURN_EVENTS, TimelineItem, TurnCanceled
@@ -38,13 +45,41 @@ def _item(entry: TimelineEntry) -> dict[str, Any] | None:
     return item if entry.event.get("type") == "timeline" and isinstance(item, dict) else None
 
 
-async def adopt_stored(roster: AgentRoster) -> None:
-    """Load the stored agents the previous daemon left live and close them."""
+async def adopt_stored(roster: AgentRoster) -> asyncio.Task[None] | None:
+    """Load the stored agents the previous daemon left live and close them; when the store's
+    answer was partial, the task doing it again once the store has settled (for
+    :func:`stop_late`)."""
+    if await _adopt(roster, now=True):
+        return None
+    return asyncio.get_running_loop().create_task(_adopt_when_settled(roster))
+
+
+async def _adopt_when_settled(roster: AgentRoster) -> None:
+    try:
+        await roster.store.agents.settled()
+        await _adopt(roster, now=False)
+    except Exception:
+        logging.getLogger("paseo.agents").exception("recovering the agents left live failed")
+
+
+async def stop_late(task: asyncio.Task[None] | None) -> None:
+    """Cancel the late pass of :func:`adopt_stored`, if any."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _adopt(roster: AgentRoster, *, now: bool) -> bool:
+    """One pass; whether the store's answers were complete."""
     cursor: str | None = None
     live = AgentFilter(include_archived=True, statuses=LIVE_STATUSES)
+    listing = roster.store.agents.list_now if now else roster.store.agents.list
+    complete = True
     while True:
         # The largest pages the store serves: fewer round trips (SQLite queries) at boot.
-        page = await roster.store.agents.list(live, cursor=cursor, limit=MAX_PAGE_SIZE)
+        page = await listing(live, cursor=cursor, limit=MAX_PAGE_SIZE)
+        complete = complete and not page.partial
         for record in page.items:
             # Recovered as it is loaded: agents at rest may be unloaded by the next ones.
             agent = roster.agents.get(record.id) or roster.adopt(record)
@@ -53,7 +88,7 @@ async def adopt_stored(roster: AgentRoster) -> None:
                 await drop_dead_permission(roster, agent)
         cursor = page.next_cursor
         if cursor is None:
-            break
+            return complete
 
 
 async def drop_dead_permission(roster: AgentRoster, agent: LiveAgent) -> None:

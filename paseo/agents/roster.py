@@ -182,6 +182,7 @@ class AgentRoster:
         cursor: str | None = None,
         limit: int | None = None,
         newest_first: bool = False,
+        now: bool = False,
     ) -> Page:
         """A page of the agents ``admit`` lets through (see :func:`list_page`)."""
         return await list_page(
@@ -191,6 +192,7 @@ class AgentRoster:
             cursor=cursor,
             limit=limit,
             newest_first=newest_first,
+            now=now,
         )
 
     # ------------------------------------------------------------------ records

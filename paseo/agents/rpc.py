@@ -95,10 +95,21 @@ class _Handlers:
             workspace_id=params.workspaceId,
             statuses=set(params.statuses) if params.statuses is not None else None,
         )
+        # A client's listing is answered at once: right after start, while the store still
+        # checks its index, flagged partial rather than held back.
         page = await self._ref.get().list_agents(
-            admit, cursor=params.cursor, limit=params.limit, newest_first=params.newestFirst
+            admit,
+            cursor=params.cursor,
+            limit=params.limit,
+            newest_first=params.newestFirst,
+            now=True,
         )
-        return AgentListResult(agents=page.records, nextCursor=page.next_cursor, total=page.total)
+        return AgentListResult(
+            agents=page.records,
+            nextCursor=page.next_cursor,
+            total=page.total,
+            partial=True if page.partial else None,
+        )
 
     async def get(self, ctx: RpcContext, params: AgentRefParams) -> AgentDetailResult:
         service = self._ref.get()

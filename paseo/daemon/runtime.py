@@ -280,6 +280,7 @@ class Daemon:
             serving = getattr(service, SERVING_HOOK, None)
             if serving is not None:
                 await serving()
+        await self.store.serving()
         log.info(
             "paseo %s started on %s (pid file %s, host %s)",
             __version__,
@@ -438,6 +439,8 @@ class Daemon:
             driver = load_driver(STORE_GROUP, name)
             store = driver(self.layout.root, None)
             await store.open()
+            # Its background work (the JSON index check) waits until the daemon serves.
+            store.hold_background()
         except PaseoError as exc:
             raise StartupError(f"cannot open the {name!r} store: {exc.message}") from exc
         except OSError as exc:

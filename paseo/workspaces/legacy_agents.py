@@ -15,6 +15,10 @@ the JSON driver's in-memory index or an indexed SQLite query): a home where ever
 workspace costs a walk of the index, no record read. (It used to page through every record, which
 at 10,000 agents cost the start-up 0.3 s and 9 MiB, and so ran once per home behind a marker,
 missing records an older program wrote later.) :data:`MARKER` still records the first pass.
+
+Right after start a store may still be checking its index against the records (the JSON driver
+at scale): the boot pass then answers from the index as it is (``list_now``), and when that was
+partial the daemon runs the pass again once the store has settled (``WorkspaceService``).
 """
 
 from __future__ import annotations
@@ -39,28 +43,37 @@ log = logging.getLogger("paseo.workspaces")
 
 
 async def assign_workspaces_once(
-    store: Store, home: Path, ensure: Callable[[str], Awaitable[WorkspaceRecord]]
-) -> list[str]:
-    """:func:`assign_workspaces`; the first pass that placed any agent leaves :data:`MARKER`."""
-    stamped = await assign_workspaces(store, ensure)
+    store: Store,
+    home: Path,
+    ensure: Callable[[str], Awaitable[WorkspaceRecord]],
+    *,
+    now: bool = False,
+) -> bool:
+    """:func:`assign_workspaces`; the first pass that placed any agent leaves :data:`MARKER`.
+    Whether the pass saw every agent (with ``now``, answered at once, it may not have)."""
+    stamped, complete = await assign_workspaces(store, ensure, now=now)
     marker = home / MARKER
     if stamped and not await asyncio.to_thread(marker.exists):
         await asyncio.to_thread(atomic_write_text, marker, f"{len(stamped)} agent(s) placed\n")
-    return stamped
+    return complete
 
 
 _LEGACY = AgentFilter(include_archived=True, trashed=False, without_workspace=True)
 
 
 async def assign_workspaces(
-    store: Store, ensure: Callable[[str], Awaitable[WorkspaceRecord]]
-) -> list[str]:
+    store: Store, ensure: Callable[[str], Awaitable[WorkspaceRecord]], *, now: bool = False
+) -> tuple[list[str], bool]:
     """Stamp each live agent without a ``workspaceId`` with ``ensure(cwd)``'s workspace;
-    returns the agents stamped."""
+    returns the agents stamped and whether every agent was seen (``now``: answered from the
+    store's index as it is, which may be partial, rather than waiting for it)."""
     stamped: list[str] = []
+    complete = True
     cursor: str | None = None
+    listing = store.agents.list_now if now else store.agents.list
     while True:
-        page = await store.agents.list(_LEGACY, cursor=cursor, limit=PAGE)
+        page = await listing(_LEGACY, cursor=cursor, limit=PAGE)
+        complete = complete and not page.partial
         for record in page.items:
             if record.workspaceId:
                 continue
@@ -88,4 +101,4 @@ async def assign_workspaces(
             break
     if stamped:
         log.info("gave %d agent(s) recorded without a workspace the one of their cwd", len(stamped))
-    return stamped
+    return stamped, complete

@@ -12,6 +12,9 @@ The RPC adapters (``project.*``, ``workspace.*``, ``worktree.*``, ``label.*``) r
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +141,7 @@ class WorkspacesService:
 
         self._store = store
         self._home = home
+        self._late_pass: asyncio.Task[None] | None = None
         self.placement = Placement.build(
             store,
             home=home,
@@ -180,8 +184,23 @@ class WorkspacesService:
 
     async def start(self) -> None:
         # Before the agent service (started after this one) loads any agent record.
-        await assign_workspaces_once(self._store, self._home, self.ensure_workspace_for_cwd)
+        # Answered from the store's index as it is: a store still checking it (a large JSON
+        # home just opened) must not hold the start back; the pass runs again once it settled.
+        complete = await assign_workspaces_once(
+            self._store, self._home, self.ensure_workspace_for_cwd, now=True
+        )
+        if not complete:
+            self._late_pass = asyncio.get_running_loop().create_task(self._pass_when_settled())
         await self.placement.reconciler.start(watch=False)
+
+    async def _pass_when_settled(self) -> None:
+        try:
+            await self._store.agents.settled()
+            await assign_workspaces_once(self._store, self._home, self.ensure_workspace_for_cwd)
+        except Exception:
+            logging.getLogger("paseo.workspaces").exception(
+                "placing agents recorded without a workspace failed"
+            )
 
     async def serving(self) -> None:
         """Start the file watcher once the daemon listens: importing watchfiles (and anyio)
@@ -189,5 +208,10 @@ class WorkspacesService:
         self.placement.reconciler.watcher.start()
 
     async def stop(self) -> None:
+        task, self._late_pass = self._late_pass, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         self.status.stop()
         await self.placement.reconciler.stop()

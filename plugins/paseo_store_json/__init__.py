@@ -11,8 +11,11 @@ helper process in ``runtime/managed-processes/{id}.json``; whole-file collection
 :mod:`paseo_store_json._trash`; open finishes a purge a crash interrupted).
 
 **Memory holds an index, disk the records.** :meth:`JsonStore.open` reads and validates every
-record file (bytes plus pydantic's ``model_validate_json``, so a damaged file is quarantined at
-open) but keeps, per agent, schedule or helper process, only a compact index row
+schedule, helper process and cleanup record file (bytes plus pydantic's ``model_validate_json``,
+so a damaged file is quarantined at open); agents' rows come from the durable index file
+(:mod:`paseo_store_json._index_file`: only its hot rows before serving) and their records are
+read after open, beside the serving store, to check it (:mod:`paseo_store_json._keeper`;
+listings wait or say partial until then). It keeps, per record, only a compact index row
 (:mod:`paseo_store_json._index`: sort key, file, the fields listings filter on, and the ids per
 status and label so a selective listing walks only those; :mod:`paseo_store_json._bulk` is the
 open's bulk read). Full records

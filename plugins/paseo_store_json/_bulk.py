@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -48,8 +49,10 @@ def reader_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="paseo-store-read")
 
 
-def scan(directory: str) -> list[str]:
-    """The ``*.json`` files of ``directory``; leftover temp files there are deleted."""
+def scan(directory: str, temp_before: float | None = None) -> list[str]:
+    """The ``*.json`` files of ``directory``; leftover temp files there are deleted (only those
+    last changed before ``temp_before``, a time, when given: a scan beside a serving store
+    must not delete the temp file of a write in progress)."""
     try:
         entries = list(os.scandir(directory))
     except FileNotFoundError:
@@ -59,7 +62,9 @@ def scan(directory: str) -> list[str]:
     for entry in entries:
         name = entry.name
         if name.startswith(".") and name.endswith(TEMP_SUFFIX):
-            if entry.is_file(follow_symlinks=False):
+            if entry.is_file(follow_symlinks=False) and (
+                temp_before is None or _changed_before(entry, temp_before)
+            ):
                 os.unlink(entry.path)
                 removed_temp = True
                 log.info("removed leftover temporary file %s", entry.path)
@@ -70,7 +75,14 @@ def scan(directory: str) -> list[str]:
     return files
 
 
-def scan_tree(directory: str) -> list[str]:
+def _changed_before(entry: os.DirEntry[str], when: float) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime < when
+    except FileNotFoundError:
+        return False
+
+
+def scan_tree(directory: str, temp_before: float | None = None) -> list[str]:
     """The ``*.json`` files of every subdirectory of ``directory`` (the agents' cwd folders)."""
     try:
         entries = list(os.scandir(directory))
@@ -79,8 +91,12 @@ def scan_tree(directory: str) -> list[str]:
     files: list[str] = []
     for entry in entries:
         if entry.is_dir():
-            files += scan(entry.path)
+            files += scan(entry.path, temp_before)
     return files
+
+
+class Stopped(Exception):
+    """A background load was asked to stop (the store is closing)."""
 
 
 def read_file(path: str) -> bytes:
@@ -98,6 +114,17 @@ def read_file(path: str) -> bytes:
 
 def _read_batch(paths: list[str]) -> list[bytes]:
     return [read_file(path) for path in paths]
+
+
+def _read_batch_present(paths: list[str]) -> list[bytes | None]:
+    """A batch read beside a serving store: a file removed since the scan is ``None``."""
+    found: list[bytes | None] = []
+    for path in paths:
+        try:
+            found.append(read_file(path))
+        except FileNotFoundError:
+            found.append(None)
+    return found
 
 
 def torn_files(reader: ThreadPoolExecutor, directory: str, suffix: str) -> list[str]:
@@ -165,6 +192,7 @@ def load_files(
     into: dict[str, R],
     quarantined: list[QuarantinedFile],
     canonical: Canonical = id_is_canonical,
+    stop: threading.Event | None = None,
 ) -> None:
     """Validate the records in ``paths`` as ``model`` and index them into ``into`` (by id).
 
@@ -173,16 +201,30 @@ def load_files(
     pydantic's validation of those few fields straight from the bytes costs less than
     ``json.loads`` of the whole file): a file that is not JSON or whose indexed fields are
     invalid is quarantined now, one invalid elsewhere when it is first read.
+
+    With ``stop`` (a load in the background, beside a serving store) a file removed since the
+    scan is skipped, and :class:`Stopped` is raised between batches once ``stop`` is set.
     """
     batches = [paths[i : i + _READ_BATCH] for i in range(0, len(paths), _READ_BATCH)]
     canonical_paths: dict[str, bool] = {}
     validate = model.model_validate_json
-    for batch, contents in zip(batches, reader.map(_read_batch, batches), strict=True):
+    read: Callable[[list[str]], list[bytes | None]] = (
+        _read_batch if stop is None else _read_batch_present  # type: ignore[assignment]
+    )
+    for batch, contents in zip(batches, reader.map(read, batches), strict=True):
+        if stop is not None and stop.is_set():
+            raise Stopped
         for path, data in zip(batch, contents, strict=True):
+            if data is None:
+                continue
             try:
                 record = validate(data)
             except ValidationError as exc:
-                quarantined.append(quarantine(home, Path(path), describe_validation_error(exc)))
+                try:
+                    moved = quarantine(home, Path(path), describe_validation_error(exc))
+                except FileNotFoundError:
+                    continue  # replaced or removed meanwhile: not ours to judge any more
+                quarantined.append(moved)
                 continue
             row = row_type(record, path)
             is_canonical = canonical(record, path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from typing import Any, Generic, Protocol, TypeVar
 
 from paseo_hookspecs.records import AgentRecord, CleanupItem, ScheduleRecord
@@ -148,6 +148,49 @@ class AgentRow:
         )
         self.title: str | None = record.title
         self.deletedAt: str | None = record.deletedAt
+
+    @classmethod
+    def from_fields(cls, fields: Sequence[Any], path: str) -> AgentRow:
+        """A row from its stored fields (the durable index, :mod:`paseo_store_json._index_file`:
+        in :meth:`stored_fields` order), interned as a row built from a
+        record is. ``TypeError``/``ValueError`` when they are not a row's."""
+        (agent_id, created, _path, workspace, provider, status, archived, attention, labels,
+         title, deleted) = fields
+        if not isinstance(agent_id, str) or not isinstance(created, str):
+            raise TypeError("a row's id and createdAt are strings")
+        row = cls.__new__(cls)
+        row.id = agent_id
+        row.createdAt = created
+        row.path = path
+        row.workspaceId = None if workspace is None else _intern(workspace)
+        row.provider = _intern(provider)
+        row.status = _intern(status)
+        row.archived = bool(archived)
+        row.attention = bool(attention)
+        row.labels = tuple((_intern(key), value) for key, value in labels)
+        row.title = title
+        row.deletedAt = deleted
+        return row
+
+    def stored_fields(self, path: str) -> list[Any]:
+        """What :meth:`from_fields` reads back (``path`` as the file stores it)."""
+        return [
+            self.id,
+            self.createdAt,
+            path,
+            self.workspaceId,
+            self.provider,
+            self.status,
+            self.archived,
+            self.attention,
+            self.labels,
+            self.title,
+            self.deletedAt,
+        ]
+
+    def same(self, other: AgentRow) -> bool:
+        """Whether ``other`` indexes the record exactly as this row does."""
+        return all(getattr(self, name) == getattr(other, name) for name in AgentRow.__slots__)
 
     def matches(self, flt: AgentFilter) -> bool:
         if self.archived and not flt.include_archived:

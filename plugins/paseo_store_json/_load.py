@@ -2,6 +2,9 @@
 
 Order matters: leftover temp files go first, then the label transaction is settled (before any
 workspace or label is read into memory), then every collection loads, quarantining what cannot.
+Agents are the exception: their index comes from the durable index file
+(:mod:`paseo_store_json._index_file`) and their records are read by :func:`scan_agents` after
+the store is serving (:mod:`paseo_store_json._keeper`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from paseo_hookspecs.records import (
     WORKSPACE_LABELS_FILE,
     WORKSPACE_LABELS_TRANSACTION_FILE,
     WORKSPACES_FILE,
+    AgentRecord,
     CleanupItem,
     ManagedProcessRecord,
     PluginSource,
@@ -49,6 +53,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from paseo_store_json._bulk import (
     agent_is_canonical,
     load_files,
+    read_file,
     reader_pool,
     scan,
     scan_tree,
@@ -71,6 +76,7 @@ from paseo_store_json._index import (
     Row,
     ScheduleRow,
 )
+from paseo_store_json._index_file import INDEX_FILE, read_hot
 
 log = logging.getLogger("paseo.store.json")
 
@@ -103,6 +109,9 @@ class Loaded:
     push: PushTokensFile = field(default_factory=PushTokensFile)
     plugin_sources: dict[str, Any] = field(default_factory=dict)
     quarantined: list[QuarantinedFile] = field(default_factory=list)
+    agents_indexed: bool = False
+    """Whether :attr:`agents` came from a usable durable index (else it is empty): only its
+    hot rows (:func:`paseo_store_json._index_file.is_hot`), the rest loads after open."""
 
 
 def load_home(home: Path, ops: FileOps) -> Loaded:
@@ -112,6 +121,9 @@ def load_home(home: Path, ops: FileOps) -> Loaded:
         _remove_leftovers(home)
         recover_label_transaction(home, ops)
         loaded = Loaded()
+        indexed = read_hot(home)
+        loaded.agents = indexed or {}
+        loaded.agents_indexed = indexed is not None
         with _collector_paused():
             _load_record_files(home, loaded)
         finish_purges(home, ops, loaded)
@@ -159,7 +171,7 @@ _collector_paused = _CollectorPause()
 def _remove_leftovers(home: Path) -> None:
     # Record directories (agents/*, schedules/, runtime/managed-processes/) are cleaned while
     # they are loaded, to scan them once.
-    for directory in (home / "projects", home / TIMELINES_DIR):
+    for directory in (home / "projects", home / TIMELINES_DIR, (home / INDEX_FILE).parent):
         remove_temp_files(directory)
     # The home root and plugins/ are shared with other writers: only our own targets' temps.
     remove_temp_files(home, target_names=frozenset({PUSH_TOKENS_FILE.name}))
@@ -241,20 +253,35 @@ def recover_label_transaction(home: Path, ops: FileOps) -> None:
 # --- one file per record ---------------------------------------------------------------------
 
 
-def _load_record_files(home: Path, loaded: Loaded) -> None:
-    quarantined = loaded.quarantined
+def scan_agents(
+    home: Path, stop: threading.Event, temp_before: float, quarantined: list[QuarantinedFile]
+) -> dict[str, AgentRow]:
+    """Every agent record's index row, read beside a serving store (blocking): temp files of
+    writes begun after ``temp_before`` are left alone, files removed meanwhile skipped, and
+    :class:`Stopped` raised soon after ``stop`` is set. Files quarantined are added to
+    ``quarantined`` as they are moved."""
+    rows: dict[str, AgentRow] = {}
+    # The collector is not paused here: beside a serving daemon a pause would race the
+    # daemon's own collector settings (it runs its start with the collector off).
     with reader_pool() as reader:
         load_files(
             home,
             reader,
-            scan_tree(str(home / AGENTS_DIR)),
+            scan_tree(str(home / AGENTS_DIR), temp_before),
             AGENT_INDEX_FIELDS,
             AgentRow,
             kind="agent",
-            into=loaded.agents,
+            into=rows,
             quarantined=quarantined,
             canonical=agent_is_canonical(),
+            stop=stop,
         )
+    return rows
+
+
+def _load_record_files(home: Path, loaded: Loaded) -> None:
+    quarantined = loaded.quarantined
+    with reader_pool() as reader:
         load_files(
             home,
             reader,
@@ -299,6 +326,33 @@ def finish_purges(home: Path, ops: FileOps, loaded: Loaded) -> None:
         ops.remove(home / TIMELINES_DIR / f"{item.agentId}.jsonl")
         del loaded.agents[item.agentId]
         log.info("finished the interrupted purge of agent %s", item.agentId)
+
+
+def find_agent(home: Path, agent_id: str) -> tuple[AgentRecord, str] | None:
+    """The record of ``agent_id`` and its file, looked for in every cwd folder (blocking; the
+    index does not know it yet). The canonical file wins over a stray copy; an unreadable one
+    is left for the background check to quarantine."""
+    name = f"{agent_id}.json"
+    found: list[tuple[AgentRecord, str]] = []
+    try:
+        folders = list(os.scandir(home / AGENTS_DIR))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for folder in folders:
+        path = os.path.join(folder.path, name)
+        try:
+            data = read_file(path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        try:
+            record = AgentRecord.model_validate_json(data)
+        except ValidationError:
+            continue
+        if record.id == agent_id:
+            found.append((record, path))
+    canonical = agent_is_canonical()
+    found.sort(key=lambda pair: not canonical(pair[0], pair[1]))
+    return found[0] if found else None
 
 
 # --- whole-file collections ------------------------------------------------------------------

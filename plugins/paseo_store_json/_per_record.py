@@ -8,19 +8,14 @@ record's file and the per-id locked write of its files.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Awaitable, Callable, Mapping, Set
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from paseo_hookspecs.errors import InvalidParams, NotFound
+from paseo_hookspecs.errors import NotFound, StorageError, Unavailable
 from paseo_hookspecs.records import (
     AgentRecord,
-    ManagedProcessRecord,
-    ScheduleRecord,
     agent_record_path,
-    dump_record,
-    managed_process_record_path,
-    schedule_record_path,
 )
 from paseo_hookspecs.store import (
     DEFAULT_PAGE_SIZE,
@@ -28,9 +23,7 @@ from paseo_hookspecs.store import (
     AgentRepository,
     Changes,
     Expect,
-    ManagedProcessRepository,
     Page,
-    ScheduleRepository,
 )
 from pydantic import BaseModel, ValidationError
 
@@ -45,7 +38,6 @@ from paseo_store_json._core import (
     describe_validation_error,
     encode_cursor,
     revalidated,
-    validated,
     with_changes,
 )
 from paseo_store_json._files import quarantine
@@ -53,10 +45,8 @@ from paseo_store_json._index import (
     DEFAULT_CACHE_RECORDS,
     AgentRow,
     Facet,
-    PlainRow,
     RecordCache,
     Row,
-    ScheduleRow,
     SortedIndex,
     agent_candidates,
     agent_facets,
@@ -101,6 +91,12 @@ class RecordFiles(Generic[M, R]):
     record whose path changes (an agent whose cwd moved) is written at the new path first and
     the old file removed after, so a crash in between leaves two files that the next open
     resolves in favour of the canonical one.
+
+    **An index being checked.** The agents' index is loaded from the durable index file at open
+    and checked against the records in the background (:mod:`paseo_store_json._keeper`). Until
+    :meth:`settle`, :attr:`verified` is false: an id the index lacks is looked for on disk
+    (``finder``), so ``get`` and writes are never wrong; the ids written meanwhile are kept in
+    :attr:`touched`, as the check's walk may have read them before the write.
     """
 
     def __init__(
@@ -122,9 +118,106 @@ class RecordFiles(Generic[M, R]):
         self.index: SortedIndex[R] = SortedIndex(facets)
         self.cache: RecordCache[M] = RecordCache(cache_records)
         self.locks = KeyedLocks()
+        self._facets = facets
+        self.verified = True
+        """Whether the index holds exactly the records on disk (see the class docstring)."""
+        self.touched: set[str] = set()
+        self.failure: str | None = None
+        """Why the last check of the index failed (listings then raise ``StorageError``)."""
+        self.wait_check: Callable[[], Awaitable[None]] | None = None
+        """Waits for the running check (while unverified)."""
+        self.finder: Callable[[str], tuple[M, str] | None] | None = None
+        """Blocking: the record of an id and its file, looked for on disk (while unverified)."""
+        self.changed: Callable[[], None] = lambda: None
+        """Called after each change of the index (the durable index is then rewritten)."""
 
     def load(self, rows: Mapping[str, R]) -> None:
         self.index.load(rows.values())
+
+    def add_rows(self, rows: Mapping[str, R]) -> None:
+        """Add the rows of the durable index behind those held: a row held (loaded at open,
+        found on disk or written since) wins, and an id deleted since open stays deleted."""
+        held = self.index.rows
+        merged = dict(rows)
+        for row_id in self.touched:
+            if row_id not in held:
+                merged.pop(row_id, None)
+        merged.update(held)
+        self.index = SortedIndex(self._facets)
+        self.index.load(merged.values())
+
+    def unverify(self) -> None:
+        """The index is not known to hold every record: a check has to settle it."""
+        self.verified = False
+        self.touched = set()
+
+    def settle(self, changes: Mapping[str, R | None], *, bulk: int = 256) -> None:
+        """The check is done: ``changes`` (id -> the row the records give, ``None`` for a row
+        to drop) are what disagreed with the index as it stood when the check began; those of
+        ids written meanwhile are stale and skipped. Many changes (a first build) rebuild the
+        index in one sort instead of one insertion each."""
+        wanted = {key: row for key, row in changes.items() if key not in self.touched}
+        if len(wanted) > bulk:
+            rows = dict(self.index.rows)
+            for key, row in wanted.items():
+                if row is None:
+                    rows.pop(key, None)
+                else:
+                    rows[key] = row
+            self.index = SortedIndex(self._facets)
+            self.index.load(rows.values())
+        else:
+            for key, row in wanted.items():
+                if row is None:
+                    self.index.pop(key)
+                else:
+                    self.index.put(row)
+        for key in wanted:
+            self.cache.drop(key)
+        self.verified = True
+        self.failure = None
+        self.touched = set()
+        if wanted:
+            self.changed()
+
+    async def settled(self) -> None:
+        """Return once the index holds every record; ``StorageError`` while it cannot be
+        checked (the check is retried), ``Unavailable`` when the store closes first."""
+        while not self.verified:
+            if self.failure is not None:
+                raise StorageError(f"the {self.kind} index could not be checked: {self.failure}")
+            if self.wait_check is None:
+                raise Unavailable(f"the {self.kind} index is not being checked")
+            await self.wait_check()
+            self.core.check_open()
+        if self.wait_check is not None:
+            # Settled, and what the check does after (the index file's write) is done too.
+            await self.wait_check()
+
+    def _wrote(self, row_id: str) -> None:
+        if not self.verified:
+            self.touched.add(row_id)
+        self.changed()
+
+    async def row_of(self, row_id: str) -> R | None:
+        """The index row of ``row_id``; while the index is being checked, one it lacks is
+        looked for on disk and indexed (unless written or deleted since open)."""
+        row = self.index.rows.get(row_id)
+        if row is not None or self.verified or self.finder is None or row_id in self.touched:
+            return row
+        finder = self.finder
+        found = await self.core.io(lambda: finder(row_id), f"looking for {self.kind} {row_id}")
+        if found is None:
+            return None
+        record, path = found
+        row = self.index.rows.get(row_id)
+        if row is not None or self.verified or row_id in self.touched:
+            return row
+        row = self._row_type(record, path)
+        self.index.put(row)
+        self.cache.put(row_id, record)
+        self.changed()
+        return row
 
     def path_for(self, row: M) -> Path:
         return Path(self.core.home / self._relative_path(row))
@@ -135,9 +228,12 @@ class RecordFiles(Generic[M, R]):
         cached = self.cache.get(row_id)
         if cached is not None:
             return cached
-        row = self.index.rows.get(row_id)
+        row = await self.row_of(row_id)
         if row is None:
             return None
+        cached = self.cache.get(row_id)
+        if cached is not None:
+            return cached
         path = row.path
         found = await self.core.io(
             lambda: _read_record(self.model, path), f"reading {self.kind} {row_id} ({path})"
@@ -169,6 +265,7 @@ class RecordFiles(Generic[M, R]):
                 self.core.quarantined.append(moved)
             self.index.pop(row.id)
             self.cache.drop(row.id)
+            self.changed()
 
         if locked:
             await settle()
@@ -188,7 +285,7 @@ class RecordFiles(Generic[M, R]):
 
         async def operation() -> bool:
             async with self.locks.hold(row_id):
-                if row_id in self.index.rows:
+                if await self.row_of(row_id) is not None:
                     return False
                 await self._store(row, encoded)
                 return True
@@ -253,19 +350,25 @@ class RecordFiles(Generic[M, R]):
         await self.core.io(work, f"writing {self.kind} {row_id} ({path})")
         self.index.put(self._row_type(row, str(path)))
         self.cache.put(row_id, row)
+        self._wrote(row_id)
+
+    def forget(self, row_id: str) -> None:
+        """Drop ``row_id`` from the index (its record is gone), as a write of it."""
+        self.index.pop(row_id)
+        self.cache.drop(row_id)
+        self._wrote(row_id)
 
     async def delete(self, row_id: str, after: Callable[[], Any] | None = None) -> bool:
         async def operation() -> bool:
             async with self.locks.hold(row_id):
-                stored = self.index.rows.get(row_id)
+                stored = await self.row_of(row_id)
                 if stored is None:
                     return False
                 path = Path(stored.path)
                 await self.core.io(
                     lambda: self.core.ops.remove(path), f"deleting {self.kind} {row_id} ({path})"
                 )
-                self.index.pop(row_id)
-                self.cache.drop(row_id)
+                self.forget(row_id)
                 if after is not None:
                     await after()
                 return True
@@ -288,6 +391,9 @@ class RecordFiles(Generic[M, R]):
         self.core.check_open()
         size = check_limit(limit)
         start = None if cursor is None else decode_cursor(cursor, cursor_kind, (str, str))
+        # Taken first: a check settling while the records are read did not vouch for the rows
+        # this page was chosen from.
+        partial = not self.verified
         items: list[M] = []
         while True:
             # One row beyond what the page still needs tells whether another page follows.
@@ -303,7 +409,11 @@ class RecordFiles(Generic[M, R]):
             items += read
             if len(read) == len(chosen):
                 more = len(batch) > need
-                return Page(items, encode_cursor(cursor_kind, *chosen[-1][0]) if more else None)
+                return Page(
+                    items,
+                    encode_cursor(cursor_kind, *chosen[-1][0]) if more else None,
+                    partial=partial,
+                )
             # A record among them was damaged and dropped: fill the page from the rows after.
             start = chosen[-1][0]
 
@@ -381,6 +491,24 @@ class JsonAgentRepository(AgentRepository):
         limit: int = DEFAULT_PAGE_SIZE,
         newest_first: bool = False,
     ) -> Page[AgentRecord]:
+        self.files.core.check_open()
+        while True:
+            await self.files.settled()
+            page = await self.list_now(
+                filter, cursor=cursor, limit=limit, newest_first=newest_first
+            )
+            # A check that began again meanwhile (a reopen does not: a new store) is waited for.
+            if not page.partial:
+                return page
+
+    async def list_now(
+        self,
+        filter: AgentFilter = _EVERY_AGENT,
+        *,
+        cursor: str | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
+    ) -> Page[AgentRecord]:
         return await self.files.page(
             cursor,
             limit,
@@ -390,7 +518,16 @@ class JsonAgentRepository(AgentRepository):
             among=lambda: agent_candidates(self.files.index, filter),
         )
 
+    async def settled(self) -> None:
+        self.files.core.check_open()
+        await self.files.settled()
+
     async def count(self, filter: AgentFilter = _EVERY_AGENT) -> int:
+        self.files.core.check_open()
+        await self.files.settled()
+        return await self.count_now(filter)
+
+    async def count_now(self, filter: AgentFilter = _EVERY_AGENT) -> int:
         self.files.core.check_open()
         rows = self.files.index.rows
         among = agent_candidates(self.files.index, filter)
@@ -417,99 +554,7 @@ class JsonAgentRepository(AgentRepository):
         return await self.files.delete(agent_id, after=drop_timeline)
 
 
-# --- schedules -------------------------------------------------------------------------------
-
-
-class JsonScheduleRepository(ScheduleRepository):
-    """Schedules in ``schedules/{id}.json``."""
-
-    def __init__(self, core: Core, cache_records: int = DEFAULT_CACHE_RECORDS) -> None:
-        self.files: RecordFiles[ScheduleRecord, ScheduleRow] = RecordFiles(
-            core,
-            ScheduleRecord,
-            "schedule",
-            lambda row: schedule_record_path(row.id),
-            row_type=ScheduleRow,
-            cache_records=cache_records,
-        )
-
-    async def get(self, schedule_id: str) -> ScheduleRecord | None:
-        return await self.files.get(schedule_id)
-
-    async def list(
-        self,
-        *,
-        status: str | None = None,
-        cursor: str | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-    ) -> Page[ScheduleRecord]:
-        return await self.files.page(
-            cursor, limit, lambda row: status is None or row.status == status, "schedules"
-        )
-
-    async def insert(self, record: ScheduleRecord) -> bool:
-        return await self.files.insert(record)
-
-    async def update(
-        self, schedule_id: str, changes: Changes, *, expect: Expect | None = None
-    ) -> ScheduleRecord:
-        return await self.files.update(schedule_id, changes, expect)
-
-    async def upsert_run(
-        self, schedule_id: str, run: Mapping[str, Any], changes: Changes | None = None
-    ) -> ScheduleRecord:
-        run_id = run.get("id") if isinstance(run, Mapping) else None
-        if not isinstance(run_id, str):
-            raise InvalidParams("a schedule run needs a string id")
-
-        def add_run(current: ScheduleRecord) -> ScheduleRecord:
-            data = dump_record(current)
-            runs = data.get("runs", [])
-            if any(existing.get("id") == run_id for existing in runs):
-                # A replaced run keeps its place in the history.
-                data["runs"] = [dict(run) if r.get("id") == run_id else r for r in runs]
-            else:
-                data["runs"] = [*runs, dict(run)]
-            return validated(ScheduleRecord, data)[0]
-
-        return await self.files.update(schedule_id, changes or {}, None, edit=add_run)
-
-    async def delete(self, schedule_id: str) -> bool:
-        return await self.files.delete(schedule_id)
-
-
-# --- managed processes -----------------------------------------------------------------------
-
-
-class JsonManagedProcessRepository(ManagedProcessRepository):
-    """Helper processes in ``runtime/managed-processes/{id}.json``."""
-
-    def __init__(self, core: Core) -> None:
-        self.files: RecordFiles[ManagedProcessRecord, PlainRow] = RecordFiles(
-            core,
-            ManagedProcessRecord,
-            "managed process",
-            lambda row: managed_process_record_path(row.id),
-            row_type=PlainRow,
-        )
-
-    async def get(self, record_id: str) -> ManagedProcessRecord | None:
-        return await self.files.get(record_id)
-
-    async def list(self) -> list[ManagedProcessRecord]:
-        self.files.core.check_open()
-        return await self.files.read_rows([row for _key, row in self.files.index.walk(None)])
-
-    async def put(self, record: ManagedProcessRecord) -> None:
-        await self.files.put(record)
-
-    async def delete(self, record_id: str) -> bool:
-        return await self.files.delete(record_id)
-
-
 __all__ = [
     "JsonAgentRepository",
-    "JsonManagedProcessRepository",
-    "JsonScheduleRepository",
     "RecordFiles",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,12 @@ from paseo_store_json._collections import (
 from paseo_store_json._core import Core
 from paseo_store_json._files import FileOps
 from paseo_store_json._index import DEFAULT_CACHE_RECORDS
+from paseo_store_json._keeper import IndexKeeper
 from paseo_store_json._labels import JsonLabelRepository
 from paseo_store_json._load import load_home
-from paseo_store_json._per_record import (
-    JsonAgentRepository,
-    JsonManagedProcessRepository,
-    JsonScheduleRepository,
-)
+from paseo_store_json._per_record import JsonAgentRepository
 from paseo_store_json._plugin_records import JsonPluginRecordStore
+from paseo_store_json._schedules import JsonManagedProcessRepository, JsonScheduleRepository
 from paseo_store_json._timeline import CACHE_TIMELINE_BYTES, JsonTimelineRepository
 from paseo_store_json._trash import JsonTrashRepository
 from paseo_store_json._usage import RETENTION_DAYS, JsonUsageRepository
@@ -82,6 +81,9 @@ class JsonStore(Store):
         self.usage: JsonUsageRepository = JsonUsageRepository(self.home, self._usage_retention_days)
         self.timeline.usage = self.usage
         self.plugin_records: JsonPluginRecordStore = JsonPluginRecordStore(self.home)
+        self.index_keeper = IndexKeeper(
+            self.home, self.agents.files, self.quarantined, self.trash.finish_purges
+        )
 
     @property
     def label_storage_uncertain(self) -> str | None:
@@ -93,6 +95,7 @@ class JsonStore(Store):
         again, which re-runs recovery (and lifts a label-storage freeze)."""
         if self._core.is_open:
             raise RuntimeError("the json store is already open")
+        opened_at = time.time()
         loaded = await asyncio.to_thread(load_home, self.home, self._ops)
         self._build()
         await asyncio.to_thread(self.plugin_records.sweep)
@@ -113,12 +116,24 @@ class JsonStore(Store):
         self.plugin_sources.sources = loaded.plugin_sources
         await asyncio.to_thread(functools.partial(self.usage.load, roll_up=False))
         self._core.is_open = True
+        # The agents' index came from its file (or is empty): serving starts now, and the
+        # records are read beside it to check the index (see _keeper).
+        self.index_keeper.start(indexed=loaded.agents_indexed, opened_at=opened_at)
         # A crash between a turn's end and its usage: settle it now both are loaded.
         await self.usage.recover(self.timeline.stored)
         await asyncio.to_thread(self.usage.roll_up_old)
 
+    def hold_background(self) -> None:
+        self.index_keeper.hold()
+
+    async def serving(self) -> None:
+        self.index_keeper.release()
+
     async def close(self) -> None:
         await self.plugin_records.drain()
+        was_open = self._core.is_open
         await self._core.close()
+        if was_open:
+            await self.index_keeper.close()
         await self.timeline.sync()
         self._ops.close()

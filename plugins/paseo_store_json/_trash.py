@@ -10,6 +10,7 @@ Under the agent's lock nothing can restore the tombstone while its purge runs.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -76,7 +77,7 @@ class JsonTrashRepository(TrashRepository):
 
         async def operation() -> bool:
             async with agents.locks.hold(agent_id), self.files.locks.hold(row.id):
-                current = agents.index.rows.get(agent_id)
+                current = await agents.row_of(agent_id)
                 if current is None or current.deletedAt != deleted_at:
                     return False
                 if row.id in self.files.index.rows:
@@ -85,8 +86,7 @@ class JsonTrashRepository(TrashRepository):
                 # Committed: the agent is gone from now on, whatever happens to its files
                 # (the next open removes what could not be removed here).
                 record_path = Path(current.path)
-                agents.index.pop(agent_id)
-                agents.cache.drop(agent_id)
+                agents.forget(agent_id)
                 try:
                     await self.core.io(
                         lambda: self.core.ops.remove(record_path), f"purging agent {agent_id}"
@@ -97,6 +97,26 @@ class JsonTrashRepository(TrashRepository):
                 return True
 
         return await self.core.write(operation)
+
+    async def finish_purges(self) -> None:
+        """Redo purges a crash interrupted whose tombstone the open's index did not show (it
+        came from a stale index file): what :func:`paseo_store_json._load.finish_purges` does
+        at open, once the index has been checked against the records."""
+        agents = self._agents.files
+        for item in list(self.files.index.rows.values()):
+            agent_id = item.agentId
+            held = agents.index.rows.get(agent_id)
+            if held is None or held.deletedAt != item.deletedAt:
+                continue
+            async with agents.locks.hold(agent_id):
+                held = agents.index.rows.get(agent_id)
+                if held is None or held.deletedAt != item.deletedAt:
+                    continue
+                remove = functools.partial(self.core.ops.remove, Path(held.path))
+                await self.core.io(remove, f"purging agent {agent_id}")
+                agents.forget(agent_id)
+                await self._timeline_remove(agent_id)
+                log.info("finished the interrupted purge of agent %s", agent_id)
 
     async def queued(self, *, limit: int = DEFAULT_PAGE_SIZE) -> list[CleanupItem]:
         self.core.check_open()

@@ -71,3 +71,12 @@ class Store(Repositories):
     @abstractmethod
     async def close(self) -> None:
         """Finish in-flight writes and release resources. Idempotent."""
+
+    def hold_background(self) -> None:
+        """Called right after :meth:`open` by an opener that will call :meth:`serving`: work
+        the store does in the background after open (the JSON driver's index check) waits for
+        it rather than compete with the rest of the start."""
+
+    async def serving(self) -> None:
+        """The daemon is ready and serving: background work held by :meth:`hold_background`
+        may start."""

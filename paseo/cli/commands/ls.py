@@ -54,15 +54,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _pages(
     client: LightClient, params: dict[str, Any], limit: int | None
-) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-    """Each page's agents, with the matching total on the first."""
+) -> Iterator[tuple[list[dict[str, Any]], int | None, bool]]:
+    """Each page's agents, with the matching total on the first, and whether the daemon said
+    the page may be incomplete (its agent index still being checked after a start)."""
     cursor: str | None = None
     left = limit
     while True:
         size = PAGE if left is None else min(PAGE, left)
         result = client.call("agent.list", {**params, "limit": size, "cursor": cursor})
         agents: list[dict[str, Any]] = result["agents"]
-        yield agents, result.get("total")
+        yield agents, result.get("total"), bool(result.get("partial"))
         if left is not None:
             left -= len(agents)
         cursor = result.get("nextCursor")
@@ -134,11 +135,18 @@ def run(args: argparse.Namespace) -> int:
     }
     writer = _Writer(args, sys.stdout)
     total: int | None = None
+    partial = False
     with connect_light(args) as client:
-        for agents, page_total in _pages(client, params, limit or None):
+        for agents, page_total, page_partial in _pages(client, params, limit or None):
             total = page_total if total is None else total
+            partial = partial or page_partial
             writer.page(agents)
     writer.close()
+    if partial:
+        sys.stderr.write(
+            "partial listing: the daemon has just started and is still checking its agent "
+            "index against the records; run `paseo ls` again in a moment for every agent\n"
+        )
     shown = writer.written
     if total is not None and total > shown:
         sys.stderr.write(

@@ -110,10 +110,13 @@ def test_the_daemon_start_removes_the_temp_files_of_every_kernel_file(paseo_home
     foreign.write_text("{")
     with run_foreground(paseo_home) as daemon:
         wait_for(
+            # The MCP queue and the agent folders are both cleaned after ready (the JSON
+            # store reads its agent records beside the serving daemon).
             lambda: (
-                daemon.poll() is not None or not planted[6].exists()
+                daemon.poll() is not None
+                or not (planted[6].exists() or planted[8].exists())
             ),
-            what="the MCP notices queue to be recovered",
+            what="the MCP notices queue to be recovered and the agent index checked",
         )
         assert daemon.poll() is None
         assert _temp_files(paseo_home) == [foreign]

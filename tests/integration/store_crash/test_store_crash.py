@@ -155,6 +155,9 @@ async def _recover_and_check(
     store = open_driver(driver, home)
     await store.open()
     try:
+        # The JSON driver reads (and cleans) the agent folders after open, beside the serving
+        # store: recovery is complete once its index check settled.
+        await store.agents.settled()
         assert store.quarantined == [], f"seed {seed}: recovery quarantined {store.quarantined}"
         leftovers = await asyncio.to_thread(_temp_files, home)
         assert not leftovers, f"seed {seed}: temporary files survived recovery: {leftovers}"

@@ -199,6 +199,8 @@ def test_listings_by_status_or_label_walk_only_the_rows_having_them(home, make_a
         # Reopened: the facets are built by the bulk load as well as by writes.
         store = JsonStore(home, cache_records=0)
         await store.open()
+        # The index object is replaced as the durable file's rows load after open.
+        await store.agents.settled()
 
         def expected(flt: AgentFilter, *, newest_first: bool) -> list[str]:
             rows = store.agents.files.index.rows

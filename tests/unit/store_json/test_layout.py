@@ -106,6 +106,8 @@ def test_every_collection_lands_where_the_data_model_says(
             f"runtime/managed-processes/{process.id}.json",
             "plugins/sources.json",
             f"timelines/{AGENT_ID}.jsonl",
+            # Python Paseo's durable agent index (a cache of the records' index rows).
+            "index/agents.json",
         ]
     )
 
