@@ -12,6 +12,30 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+PYCACHE = REPO / ".cache" / "pycache"
+"""The suite's private bytecode cache (``sys.pycache_prefix``), outside the source tree."""
+
+
+def _share_bytecode() -> None:
+    """Let this process, the xdist workers and every ``python -m paseo`` the tests start reuse
+    compiled bytecode.
+
+    A machine (or CI) with ``PYTHONDONTWRITEBYTECODE=1`` otherwise recompiles the ~400 kernel and
+    plugin modules in every daemon and CLI subprocess (about half a second of CPU each, thousands
+    of times a run) and re-rewrites every test module in every worker. The cache goes under
+    ``.cache/pycache`` rather than into ``__pycache__`` beside the sources, so the tree stays as
+    clean as that setting kept it; an explicit ``PYTHONPYCACHEPREFIX`` is respected. Runs at
+    import, before pytest starts the workers, so they and every subprocess inherit it.
+    """
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(PYCACHE)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+_share_bytecode()
+
 
 @pytest.fixture(autouse=True)
 def _hermetic_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

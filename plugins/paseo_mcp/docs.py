@@ -48,8 +48,10 @@ the change that added this).
 
 A diverted connection is bounded before any app (or its token check) sees its request, for
 every mounted path alike (`plugins/paseo_websocket/http_routes.py`): its headers must be
-complete within 10 s of its request line and its body within 30 s, or the connection is closed
-without an answer; and at most 32 diverted connections may be receiving their request at once
+complete within 10 s of its request line and its body within 30 s (`PASEO_HTTP_HEAD_TIMEOUT` and
+`PASEO_HTTP_BODY_TIMEOUT`, seconds, in the daemon's environment, override them; the body's is
+never shorter than the head's), or the connection is closed without an answer; and at most 32
+diverted connections may be receiving their request at once
 (one not yet read has proved nothing, not even a token), the next one is answered `503` and
 closed. A request once read is the app's to answer (`wait_for_agent` may take 30 s). A
 connection that never finishes its request line stays with the WebSocket server, whose opening

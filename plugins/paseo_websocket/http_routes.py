@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -50,10 +51,29 @@ MAX_REQUEST_LINE = 8192
 (and refuses what it cannot read)."""
 
 REQUEST_HEAD_TIMEOUT = 10.0
-"""Seconds from a diverted connection's request line until its headers are complete."""
+"""Seconds from a diverted connection's request line until its headers are complete
+(``PASEO_HTTP_HEAD_TIMEOUT`` overrides it)."""
 
 REQUEST_BODY_TIMEOUT = 30.0
-"""Seconds from a diverted connection's request line until its whole body is read."""
+"""Seconds from a diverted connection's request line until its whole body is read
+(``PASEO_HTTP_BODY_TIMEOUT`` overrides it)."""
+
+
+def request_timeouts() -> tuple[float, float]:
+    """The head and body deadlines, from the daemon's environment when set there (a test
+    proving the deadlines need not wait out the defaults). A value that is not a positive number
+    is ignored; the body deadline is never shorter than the head's, as both count from the
+    request line."""
+    head = _seconds("PASEO_HTTP_HEAD_TIMEOUT", REQUEST_HEAD_TIMEOUT)
+    return head, max(head, _seconds("PASEO_HTTP_BODY_TIMEOUT", REQUEST_BODY_TIMEOUT))
+
+
+def _seconds(variable: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(variable) or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
 
 MAX_RECEIVING = 32
 """Diverted connections that may be receiving their request at once; more are answered 503."""
@@ -132,6 +152,7 @@ class HttpRoutes:
         self.state: ServerState | None = None
         self._configs: dict[int, Config] = {}
         self._receiving: dict[H11Protocol, asyncio.BaseTransport] = {}
+        self.timeouts = request_timeouts()
 
     def admit(self) -> bool:
         """Whether one more diverted connection may start receiving its request."""
@@ -152,8 +173,9 @@ class HttpRoutes:
             self._receiving.pop(protocol, None)
             transport.close()
 
-        loop.call_later(REQUEST_HEAD_TIMEOUT, expire, _headers_read, "head")
-        loop.call_later(REQUEST_BODY_TIMEOUT, expire, _received, "body")
+        head_timeout, body_timeout = self.timeouts
+        loop.call_later(head_timeout, expire, _headers_read, "head")
+        loop.call_later(body_timeout, expire, _received, "body")
 
     def protocol_for(self, app: AsgiApp) -> H11Protocol:
         from uvicorn.config import Config

@@ -31,8 +31,9 @@ CODEX_MODEL = "gpt-5.5"
 CODEX_KEY_VARIABLE = "PASEO_FAKE_OPENAI_KEY"
 FAKE_KEY = "sk-fake-key-for-tests"
 
-# Variables copied from the test process: enough to find node and the system tools.
-_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "TERM", "SYSTEMROOT")
+# Variables copied from the test process: enough to find node and the system tools, and the
+# suite's bytecode cache for the ``paseo`` an agent's shell tool runs (tests/conftest.py).
+_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "TERM", "SYSTEMROOT", "PYTHONPYCACHEPREFIX")
 
 
 def agent_binary(name: str) -> Path:

@@ -64,8 +64,17 @@ def test_two_agents_mentioning_each_other_stop_at_the_depth_limit(
             return found if statuses == ["idle", "idle"] else None
 
         poll(settled, timeout=TURN_TIMEOUT * 2 * DEPTH_LIMIT, what="the chain to reach its end")
+
+        # The daemon decided, for each agent's last post, to prompt no one: the chain ended
+        # because of the limit, not because the agents happened to be slow. Waited for as an
+        # event; the quiet window after it only confirms that nothing else arrives.
+        def stopped() -> bool:
+            log = (daemon.home / "daemon.log").read_text(errors="replace")
+            return log.count(f"room {room['id']}: mention chain depth {DEPTH_LIMIT} reached") == 2
+
+        poll(stopped, timeout=TURN_TIMEOUT, what="the depth limit to stop both last posts")
         last = messages()[-1]
-        quiet = chat(daemon, "wait", "storm", "--after", last["id"], "--timeout", "15s")
+        quiet = chat(daemon, "wait", "storm", "--after", last["id"], "--timeout", "5s")
         assert quiet["timedOut"] is True, json.dumps(quiet["messages"], indent=2)
 
         found = messages()

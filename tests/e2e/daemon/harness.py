@@ -142,7 +142,10 @@ class RealDaemon:
         daemon_home = root / "daemon-home"
         daemon_home.mkdir(parents=True, exist_ok=True)
         self.env = {
-            name: os.environ[name] for name in ("PATH", "LANG", "LC_ALL") if name in os.environ
+            name: os.environ[name]
+            # PYTHONPYCACHEPREFIX: the suite's shared bytecode cache (tests/conftest.py).
+            for name in ("PATH", "LANG", "LC_ALL", "PYTHONPYCACHEPREFIX")
+            if name in os.environ
         }
         self.env.update(
             {

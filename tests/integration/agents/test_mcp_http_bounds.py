@@ -15,12 +15,19 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from helpers.daemon_rpc import LiveDaemon
 from paseo_mcp.plugin import state_dir
 from paseo_mcp.tokens import CapabilityTokens
-from paseo_websocket.http_routes import MAX_RECEIVING, REQUEST_BODY_TIMEOUT
+from paseo_websocket.http_routes import MAX_RECEIVING
 
-CLOSE_WITHIN = REQUEST_BODY_TIMEOUT + 30
+HEAD_TIMEOUT = 5.0
+BODY_TIMEOUT = 6.0
+"""The daemon's request deadlines here (``PASEO_HTTP_HEAD_TIMEOUT``/``PASEO_HTTP_BODY_TIMEOUT``):
+short, so the test does not wait out the 10 s and 30 s defaults, yet long enough that the held
+connections are still receiving when the ones past the cap arrive on a loaded machine."""
+
+CLOSE_WITHIN = BODY_TIMEOUT + 30
 """How long a test waits for the daemon to close a held request (bounded, generous)."""
 
 
@@ -58,6 +65,16 @@ def _read_until_closed(conns: list[socket.socket], timeout: float) -> list[bytes
                     open_.discard(conn)
                     selector.unregister(conn)
     return [received[conn] + (STILL_OPEN if conn in open_ else b"") for conn in conns]
+
+
+@pytest.fixture
+def agent_daemon(agent_daemon_factory: Callable[..., LiveDaemon]) -> LiveDaemon:
+    return agent_daemon_factory(
+        env={
+            "PASEO_HTTP_HEAD_TIMEOUT": str(HEAD_TIMEOUT),
+            "PASEO_HTTP_BODY_TIMEOUT": str(BODY_TIMEOUT),
+        }
+    )
 
 
 def test_half_open_requests_are_closed_and_capped(

@@ -79,3 +79,30 @@ def test_one_app_per_path_and_unmount() -> None:
 )
 def test_the_url_is_the_first_tcp_listener(listen: list[str], url: str | None) -> None:
     assert HttpMounts(lambda: None, lambda: listen).http_url("/m") == url
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "expected"),
+    [
+        (None, None, (10.0, 30.0)),
+        ("2", "3", (2.0, 3.0)),
+        ("4", "1", (4.0, 4.0)),
+        ("soon", "-1", (10.0, 30.0)),
+    ],
+)
+def test_request_deadlines_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+    head: str | None,
+    body: str | None,
+    expected: tuple[float, float],
+) -> None:
+    """``PASEO_HTTP_HEAD_TIMEOUT``/``PASEO_HTTP_BODY_TIMEOUT`` override the defaults (a test of
+    the deadlines sets them short); nonsense is ignored and the body's deadline is never shorter
+    than the head's, both counting from the request line."""
+    from paseo_websocket.http_routes import HttpRoutes, request_timeouts
+
+    for name, value in (("PASEO_HTTP_HEAD_TIMEOUT", head), ("PASEO_HTTP_BODY_TIMEOUT", body)):
+        if value is not None:
+            monkeypatch.setenv(name, value)
+    assert request_timeouts() == expected
+    assert HttpRoutes(lambda path: None).timeouts == expected
