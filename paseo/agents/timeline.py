@@ -3,16 +3,13 @@
 Events (the typed models of :mod:`paseo_hookspecs.events`) enter :meth:`AgentTimeline.add` in
 the order the provider emitted them; each is serialised once, when its entry is made. Consecutive
 text chunks of one message (``assistant_message`` or ``reasoning`` items sharing a
-``messageId``) are merged while the writer is not ready for them: those that arrive in the same
-event-loop iteration (one read of the program's output), and those that arrive while the
-previous batch is being appended. A fast stream thus becomes as few entries as the store's pace
-needs, while a subscriber gets each chunk as soon as one append allows: no timer holds text
-back (a 60 ms window used to, which was most of a streamed chunk's latency). Any other event
-flushes the pending text first, so order is kept and the end of a turn is never delayed. Each
-entry then gets the next ``seq`` of the timeline's ``epoch`` and is appended to the store by one
-writer task per agent, batching whatever accumulated during the previous append. Only after an
-entry is durable does the ``commit`` callback see it, with the typed event it holds (to apply
-its effects and publish it), so a client never sees a sequence number that a crash could take back.
+``messageId``) are merged for up to :data:`COALESCE_WINDOW` seconds, so a fast stream becomes a
+few entries rather than thousands; any other event flushes the pending text first, so order is
+kept and the end of a turn is never delayed. Each entry then gets the next ``seq`` of the
+timeline's ``epoch`` and is appended to the store by one writer task per agent, batching
+whatever accumulated during the previous append (one fsync per batch). Only after an entry is
+durable does the ``commit`` callback see it, with the typed event it holds (to apply its effects
+and publish it), so a client never sees a sequence number that a crash could take back.
 
 Secrets are redacted (``daemon.redaction``, :mod:`paseo.redaction`) when an entry is made, after
 text is merged: a key streamed in two chunks of one message is whole by then.
@@ -36,6 +33,9 @@ from paseo.redaction import Redactor
 from paseo.redaction.events import redact_event
 
 log = logging.getLogger("paseo.agents.timeline")
+
+COALESCE_WINDOW = 0.06
+"""Seconds text chunks of one message are merged before they are numbered and published."""
 
 COALESCE_LIMIT = 64 * 1024
 """Characters after which merged text is flushed regardless of the window."""
@@ -106,6 +106,7 @@ class AgentTimeline:
         self._chunks: list[str] = []
         self._chunks_size = 0
         self._buffer_key: tuple[str, str] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._writer: asyncio.Task[None] | None = None
         self._busy: asyncio.Event | None = None
         """Set when the writer in flight ends; ``None`` while none is (an Event per idle
@@ -144,9 +145,7 @@ class AgentTimeline:
             self._buffer = event
             self._add_chunk(event)
             self._buffer_key = key
-            # The writer numbers it when it is ready: after this loop iteration, or after the
-            # append in flight (more chunks of the message merge meanwhile).
-            self._start_writer()
+            self._timer = asyncio.get_running_loop().call_later(COALESCE_WINDOW, self.flush_text)
             return None
         self.flush_text()
         self._enqueue(event)
@@ -162,6 +161,9 @@ class AgentTimeline:
 
     def flush_text(self) -> None:
         """Number the merged text now."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         buffered, self._buffer, self._buffer_key = self._buffer, None, None
         chunks, self._chunks, self._chunks_size = self._chunks, [], 0
         if buffered is not None:
@@ -179,9 +181,7 @@ class AgentTimeline:
         data = event.model_dump(mode="json", exclude_none=True)
         if self._redactor is not None:
             event, data = redact_event(self._redactor, event, data)
-        # Built from values this class made (an id, a counter, an epoch, a timestamp from the
-        # clock, an event's dump): validating them again was a tenth of a streamed chunk's cost.
-        entry = TimelineEntry.model_construct(
+        entry = TimelineEntry(
             agentId=self.agent_id,
             seq=self.seq,
             epoch=self.epoch,
@@ -189,9 +189,6 @@ class AgentTimeline:
             event=data,
         )
         self._pending.append(Committed(entry, event))
-        self._start_writer()
-
-    def _start_writer(self) -> None:
         if self._writer is None:
             self._busy = asyncio.Event()
             self._writer = asyncio.get_running_loop().create_task(self._write())
@@ -201,11 +198,7 @@ class AgentTimeline:
         # and the provider's turn_started): one fsync for all of them.
         try:
             await asyncio.sleep(0)
-            while True:
-                # Text held for merging is numbered now: the writer is ready for it.
-                self.flush_text()
-                if not self._pending:
-                    break
+            while self._pending:
                 batch, self._pending = self._pending, []
                 try:
                     batch = await self._append(batch)
@@ -286,5 +279,8 @@ class AgentTimeline:
     def close(self) -> None:
         """Drop pending merged text (the agent is being deleted)."""
         self._abandon_waiters()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._buffer = self._buffer_key = None
         self._chunks, self._chunks_size = [], 0

@@ -16,7 +16,7 @@ from paseo_hookspecs.events import (
 from paseo_hookspecs.records import TimelineEntry
 from paseo_store_json import JsonStore
 
-from paseo.agents.timeline import AgentTimeline, Committed
+from paseo.agents.timeline import COALESCE_WINDOW, AgentTimeline, Committed
 
 AGENT = "aaaa1111-0000-4000-8000-000000000001"
 
@@ -76,59 +76,23 @@ def test_chunks_coalesce_other_events_flush_and_order_holds(tmp_path: Path) -> N
     assert len(batches) < 5, "appends are batched"
 
 
-def test_text_alone_is_committed_without_waiting_for_a_timer(tmp_path: Path) -> None:
-    # A subscriber gets a streamed chunk as soon as it is durable: nothing holds text back for
-    # a window (a 60 ms timer used to, most of a chunk's latency to a client).
-    committed: list[TimelineEntry] = []
-
-    async def commit(batch: list[Committed]) -> None:
-        committed.extend(c.entry for c in batch)
-
-    async def body(store: JsonStore) -> None:
-        timeline = AgentTimeline(AGENT, store.timeline, commit)
-        await timeline.load()
-        assert await timeline.add(_text("lonely")) is None
-        assert committed == []
-        for _ in range(50):  # loop iterations, no timer can fire
-            await asyncio.sleep(0)
-            if committed:
-                break
-        assert [e.event["item"]["text"] for e in committed] == ["lonely"]
-
-    _with_store(tmp_path, body)
-
-
-def test_chunks_arriving_while_an_append_is_in_flight_merge(tmp_path: Path) -> None:
-    # The store's pace sets the coalescing: text that arrives while a batch is being appended
-    # becomes one entry, numbered when the writer is ready for it.
+def test_text_alone_is_flushed_by_the_window(tmp_path: Path) -> None:
     committed: list[TimelineEntry] = []
 
     async def body(store: JsonStore) -> None:
-        release = asyncio.Event()
-        appending = asyncio.Event()
-        append = store.timeline.append
-
-        async def slow_append(entries: list[TimelineEntry]) -> None:
-            appending.set()
-            await release.wait()
-            await append(entries)
-
-        store.timeline.append = slow_append  # type: ignore[method-assign]
+        arrived = asyncio.Event()
 
         async def commit(batch: list[Committed]) -> None:
             committed.extend(c.entry for c in batch)
+            arrived.set()
 
         timeline = AgentTimeline(AGENT, store.timeline, commit)
-        await timeline.add(_text("first "))
-        await asyncio.wait_for(appending.wait(), 5)
-        for index in range(10):
-            await timeline.add(_text(f"{index} "))
-            await asyncio.sleep(0)
-        release.set()
-        await timeline.drain()
-        texts = [e.event["item"]["text"] for e in committed]
-        assert texts == ["first ", "".join(f"{i} " for i in range(10))]
-        assert [e.seq for e in committed] == [1, 2]
+        started = asyncio.get_running_loop().time()
+        await timeline.add(_text("lonely"))
+        assert committed == []
+        await asyncio.wait_for(arrived.wait(), 5)
+        assert asyncio.get_running_loop().time() - started >= COALESCE_WINDOW * 0.9
+        assert [e.event["item"]["text"] for e in committed] == ["lonely"]
 
     _with_store(tmp_path, body)
 
