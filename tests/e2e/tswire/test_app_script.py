@@ -20,7 +20,6 @@ app's own zod schemas there.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ import pytest
 from e2e.tswire.app_script import Bindings, git, load, make_project, request_id
 from e2e.tswire.client import TsClient
 from e2e.tswire.conftest import TsDaemon
+from helpers.waiting import wait_for
 
 from paseo.testing.fake_model import RefusingProxy
 
@@ -114,15 +114,12 @@ def test_the_apps_recorded_session_gets_the_same_answers(app_daemon: Any, tmp_pa
         assert len(worktrees) == 2, worktrees
     if kinds.get("start_workspace_script_request"):
         places = [Path(line.split()[0]) for line in worktrees]
-        _wait(lambda: any((p / "script-ran.txt").exists() for p in places), "the stamp script")
+        wait_for(
+            lambda: any((p / "script-ran.txt").exists() for p in places),
+            timeout=60,
+            what="the stamp script",
+        )
     assert len(kinds) >= 10, json.dumps(kinds)
-
-
-def _wait(probe: Any, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not probe():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def test_the_recording_holds_no_machine_specific_value() -> None:
