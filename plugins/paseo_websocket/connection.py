@@ -34,7 +34,7 @@ from websockets.protocol import Event, State
 
 log = logging.getLogger("paseo.websocket")
 
-TICK_BYTES = 256 * 1024
+TICK_BYTES = 64 * 1024
 """Encoded bytes one connection may hold until the end of a loop iteration; past them its frames
 are written at once."""
 
