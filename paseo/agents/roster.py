@@ -309,8 +309,7 @@ class AgentRoster:
             for c in batch
         ):
             changes.update(runtime_changes(agent, agent.session))
-        if changes:  # most batches (streamed text) change nothing: no record dump for them
-            changes = differing(agent.record, changes)
+        changes = differing(agent.record, changes)
         if changes or time.monotonic() - agent.activity_saved >= ACTIVITY_SAVE_INTERVAL:
             changes["lastActivityAt"] = batch[-1].entry.timestamp
             # Derived from entries that are durable now: waiters need not wait for the disk.
