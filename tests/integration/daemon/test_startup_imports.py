@@ -83,10 +83,13 @@ NOT_AT_START_UNTIL_CALLED = frozenset(
         "paseo.speech.rpc",
         "paseo.speech.voice_rpc",
         "paseo.files.rpc",
+        "paseo_chat.rpc",
+        "paseo_chat.wire",
     }
 )
-"""The kernel's method groups registered from :mod:`paseo.daemon.method_index`: their models
-and handlers are imported by the first call of one of their methods."""
+"""The kernel's method groups registered from :mod:`paseo.daemon.method_index` and the chat
+plugin's, registered from its stubs: their models and handlers are imported by the first call
+of one of their methods."""
 
 _RUN_DAEMON = """
 import atexit, runpy, sys

@@ -57,3 +57,21 @@ def test_every_kernel_method_but_the_daemons_own_is_registered_lazily() -> None:
     assert eager | indexed == every
     assert not eager & indexed
 
+
+def test_the_built_in_plugins_lazy_groups_declare_what_they_load() -> None:
+    # A plugin's stubs are what sessions are allowed from before the group is loaded: each
+    # must name exactly the loaded group's methods, with the same access and `immediate`.
+    from paseo_hookspecs.registration import LazyRpcMethodGroup
+
+    from paseo.plugins import LoadPolicy, PaseoPluginManager
+
+    manager = PaseoPluginManager(LoadPolicy(strict=True))
+    manager.load_all()
+    lazy = [g for _, g in manager.rpc_method_groups() if isinstance(g, LazyRpcMethodGroup)]
+    assert "chat" in {group.area for group in lazy}
+    for group in lazy:
+        loaded = group.load()
+        assert loaded.area == group.area
+        assert [(m.name, m.access, m.immediate) for m in group.methods] == [
+            (m.name, m.access, m.immediate) for m in loaded.methods
+        ]
