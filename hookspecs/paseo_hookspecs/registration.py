@@ -88,7 +88,10 @@ class RpcMethodGroup:
 @dataclass(frozen=True)
 class RpcMethodStub:
     """What the daemon knows of a method of a :class:`LazyRpcMethodGroup` before loading it:
-    its name, who may call it and whether it is ``immediate`` (as on :class:`RpcMethod`)."""
+    its name, who may call it and whether it is ``immediate`` (as on :class:`RpcMethod`).
+
+    .. versionadded:: 2.2
+    """
 
     name: str
     access: frozenset[str] = field(default_factory=lambda: frozenset({"local", "remote"}))
@@ -109,7 +112,7 @@ class LazyRpcMethodGroup:
     Registering the models of a large group costs memory at every start even when no client
     ever calls it (a pydantic model class is some 10 KiB even with ``defer_build``).
 
-    .. versionadded:: 2.0
+    .. versionadded:: 2.2
     """
 
     area: str

@@ -106,7 +106,7 @@ def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
     :return: nothing.
 
     .. versionadded:: 0.1
-    .. versionchanged:: 2.0 ``LazyRpcMethodGroup``.
+    .. versionchanged:: 2.2 ``LazyRpcMethodGroup``.
     """
 
 
