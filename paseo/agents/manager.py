@@ -130,6 +130,7 @@ class AgentService:
             redactor=redactor,
             budget_reached=self._budget_reached,
             daemon_cap=daemon_cap,
+            placed=placement.legacy_agents_placed,
         )
         self._caps = budgets.DaemonCaps(
             lambda: self.config.resolved.daemon.budgets,
