@@ -8,6 +8,7 @@ it with the agent's record, timeline, record writer, lock and runner task.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Collection, Coroutine, Mapping
@@ -186,6 +187,16 @@ class LiveAgent:
         if self._changed is None:
             self._changed = asyncio.Event()
         return self._changed
+
+    async def wait_changed(self, seconds: float) -> None:
+        """Return at the next :meth:`notify` or after ``seconds``. Not ``asyncio.wait_for``:
+        on Python 3.11 a waiter cancelled just after the event was set returns normally, the
+        cancellation lost (a loop cancelled by a shutdown while its worker streams would go on
+        waiting, and take the worker's close by that shutdown for the iteration's outcome)."""
+        changed = self.changed
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await changed.wait()
 
     def notify(self) -> None:
         """Wake every waiter (they re-check the state)."""

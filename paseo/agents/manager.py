@@ -24,7 +24,6 @@ providers; clients clear it with ``agent.attention.clear``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -130,6 +129,7 @@ class AgentService:
             redactor=redactor,
             budget_reached=self._budget_reached,
             daemon_cap=daemon_cap,
+            placed=placement.legacy_agents_placed,
         )
         self._caps = budgets.DaemonCaps(
             lambda: self.config.resolved.daemon.budgets,
@@ -566,9 +566,7 @@ class AgentService:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return agent, "timeout"
-            changed = agent.changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), remaining)
+            await agent.wait_changed(remaining)
 
     async def last_reply(self, agent: LiveAgent) -> str | None:
         """The text of the agent's newest reply (rebuilt from the timeline after a restart)."""

@@ -46,3 +46,8 @@ class WorkspacePlacement(Protocol):
 
     async def ensure_workspace_for_cwd(self, cwd: str) -> WorkspaceRecord:
         """The workspace of ``cwd`` (an absolute directory), created when there is none."""
+
+    async def legacy_agents_placed(self) -> None:
+        """Return once the agents recorded without a workspace (by an older program) were given
+        the one of their cwd: at once unless the boot pass is still to run again after the
+        store settled (see :mod:`paseo.workspaces.legacy_agents`)."""

@@ -57,6 +57,10 @@ async def adopt_stored(roster: AgentRoster) -> asyncio.Task[None] | None:
 async def _adopt_when_settled(roster: AgentRoster) -> None:
     try:
         await roster.store.agents.settled()
+        if roster.placed is not None:
+            # The workspaces' own late pass over the same settled store: a record it is to
+            # stamp is adopted stamped (the stamp reaches the store only).
+            await roster.placed()
         await _adopt(roster, now=False)
     except Exception:
         logging.getLogger("paseo.agents").exception("recovering the agents left live failed")

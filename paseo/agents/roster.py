@@ -81,6 +81,7 @@ class AgentRoster:
         redactor: Redactor | None = None,
         budget_reached: Callable[[LiveAgent], None] | None = None,
         daemon_cap: Callable[[AgentRecord, Usage], Awaitable[str | None]] | None = None,
+        placed: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.redactor = redactor
@@ -96,6 +97,9 @@ class AgentRoster:
         self.daemon_cap = daemon_cap
         """Which spent ``daemon.budgets`` cap covers an agent whose running turn reported
         ``usage`` (its message), if any."""
+        self.placed = placed
+        """Waits for the workspaces' late pass over the agents recorded without a workspace
+        (:meth:`paseo.agents.ports.WorkspacePlacement.legacy_agents_placed`)."""
 
     def _record_of(self, agent_id: str) -> AgentRecord | None:
         agent = self.agents.get(agent_id)
@@ -139,6 +143,13 @@ class AgentRoster:
         agent = self.agents.get(agent_id)
         if agent is None:
             record = await self.store.agents.get(agent_id)
+            if record is not None and record.workspaceId is None and self.placed is not None:
+                # Recorded by an older program, it may be about to get a workspace: the late
+                # pass stamps the store only, so a record adopted before it would stay without
+                # one in memory (agent.get, listings by workspace) until unloaded. Read again
+                # once the pass is done.
+                await self.placed()
+                record = await self.store.agents.get(agent_id)
             if record is None or record.deletedAt is not None:
                 # A tombstone is no agent: only the trash names it (and restores it).
                 return None

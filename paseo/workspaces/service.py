@@ -202,6 +202,13 @@ class WorkspacesService:
                 "placing agents recorded without a workspace failed"
             )
 
+    async def legacy_agents_placed(self) -> None:
+        """The agent port's wait for the late pass (:meth:`start`), if one is running. Not
+        cancelled with its waiter, and a pass cancelled or failed is waited for as done."""
+        task = self._late_pass
+        if task is not None and not task.done():
+            await asyncio.wait({task})
+
     async def serving(self) -> None:
         """Start the file watcher once the daemon listens: importing watchfiles (and anyio)
         is not on the path to accepting connections, the periodic pass covers the gap."""

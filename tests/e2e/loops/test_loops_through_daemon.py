@@ -241,11 +241,13 @@ def test_a_daemon_killed_mid_iteration_reruns_that_iteration_once(
 ) -> None:
     work = start(daemon, fake, tmp_path)
     marker = work / "attempts"
-    # Each worker turn streams for about 10 s, so a kill lands in the middle of one.
+    # Each worker turn streams for about 10 s ("chunk 1" to "chunk 50", 0.2 s apart), so a kill
+    # lands in the middle of one. Not with a reply text: the fake drops the empty pieces of a
+    # text shorter than the chunks asked for ("slow" streamed as 4 pieces, under a second).
     created = run_loop(
         daemon,
         work,
-        "[[slow:50:0.2]] [[reply:slow]]",
+        "[[slow:50:0.2]]",
         "--verify-check",
         f"echo x >> {marker}",
         "--max-iterations",
@@ -301,9 +303,11 @@ def test_a_clean_daemon_restart_mid_iteration_resumes_the_loop(
     daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
 ) -> None:
     work = start(daemon, fake, tmp_path)
-    created = run_loop(
-        daemon, work, "[[slow:50:0.2]] [[reply:slow]]", "--verify-check", "true", "--name", "calm"
-    )
+    # The worker streams "chunk 1" to "chunk 100" 0.2 s apart, about 20 s: the stop (a CLI
+    # call, then the daemon closing its connections before it cancels the loop) lands inside
+    # it on a loaded machine too. A short reply text would be streamed as its characters only
+    # (see the test above), over before the stop.
+    created = run_loop(daemon, work, "[[slow:100:0.2]]", "--verify-check", "true", "--name", "calm")
 
     def working() -> str | None:
         iterations = inspect(daemon, created["id"])["iterations"]

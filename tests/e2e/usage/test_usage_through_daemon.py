@@ -207,7 +207,12 @@ def test_claude_codes_per_call_usage_stops_a_turn_mid_way_at_its_budget(
 ) -> None:
     """Claude Code reports each model call's usage on its ``assistant`` message: the first
     call (a shell command that would take 30 s, then a second call for its result) already
-    spends the budget, so the turn is interrupted there, for ``budget``."""
+    spends the budget, so the turn is interrupted there, for ``budget``.
+
+    The command does not start with ``sleep``: Claude Code refuses a leading long sleep at once
+    (a ``tool_use_error`` result, "Blocked: sleep 30 followed by: ..."), and its second call
+    then raced the interrupt, a fraction of a second instead of 30 s. ``echo`` and ``sleep``
+    run without a permission prompt in the default mode (a prompt would end the CLI's wait)."""
     daemon.configure({"claude": provider_settings("claude", fake, tmp_path / "programs")})
     daemon.start()
     work = tmp_path / "work"
@@ -224,7 +229,7 @@ def test_claude_codes_per_call_usage_stops_a_turn_mid_way_at_its_budget(
         "500",
         "--wait-timeout",
         WAIT,
-        "[[usage:900:200:0:0]] [[shell:sleep 30; echo late]]",
+        "[[usage:900:200:0:0]] [[shell:echo early; sleep 30; echo late]]",
         check=False,
     )
     events = [entry["event"] for entry in logs(daemon, "midway")]

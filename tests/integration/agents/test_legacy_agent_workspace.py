@@ -35,7 +35,13 @@ def test_a_legacy_agent_without_a_workspace_is_given_one_at_boot(
         listed = client.call("agent.list", {"workspaceId": workspace_id})["agents"]
         assert [a["id"] for a in listed] == [agent["id"]]
     assert json.loads(record_file.read_text())["workspaceId"] == workspace_id
-    assert (paseo_home / "legacy-agents-placed").exists()
+    # The marker is written after the stamps, which agent.get may already have seen: waited for
+    # (no call acknowledges it), as the next boot would find it.
+    marker = paseo_home / "legacy-agents-placed"
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists()
 
 
 def test_a_legacy_agent_written_after_the_first_pass_is_placed_too(
@@ -59,7 +65,8 @@ def test_a_legacy_agent_written_after_the_first_pass_is_placed_too(
         # Edited in place, the record disagrees with the JSON store's index file (which says it
         # has a workspace): the pass finds it once the store has checked its index against the
         # records, just after ready.
-        # Watched on disk: asking the daemon would load the agent before the pass stamps it.
+        # Watched on disk first: the pass itself stamps the record, with no call loading the
+        # agent (one loaded meanwhile waits for the pass: the test above asks at once).
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if json.loads(record_file.read_text()).get("workspaceId") is not None:
