@@ -211,8 +211,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0003_trash", _TRASH),
     Migration("0004_usage", _USAGE),
     Migration("0005_agent_counts", _AGENT_COUNTS),
-    Migration("0006_timeline_rows", _TIMELINE_ROWS),
-    Migration("0007_plugin_records", _PLUGIN_RECORDS),
+    Migration("0006_plugin_records", _PLUGIN_RECORDS),
+    Migration("0007_timeline_rows", _TIMELINE_ROWS),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

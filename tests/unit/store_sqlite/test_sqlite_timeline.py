@@ -1,6 +1,6 @@
 """A long timeline in the SQLite driver: pages read through the (agent_id, seq) index with a
 LIMIT (never every row of the agent), rows of a typical size stored on shared pages (not an
-overflow page each), and timelines written before migration ``0006_timeline_rows`` kept whole."""
+overflow page each), and timelines written before migration ``0007_timeline_rows`` kept whole."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_a_kilobyte_entry_takes_about_a_kilobyte_of_file(
 
 def test_timelines_written_before_the_migration_are_kept(home: Path, arun: Any) -> None:
     path = home / DATABASE_FILE
-    before = [m.id for m in MIGRATIONS].index("0006_timeline_rows")
+    before = [m.id for m in MIGRATIONS].index("0007_timeline_rows")
 
     async def seed() -> None:
         db = Database(path, migrations=MIGRATIONS[:before])
