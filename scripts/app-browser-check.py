@@ -37,8 +37,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "e2e" / "tswire"))
+sys.path.insert(0, str(REPO / "tests"))
 app_script: Any = importlib.import_module("app_script")
 """The project layout and the recording's normal form, shared with the suite's replay."""
+agents_env: Any = importlib.import_module("helpers.agents_env")
+"""The suite's hermetic environment for the pinned Claude Code (the check's agent provider)."""
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -90,6 +93,8 @@ class Check:
         self.frames = (self.out / "frames.jsonl").open("w", encoding="utf-8")
         self.frames_lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
+        self.fake: Any = None  # the suite's fake model server (started in run)
+        self.proxy: Any = None  # refuses and records whatever tries to leave 127.0.0.1
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("PASEO_")},
             "HOME": str(self.home),
@@ -122,12 +127,26 @@ class Check:
             raise RuntimeError(f"paseo {' '.join(argv)}: {done.stderr.strip()}")
         return done.stdout
 
+    def claude_provider(self) -> dict[str, Any]:
+        """``agents.providers.claude``: the pinned Claude Code against the fake model server,
+        with a private home, as the suite's daemon tests configure it
+        (``tests/e2e/daemon/harness.py``). The app's new-workspace composer creates nothing
+        without a provider and a model."""
+        return {
+            "command": [str(agents_env.BIN_DIR / "claude")],
+            "env": {
+                **agents_env.claude_code_env(self.fake.url, self.root / "claude"),
+                **self.proxy.proxy_env(),
+            },
+        }
+
     def start_daemon(self) -> None:
         self.paseo_home.mkdir(parents=True)
         config = {
             "daemon": {
                 "cors": {"allowedOrigins": [f"http://127.0.0.1:{self.app_port}"]},
             },
+            "agents": {"providers": {"claude": self.claude_provider()}},
             "plugins": {"tswire": {"settings": {"listen": f"127.0.0.1:{self.ws_port}"}}},
         }
         (self.paseo_home / "config.json").write_text(json.dumps(config, indent=2))
@@ -207,11 +226,27 @@ class Check:
         sys.stdout.flush()
 
     def run(self) -> int:
+        from paseo.testing.fake_model import FakeModelServer, RefusingProxy
+
+        with FakeModelServer() as fake, RefusingProxy() as proxy:
+            self.fake, self.proxy = fake, proxy
+            status = self.walk()
+            if proxy.attempts:
+                print(f"something tried to leave 127.0.0.1 (refused): {proxy.attempts}")
+                status = 1
+        return status
+
+    def walk(self) -> int:
         from playwright.sync_api import sync_playwright
 
         self.make_project()
-        self.start_daemon()
-        self.serve_app()
+        self.env.update(self.proxy.proxy_env())  # the daemon's own traffic, too
+        try:
+            self.start_daemon()
+            self.serve_app()
+        except Exception:
+            self.stop()
+            raise
         from app_browser_steps import Steps
 
         try:
@@ -292,6 +327,13 @@ def main() -> int:
         return 2
     if not Path(args.chromium).exists():
         print(f"app-browser-check: no browser at {args.chromium}", file=sys.stderr)
+        return 2
+    if not (agents_env.BIN_DIR / "claude").exists():
+        print(
+            f"app-browser-check: no Claude Code at {agents_env.BIN_DIR}: run `npm ci` in "
+            f"{agents_env.AGENTS_DIR}",
+            file=sys.stderr,
+        )
         return 2
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     return Check(args).run()

@@ -5,12 +5,15 @@ disk. A step returns what it saw; it raises when the app did not get there."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 WAIT_MS = 30_000
+MODEL_LABEL = "Haiku 5.5"
+"""The model the worktree step picks: one of the check's Claude Code provider's."""
 
 
 def until(what: str, probe: Any, timeout: float = 30.0, every: float = 0.5) -> Any:
@@ -147,20 +150,64 @@ class Steps:
         self.page.keyboard.press("Escape")
         return f"suggested {found!r}"
 
+    def choose_model(self, label: str) -> None:
+        """Pick ``label`` in the composer's model selector, as a user does: the selector lists
+        each provider with its model count, a provider opens its models."""
+        self.tid("combined-model-selector").first.wait_for(state="visible", timeout=WAIT_MS)
+        self.tid("combined-model-selector").first.click()
+        model = self.page.get_by_text(label, exact=True).filter(visible=True)
+        provider = self.page.get_by_text(re.compile(r"^\d+ models?$")).filter(visible=True)
+        until(
+            "the model selector's providers",
+            lambda: model.count() > 0 or provider.count() > 0,
+            timeout=30,
+        )
+        if model.count() == 0:
+            provider.first.click()
+        model.first.wait_for(state="visible", timeout=WAIT_MS)
+        model.first.click()
+        until(
+            f"the selector naming {label}",
+            lambda: label in (self.tid("combined-model-selector").first.get_attribute(
+                "aria-label") or ""),
+            timeout=30,
+        )
+
+    def worktree_paths(self) -> list[Path]:
+        return [
+            Path(line.split(" ", 1)[1])
+            for line in self.git("worktree", "list", "--porcelain").splitlines()
+            if line.startswith("worktree ")
+        ]
+
     def worktree(self) -> str:
         rows = self.tid_prefix(f"sidebar-workspace-row-{self.check.server_id}:")
-        before = rows.count()
+        before_rows = rows.count()
+        before = set(self.worktree_paths())
         project = self.tid_prefix("sidebar-project-row-").first
         project.hover()
         self.tid_prefix("sidebar-project-new-worktree-").first.click()
         self.page.wait_for_url("**/new**", timeout=WAIT_MS)
+        # The composer creates nothing without a provider and a model ("Select a model").
+        self.choose_model(MODEL_LABEL)
         create = self.tid("message-input-root").get_by_role("button", name="Create").first
         create.wait_for(state="visible", timeout=WAIT_MS)
         create.click()
-        until("a second worktree", lambda: self.git("worktree", "list").count("\n") >= 1, 45)
-        until("the worktree's row in the sidebar", lambda: rows.count() > before, 60)
-        listed = self.git("worktree", "list").splitlines()
-        return f"{rows.count()} sidebar rows; git worktree list: {len(listed)}"
+        made = until(
+            "a new worktree in git worktree list",
+            lambda: set(self.worktree_paths()) - before,
+            timeout=60,
+        )
+        (path,) = made
+        root = self.check.paseo_home / "worktrees"
+        assert path.is_dir(), f"{path} is not on disk"
+        assert root in path.parents, f"{path} is not under the daemon's worktree root {root}"
+        until("the worktree's row in the sidebar", lambda: rows.count() > before_rows, 60)
+        names = [rows.nth(i).inner_text() for i in range(rows.count())]
+        assert any(path.name in " ".join(n.split()) for n in names), (
+            f"no sidebar row names {path.name}: {names}"
+        )
+        return f"{path.name} on disk under {root.name}/ and in the sidebar ({len(names)} rows)"
 
     def script(self) -> str:
         self.open_main_workspace()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from paseo_hookspecs.agents import RecordChangeKind
 from paseo_hookspecs.events import AgentEvent, AttentionRequired
@@ -98,11 +98,29 @@ class WireStreams:
         self._publisher.publish(
             agent_stream(record.id),
             "agent.event",
-            {"agentId": record.id, "entry": dump_record(entry)},
+            {"agentId": record.id, "entry": wire_entry(entry)},
         )
 
     def permissions_withdrawn(self, record: AgentRecord, request_ids: Sequence[str]) -> None:
         return None  # the timeline's terminal event says it to clients
+
+
+def wire_entry(entry: TimelineEntry) -> dict[str, Any]:
+    """``dump_record(entry)``, without a model dump per streamed chunk: the entry's fields are
+    plain JSON values already (its ``event`` was dumped when the entry was made), so the frame
+    encoder serialises it once, from this dict."""
+    if entry.__pydantic_extra__ or len(entry.model_fields_set) != len(_ENTRY_FIELDS):
+        return dict(dump_record(entry))  # read from disk with unknown or absent fields
+    return {
+        "agentId": entry.agentId,
+        "seq": entry.seq,
+        "epoch": entry.epoch,
+        "timestamp": entry.timestamp,
+        "event": entry.event,
+    }
+
+
+_ENTRY_FIELDS = ("agentId", "seq", "epoch", "timestamp", "event")
 
 
 class PluginTaps:

@@ -196,6 +196,8 @@ class LiveAgent:
 
 def differing(record: AgentRecord, changes: dict[str, Any]) -> dict[str, Any]:
     """The entries of ``changes`` that would change ``record``."""
+    if not changes:  # most commit batches (streamed text) change nothing: no record dump
+        return {}
     current = dump_record(record)
     return {k: v for k, v in changes.items() if k not in current or current[k] != v}
 

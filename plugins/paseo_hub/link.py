@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -30,6 +31,18 @@ log = logging.getLogger("paseo.hub")
 OUTBOX = 10_000
 """Frames queued for a socket that is not draining; further ones are dropped (logged)."""
 STOP_GRACE = 5.0
+"""Seconds a closing socket waits for the Hub's close frame, and ``stop`` for the link task
+(``PASEO_HUB_CLOSE_TIMEOUT`` overrides it)."""
+
+
+def stop_grace() -> float:
+    """:data:`STOP_GRACE`, or ``PASEO_HUB_CLOSE_TIMEOUT`` from the daemon's environment when it
+    is a positive number (a test of a Hub that stops answering need not wait out the default)."""
+    try:
+        value = float(os.environ.get("PASEO_HUB_CLOSE_TIMEOUT") or STOP_GRACE)
+    except ValueError:
+        return STOP_GRACE
+    return value if value > 0 else STOP_GRACE
 
 
 def backoff_delay(
@@ -100,12 +113,13 @@ class HubLink:
         self._reconnect = False
         self._stopped.set()
         ws = self._ws
+        grace = stop_grace()
         if ws is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(ws.close(1000, "daemon disconnected"), STOP_GRACE)
+                await asyncio.wait_for(ws.close(1000, "daemon disconnected"), grace)
         task = self._task
         if task is not None and not task.done():
-            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE)
+            done, _ = await asyncio.wait({task}, timeout=grace)
             if not done:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -144,7 +158,7 @@ class HubLink:
                 open_timeout=settings.openTimeout,
                 ping_interval=settings.pingInterval,
                 ping_timeout=settings.pingTimeout,
-                close_timeout=STOP_GRACE,
+                close_timeout=stop_grace(),
                 max_size=settings.maxFrameBytes,
                 compression=None,
             )

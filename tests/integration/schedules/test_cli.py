@@ -5,6 +5,7 @@ real agent program, are in ``tests/e2e/schedules``.)"""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,31 @@ def daemon(paseo_home: Path) -> Iterator[LiveDaemon]:
         yield live
     finally:
         stop_daemon(paseo_home)
+        kill_leftover(live.pid)
+
+
+@pytest.fixture(scope="module")
+def refusing_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveDaemon]:
+    """One daemon for the tests of refused input, which create nothing: each checks that the
+    schedule list is still empty after its refusal, so a refusal that let a schedule through
+    fails that test (and the ones after it), never passes. Saves a daemon start and stop per
+    case (20 cases). Started before the per-test environment exists, so it gets its own."""
+    root = tmp_path_factory.mktemp("schedule-refusals")
+    home = root / "paseo-home"
+    (root / "user-home").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in list(os.environ):
+            if name.startswith("PASEO_"):
+                patch.delenv(name)
+        patch.setenv("HOME", str(root / "user-home"))
+        patch.setenv("PASEO_STRICT_PLUGINS", "1")
+        live = start_daemon(home)
+    try:
+        yield live
+    finally:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("HOME", str(root / "user-home"))
+            stop_daemon(home)
         kill_leftover(live.pid)
 
 
@@ -127,12 +153,17 @@ def test_next_run_is_shown_in_local_time(daemon: LiveDaemon, run_paseo: Any) -> 
     ],
 )
 def test_bad_input_is_refused_at_create_with_a_specific_message(
-    daemon: LiveDaemon, run_paseo: Any, args: list[str], env: dict[str, str], message: str
+    refusing_daemon: LiveDaemon,
+    run_paseo: Any,
+    args: list[str],
+    env: dict[str, str],
+    message: str,
 ) -> None:
-    refused = run_paseo("schedule", "create", "prompt", *args, env=env)
+    home = {"PASEO_HOME": str(refusing_daemon.home)}
+    refused = run_paseo("schedule", "create", "prompt", *args, env={**home, **env})
     assert refused.returncode != 0
     assert message in refused.stderr
-    listed = json.loads(run_paseo("schedule", "ls", "-o", "json", check=True).stdout)
+    listed = json.loads(run_paseo("schedule", "ls", "-o", "json", env=home, check=True).stdout)
     assert listed == []
 
 
@@ -163,7 +194,7 @@ def test_a_schedule_file_that_fails_validation_is_quarantined_and_reported(
     ],
 )
 def test_bad_cadences_are_invalid_params_naming_the_field_never_internal_errors(
-    daemon: LiveDaemon, paseo_home: Path, tmp_path: Path, cadence: dict[str, Any], field: str
+    refusing_daemon: LiveDaemon, tmp_path: Path, cadence: dict[str, Any], field: str
 ) -> None:
     from paseo_hookspecs.errors import PaseoError
 
@@ -174,7 +205,7 @@ def test_bad_cadences_are_invalid_params_naming_the_field_never_internal_errors(
         "cadence": cadence,
         "target": {"type": "new-agent", "config": {"cwd": str(tmp_path), "provider": "claude"}},
     }
-    with SyncClient(home=paseo_home, client_type="cli") as client:
+    with SyncClient(home=refusing_daemon.home, client_type="cli") as client:
         with pytest.raises(PaseoError) as refused:
             client.call("schedule.create", params)
         assert refused.value.code == "invalid_params"
@@ -185,4 +216,4 @@ def test_bad_cadences_are_invalid_params_naming_the_field_never_internal_errors(
             assert refused.value.message.startswith(f"{field}: ")
             assert refused.value.data["field"] == field
         assert client.call("schedule.list", {})["schedules"] == []
-    assert "Traceback" not in (paseo_home / "daemon.log").read_text()
+    assert "Traceback" not in (refusing_daemon.home / "daemon.log").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from paseo_hookspecs.events import (
     AssistantMessageItem,
@@ -142,5 +143,31 @@ def test_add_returns_the_seq_and_committed_waits_for_its_commit(tmp_path: Path) 
         await asyncio.wait_for(waiter, 5)
         assert committed == [1, 2, 3]
         await timeline.committed(1)  # already committed: returns at once
+
+    _with_store(tmp_path, body)
+
+
+def test_an_entry_is_built_without_validating_it_again(tmp_path: Path, monkeypatch: Any) -> None:
+    # The entry's fields are values the timeline made (an id, a counter, an epoch, a timestamp,
+    # an event's dump): validating them again per streamed chunk was a tenth of its cost.
+    committed: list[TimelineEntry] = []
+
+    async def commit(batch: list[Committed]) -> None:
+        committed.extend(c.entry for c in batch)
+
+    def no_validation(self: TimelineEntry, **_data: Any) -> None:
+        raise AssertionError("the entry was validated again")
+
+    async def body(store: JsonStore) -> None:
+        timeline = AgentTimeline(AGENT, store.timeline, commit)
+        await timeline.load()
+        monkeypatch.setattr(TimelineEntry, "__init__", no_validation)
+        await timeline.add(TurnStarted(provider="p"))
+        await timeline.add(_text("chunk"))
+        await timeline.drain()
+        monkeypatch.undo()
+        stored = await store.timeline.read(AGENT)
+        assert stored == committed
+        assert [e.model_fields_set for e in committed] == [set(TimelineEntry.model_fields)] * 2
 
     _with_store(tmp_path, body)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers.hub_agents import FAST, Agents, run, service
-from paseo_hub.link import backoff_delay
+from paseo_hub.link import STOP_GRACE, backoff_delay, stop_grace
 from paseo_hub.relationship import FILE_NAME
 from paseo_hub.service import HubService
 
@@ -62,7 +62,24 @@ def test_refused_upgrades_back_off_then_connect(home: Path) -> None:
     run(body())
 
 
-def test_pings_detect_a_hub_that_stops_answering(home: Path) -> None:
+@pytest.mark.parametrize(
+    ("value", "expected"), [(None, STOP_GRACE), ("0.5", 0.5), ("0", STOP_GRACE), ("x", STOP_GRACE)]
+)
+def test_the_close_grace_comes_from_the_environment_when_it_is_a_positive_number(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, expected: float
+) -> None:
+    if value is not None:
+        monkeypatch.setenv("PASEO_HUB_CLOSE_TIMEOUT", value)
+    assert stop_grace() == expected
+
+
+def test_pings_detect_a_hub_that_stops_answering(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A frozen Hub never sends its close frame: the dropped socket waits out the close grace
+    # (5 s by default) before the link reconnects. What is proven here is the ping's detection.
+    monkeypatch.setenv("PASEO_HUB_CLOSE_TIMEOUT", "0.5")
+
     async def body() -> None:
         async with FakeHub() as hub:
             settings = FAST.model_copy(update={"pingInterval": 0.2, "pingTimeout": 0.3})

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
+from typing import Any
 
 import websockets
+from paseo_websocket import connection as connection_module
 from paseo_websocket.connection import SessionChannel, SessionConnection
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -177,5 +179,99 @@ def test_send_now_writes_at_once_and_refuses_a_full_buffer_or_a_closed_connectio
             client.transport.abort()
             await asyncio.wait_for(client.wait_closed(), 10)
         assert outcome == [True, True, False]
+
+    asyncio.run(scenario())
+
+
+def test_frames_of_one_loop_iteration_reach_the_socket_in_one_write() -> None:
+    async def scenario() -> None:
+        writes: list[int] = []
+        sent = asyncio.Event()
+
+        async def handler(connection: SessionConnection) -> None:
+            transport = connection.transport
+            write = transport.write
+
+            def counting(data: bytes | bytearray | memoryview) -> None:
+                writes.append(len(data))
+                write(data)
+
+            transport.write = counting  # type: ignore[method-assign]
+            channel = SessionChannel(connection)
+            assert all(channel.send_now(f"frame {index}") for index in range(20))
+            await asyncio.sleep(0)  # the end of the iteration
+            assert channel.send_now("after")
+            await asyncio.sleep(0)
+            writes.append(-1)  # the frames' writes end here (the closing handshake follows)
+            sent.set()
+            await connection.wait_closed()
+
+        async with server(handler) as url, connect(url) as client:
+            got = [await asyncio.wait_for(client.recv(), 10) for _ in range(21)]
+            await asyncio.wait_for(sent.wait(), 10)
+        assert got == [f"frame {index}" for index in range(20)] + ["after"]
+        assert len(writes[: writes.index(-1)]) == 2, writes
+
+    asyncio.run(scenario())
+
+
+def test_a_frame_for_three_subscribers_is_encoded_once(monkeypatch: Any) -> None:
+    encodings: list[str] = []
+    original = connection_module.encode
+
+    def counting(text: str) -> bytes:
+        encodings.append(text)
+        return original(text)
+
+    monkeypatch.setattr(connection_module, "encode", counting)
+
+    async def scenario() -> None:
+        channels: list[SessionChannel] = []
+        ready = asyncio.Event()
+
+        async def handler(connection: SessionConnection) -> None:
+            channels.append(SessionChannel(connection))
+            if len(channels) == 3:
+                ready.set()
+            await connection.wait_closed()
+
+        async with server(handler) as url:
+            clients = [await connect(url) for _ in range(3)]
+            await asyncio.wait_for(ready.wait(), 10)
+            frame = '{"jsonrpc":"2.0","method":"agent.event","params":{"text":"é"}}'
+            assert all(channel.send_now(frame) for channel in channels)
+            other = "another frame"
+            assert all(channel.send_now(other) for channel in channels)
+            for client in clients:
+                assert await asyncio.wait_for(client.recv(), 10) == frame
+                assert await asyncio.wait_for(client.recv(), 10) == other
+                await client.close()
+        assert encodings == [frame, other]
+
+    asyncio.run(scenario())
+
+
+def test_a_large_burst_is_written_at_once_past_the_tick_bound() -> None:
+    # What a connection holds until the end of an iteration is bounded in bytes.
+    async def scenario() -> None:
+        held: list[int] = []
+
+        async def handler(connection: SessionConnection) -> None:
+            channel = SessionChannel(connection)
+            frame = "y" * 1024
+            count = connection_module.TICK_BYTES // 1024
+            sent = 0
+            for _ in range(count * 3):
+                if not channel.send_now(frame):
+                    break
+                sent += 1
+            writer = connection_module.tick_writer(asyncio.get_running_loop())
+            held.append(sum(len(f) for f in writer._pending.get(connection, [])))
+            held.append(sent)
+            await connection.wait_closed()
+
+        async with server(handler) as url, connect(url, max_size=None) as client:
+            await asyncio.wait_for(client.recv(), 10)
+        assert held[0] < connection_module.TICK_BYTES
 
     asyncio.run(scenario())
