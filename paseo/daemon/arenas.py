@@ -2,16 +2,17 @@
 
 glibc gives each new thread that allocates an arena of its own (up to eight per core), and
 what is freed into an arena is reused by that arena's threads only and seldom returned to the
-system: the daemon's RSS is the sum of every arena's high-water mark. The daemon's worker
+system: what each arena grew to mostly stays in the daemon's RSS. The daemon's worker
 threads (``asyncio.to_thread``: the JSON driver's timeline reads past its cache, the SQLite
-driver's readers and writer) parse pages of entries that can be megabytes each, so each thread
-that ever read a large page kept that much, for good. Under the GIL the extra arenas buy
+driver's readers and writer) parse pages of entries that can be megabytes each, so a thread
+that once read a large page went on holding about that much. Under the GIL the extra arenas buy
 almost nothing (one thread runs Python at a time; small blocks come from per-thread caches).
 
 Measured with ``tests/e2e/tswire/test_slow_client.py`` (a client that stops reading opens an
-agent whose timeline is 64 MiB of large messages): the stall grew the daemon by 6 to 33 MiB of
-RSS with glibc's default arenas (the test's bound is 32), 12 to 18 MiB with two, -2 to 0 with
-one, while the Python objects it held (``tracemalloc``) went back to where they were.
+agent whose timeline is 64 MiB of large messages), whose measure is the stall's RSS growth less
+a baseline flood's, bounded at 32 MiB: -2 to 33 MiB with glibc's default arenas (it failed under
+load), -26 to -18 with two, -40 and -36 with one; the Python objects the stall held
+(``tracemalloc``) went back to within 1.4 MiB of where they were.
 """
 
 from __future__ import annotations
