@@ -86,6 +86,41 @@ class RpcMethodGroup:
 
 
 @dataclass(frozen=True)
+class RpcMethodStub:
+    """What the daemon knows of a method of a :class:`LazyRpcMethodGroup` before loading it:
+    its name, who may call it and whether it is ``immediate`` (as on :class:`RpcMethod`).
+
+    .. versionadded:: 2.2
+    """
+
+    name: str
+    access: frozenset[str] = field(default_factory=lambda: frozenset({"local", "remote"}))
+    immediate: bool = False
+
+
+@dataclass(frozen=True)
+class LazyRpcMethodGroup:
+    """A method group whose handlers and models are imported on its first call.
+
+    ``methods`` names every method with its access, so a session's allowlist, ``server.hello``
+    and an unknown method's error are answered without loading; ``load()`` imports the real
+    group (its params and result models, its handlers) when one of its methods is first called,
+    or when the schema is generated. The loaded group must have exactly these methods with the
+    same access and ``immediate``: a method that differs is refused (logged), never served with
+    an access it did not declare.
+
+    Registering the models of a large group costs memory at every start even when no client
+    ever calls it (a pydantic model class is some 10 KiB even with ``defer_build``).
+
+    .. versionadded:: 2.2
+    """
+
+    area: str
+    methods: Sequence[RpcMethodStub]
+    load: Callable[[], RpcMethodGroup]
+
+
+@dataclass(frozen=True)
 class ConfigSection:
     """A plugin's own configuration section.
 
@@ -133,8 +168,9 @@ class CliRegistrar(Protocol):
 
 
 class RpcRegistrar(Protocol):
-    def __call__(self, group: RpcMethodGroup) -> None:
-        """Register an RPC method group; a method name already taken is refused."""
+    def __call__(self, group: RpcMethodGroup | LazyRpcMethodGroup) -> None:
+        """Register an RPC method group (loaded now, or on first call); a method name already
+        taken is refused."""
 
 
 class ConfigSectionRegistrar(Protocol):

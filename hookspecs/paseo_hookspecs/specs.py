@@ -100,10 +100,13 @@ def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
     """Contribute JSON-RPC method groups served by the daemon.
 
     :param register: call ``register(group)`` with each
-        :class:`~paseo_hookspecs.registration.RpcMethodGroup`; method names must be new.
+        :class:`~paseo_hookspecs.registration.RpcMethodGroup`, or a
+        :class:`~paseo_hookspecs.registration.LazyRpcMethodGroup` whose models and handlers are
+        imported on its first call; method names must be new.
     :return: nothing.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 2.2 ``LazyRpcMethodGroup``.
     """
 
 

@@ -110,7 +110,7 @@ async def hello(ref: DaemonRef, ctx: RpcContext, params: HelloParams) -> HelloRe
     features = dict(FEATURES)
     features["passwordAuth"] = server.auth.password_required
     for entry in server.methods:
-        features[f"methods.{entry.method.name.split('.', 1)[0]}"] = True
+        features[f"methods.{entry.name.split('.', 1)[0]}"] = True
     return HelloResult(
         serverId=daemon.server_id,
         version=__version__,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from paseo_hookspecs.agents import Agents
     from paseo_hookspecs.http import Forward
     from paseo_hookspecs.providers import ProviderCatalog
-    from paseo_hookspecs.registration import RpcMethodGroup
+    from paseo_hookspecs.registration import LazyRpcMethodGroup, RpcMethodGroup
     from paseo_hookspecs.schedules import ScheduleControl
     from paseo_hookspecs.terminal_control import TerminalControl
     from paseo_hookspecs.voice import VoiceOutput
@@ -53,7 +53,7 @@ class Composition:
     """The one :class:`paseo.services.Publisher` every service got; attach it to the server."""
     services: list[Service] = field(default_factory=list)
     """Kernel services in start order."""
-    groups: list[tuple[str, RpcMethodGroup]] = field(default_factory=list)
+    groups: list[tuple[str, RpcMethodGroup | LazyRpcMethodGroup]] = field(default_factory=list)
     """``(owner, group)``: the kernel's, every service adapter's (owner ``kernel``), then the
     plugins'."""
     agents: Agents | None = None

@@ -16,23 +16,22 @@ tells the checkpoints).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paseo_hookspecs.registration import LazyRpcMethodGroup, RpcMethodStub
+
+from paseo.daemon.method_index import INDEX
 from paseo.daemon.methods import kernel_groups
 from paseo.daemon.publisher import ForwardingPublisher
 from paseo.daemon.services import Composition
 from paseo.git.service import GitService
-from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
 from paseo.services import Publisher, ServiceRef
-from paseo.workspaces.git_rpc import GitDesk, git_group
-from paseo.workspaces.project_rpc import project_group
-from paseo.workspaces.rpc import label_group, workspace_group
-from paseo.workspaces.rpc import notifications as workspace_notifications
 from paseo.workspaces.service import WorkspacesService
-from paseo.workspaces.worktree_rpc import worktree_group
 from paseo.worktrees.terminals import close_terminals, open_worktree_terminals
 
 if TYPE_CHECKING:
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from paseo.daemon.runtime import Daemon
     from paseo.daemon.services import Service
     from paseo.workspaces.adapter import WorkspacesRef
+    from paseo.workspaces.git_rpc import GitDesk
 
 KERNEL = "kernel"
 """The owner recorded for the daemon's and the services' method groups."""
@@ -54,7 +54,48 @@ STREAM_ACCESS = frozenset({"local", "remote"})
 
 
 def _workspace_groups(ref: WorkspacesRef) -> list[RpcMethodGroup]:
+    from paseo.workspaces.project_rpc import project_group
+    from paseo.workspaces.rpc import label_group, workspace_group
+    from paseo.workspaces.worktree_rpc import worktree_group
+
     return [project_group(ref), workspace_group(ref), worktree_group(ref), label_group(ref)]
+
+
+def _git_group(ref: ServiceRef[GitDesk]) -> RpcMethodGroup:
+    from paseo.workspaces.git_rpc import git_group
+
+    return git_group(ref)
+
+
+def _lazy(source: str, build: Callable[[], list[RpcMethodGroup]]) -> list[LazyRpcMethodGroup]:
+    """``source``'s method groups entered from :data:`~paseo.daemon.method_index.INDEX`;
+    ``build`` (which imports their models and handlers) runs on the first call of any of them.
+
+    Registering every group's models cost an empty start some megabytes for methods most
+    starts never see called (docs/performance.md, the empty daemon's start).
+    """
+    built: list[RpcMethodGroup] = []
+
+    def load(area: str) -> RpcMethodGroup:
+        if not built:
+            built.extend(build())
+        for group in built:
+            if group.area == area:
+                return group
+        raise LookupError(f"{source} builds no {area!r} method group")
+
+    return [
+        LazyRpcMethodGroup(
+            area,
+            [RpcMethodStub(name, access) for name, access in methods],
+            functools.partial(load, area),
+        )
+        for area, methods in INDEX[source].items()
+    ]
+
+
+def _lazy_adapter(name: str, service: object) -> list[LazyRpcMethodGroup]:
+    return _lazy(name, functools.partial(_adapter, name, service))
 
 
 def compose(daemon: Daemon) -> Composition:
@@ -104,11 +145,20 @@ def compose(daemon: Daemon) -> Composition:
     )
     workspaces_ref: WorkspacesRef = ServiceRef("workspaces")
     workspaces_ref.bind(workspaces)
-    composition.groups.extend((KERNEL, group) for group in _workspace_groups(workspaces_ref))
-    # `git.*`: checkouts' status, diffs and changes, through the one runner and `gh`.
-    git_ref: ServiceRef[GitDesk] = ServiceRef("git")
-    git_ref.bind(GitDesk(git.runner, lambda: git.github, workspaces.placement))
-    composition.groups.append((KERNEL, git_group(git_ref)))
+    composition.groups.extend(
+        (KERNEL, group)
+        for group in _lazy("workspaces", functools.partial(_workspace_groups, workspaces_ref))
+    )
+
+    def git_groups() -> list[RpcMethodGroup]:
+        # `git.*`: checkouts' status, diffs and changes, through the one runner and `gh`.
+        from paseo.workspaces.git_rpc import GitDesk
+
+        git_ref: ServiceRef[GitDesk] = ServiceRef("git")
+        git_ref.bind(GitDesk(git.runner, lambda: git.github, workspaces.placement))
+        return [_git_group(git_ref)]
+
+    composition.groups.extend((KERNEL, group) for group in _lazy("git", git_groups))
 
     from paseo.agents.port.control import KernelAgents
     from paseo.agents.port.subscribers import AgentSubscribers
@@ -122,7 +172,7 @@ def compose(daemon: Daemon) -> Composition:
 
     # An agent's stream exists once the agent is loaded; subscribing loads it.
     publisher.on_demand(AGENT_STREAM_PREFIX, agents.declare_stream)
-    composition.groups.extend((KERNEL, group) for group in _adapter("agents", agents))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("agents", agents))
 
     from paseo.metadata.agents_port import AgentServicePort as MetadataAgentsPort
     from paseo.metadata.service import MetadataService
@@ -140,7 +190,7 @@ def compose(daemon: Daemon) -> Composition:
     events.subscribe(
         FirstPromptTitles(metadata_agents.untitled_cwd, metadata.request_title), name="titles"
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("metadata", metadata))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("metadata", metadata))
 
     from paseo.schedules.agents_port import AgentServicePort
     from paseo.schedules.service import ScheduleService
@@ -155,7 +205,7 @@ def compose(daemon: Daemon) -> Composition:
         targets=targets,
         on_run_ended=daemon.plugins.schedule_run_ended if daemon.plugins else None,
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("schedules", schedules))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("schedules", schedules))
 
     from paseo.checkpoints.service import CheckpointService
 
@@ -163,7 +213,9 @@ def compose(daemon: Daemon) -> Composition:
     checkpoints = CheckpointService(
         runner=git.runner, agents=composition.agents, config=config, home=daemon.home
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("checkpoints", checkpoints))
+    composition.groups.extend(
+        (KERNEL, group) for group in _lazy_adapter("checkpoints", checkpoints)
+    )
 
     from paseo.trash.service import TrashService
 
@@ -180,19 +232,19 @@ def compose(daemon: Daemon) -> Composition:
             lambda record: schedules.agent_restored(record.id),
         ],
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("trash", trash))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("trash", trash))
 
     from paseo.usage.service import UsageService
 
     usage = UsageService(store=store, agents=agents)
-    composition.groups.extend((KERNEL, group) for group in _adapter("usage", usage))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("usage", usage))
 
     from paseo.skills.service import SkillsService
 
     # `~` is the daemon's HOME, as the agents it launches see it.
     env = daemon.options.env
     skills = SkillsService(config=config, home_dir=Path(env.get("HOME") or os.path.expanduser("~")))
-    composition.groups.extend((KERNEL, group) for group in _adapter("skills", skills))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("skills", skills))
 
     from paseo.terminals.service import TerminalService
 
@@ -211,7 +263,7 @@ def compose(daemon: Daemon) -> Composition:
         # A workspace's derived status follows its terminals' activity.
         on_activity=workspaces.activity.terminals,
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("terminals", terminals))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("terminals", terminals))
 
     from paseo.scripts.service import ScriptService
 
@@ -225,7 +277,7 @@ def compose(daemon: Daemon) -> Composition:
         ),
     )
     composition.forward = scripts.route
-    composition.groups.extend((KERNEL, group) for group in _adapter("scripts", scripts))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("scripts", scripts))
     # A workspace's services stop before it is archived and its checkout torn down.
 
     from paseo.files.service import FilesService
@@ -244,14 +296,14 @@ def compose(daemon: Daemon) -> Composition:
         mount=daemon.mount_http,
         path_env=env.get("PATH"),
     )
-    composition.groups.extend((KERNEL, group) for group in _adapter("files", files))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("files", files))
 
     from paseo.plugins.drivers import load_driver
     from paseo.speech.agents_port import AgentServiceVoicePort
     from paseo.speech.service import SpeechService
 
     speech = SpeechService(config, load_driver, agents=AgentServiceVoicePort(lambda: agents))
-    composition.groups.extend((KERNEL, group) for group in _adapter("speech", speech))
+    composition.groups.extend((KERNEL, group) for group in _lazy_adapter("speech", speech))
     # Voice mode approves its agents' `speak` requests.
     events.subscribe(speech.voice, name="voice")
     # A workspace's derived status follows its agents' records (the internal ones' too: their
@@ -354,21 +406,31 @@ def _adapter(name: str, service: object | None) -> list[RpcMethodGroup]:
 # ------------------------------------------------------------------------------ schema
 
 
+def lazy_sources() -> dict[str, list[RpcMethodGroup]]:
+    """The method groups a daemon loads on first call, by source (the keys of
+    :data:`~paseo.daemon.method_index.INDEX`), built with unbound refs."""
+    sources = {
+        "workspaces": _workspace_groups(ServiceRef("workspaces")),
+        "git": [_git_group(ServiceRef("git"))],
+    }
+    sources.update((name, _adapter(name, None)) for name in ADAPTERS)
+    return sources
+
+
 def schema_groups() -> list[RpcMethodGroup]:
     """The daemon's and every kernel service's method groups, built with unbound refs (their
     handlers answer ``unavailable``): what the protocol schema documents."""
-    groups = [
-        *kernel_groups(ServiceRef("daemon")),
-        *_workspace_groups(ServiceRef("workspaces")),
-        git_group(ServiceRef("git")),
-    ]
-    for name in ADAPTERS:
-        groups.extend(_adapter(name, None))
+    groups = kernel_groups(ServiceRef("daemon"))
+    for built in lazy_sources().values():
+        groups.extend(built)
     return groups
 
 
 def schema_notifications() -> dict[str, type[BaseModel]]:
     """Every notification the kernel sends (method → params model)."""
+    from paseo.rpc.models import NOTIFICATIONS as WIRE_NOTIFICATIONS
+    from paseo.workspaces.rpc import notifications as workspace_notifications
+
     found: dict[str, type[BaseModel]] = {**WIRE_NOTIFICATIONS, **workspace_notifications()}
     for module_name in ADAPTERS.values():
         found.update(importlib.import_module(module_name).notifications())
@@ -382,4 +444,8 @@ def builtin_plugin_groups() -> list[RpcMethodGroup]:
     manager = PaseoPluginManager(LoadPolicy(strict=True))
     manager.load_all()
     builtin = {record.name for record in manager.records if record.builtin}
-    return [group for owner, group in manager.rpc_method_groups() if owner in builtin]
+    return [
+        group.load() if isinstance(group, LazyRpcMethodGroup) else group
+        for owner, group in manager.rpc_method_groups()
+        if owner in builtin
+    ]

@@ -31,6 +31,7 @@ from paseo_hookspecs.mcp_tools import McpTool
 from paseo_hookspecs.registration import (
     CliCommandGroup,
     ConfigSection,
+    LazyRpcMethodGroup,
     RpcMethodGroup,
 )
 from paseo_hookspecs.schedules import ScheduleRunEnded, ScheduleTargetKind
@@ -435,12 +436,13 @@ class PaseoPluginManager:
             if isinstance(target, ScheduleTargetKind) and kind not in ("agent", "new-agent")
         }
 
-    def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup]]:
-        """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs."""
+    def rpc_method_groups(self) -> list[tuple[str, RpcMethodGroup | LazyRpcMethodGroup]]:
+        """``paseo_register_rpc_methods``: ``(plugin name, group)`` pairs (a lazy group is
+        loaded on its first call)."""
         return [
             (n, g)
             for n, g in self._collect("paseo_register_rpc_methods")
-            if isinstance(g, RpcMethodGroup)
+            if isinstance(g, RpcMethodGroup | LazyRpcMethodGroup)
         ]
 
     def config_sections(self) -> dict[str, ConfigSection]:

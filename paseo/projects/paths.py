@@ -3,7 +3,9 @@
 A path must be absolute, exist and be a searchable, readable directory. Nobody may open the
 filesystem root or the daemon's own state root (except its worktrees directory, where managed
 checkouts live). A remote session (a password-authenticated client on another host) may open
-only directories under the daemon user's home directory or already-registered project roots.
+only directories under the daemon user's home directory, already-registered project roots, or
+the daemon's worktrees directory: every checkout there was made by the daemon from a registered
+project, so it is no wider than the project itself (the app opens a worktree it just made).
 """
 
 from __future__ import annotations
@@ -47,7 +49,11 @@ def check_openable(
     if is_within(path, state) and not is_within(path, normalize_path(worktrees_root)):
         raise AccessDenied(f"{path} is inside the daemon's state root", data={"path": path})
     if session_kind != "local":
-        allowed = [normalize_path(os.path.expanduser("~")), *project_roots]
+        allowed = [
+            normalize_path(os.path.expanduser("~")),
+            normalize_path(worktrees_root),
+            *project_roots,
+        ]
         if not any(is_within(path, root) for root in allowed):
             raise AccessDenied(
                 f"a remote client may not open {path}: it is outside the home directory",

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from paseo_hookspecs.errors import AccessDenied, InvalidParams, PaseoError
-from paseo_hookspecs.registration import SESSION_KINDS, RpcMethod, RpcMethodGroup
+from paseo_hookspecs.registration import (
+    SESSION_KINDS,
+    LazyRpcMethodGroup,
+    RpcMethod,
+    RpcMethodGroup,
+)
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -262,15 +267,25 @@ def encode_notification(method: str, params: BaseModel | dict[str, Any]) -> str:
     return f'{{"jsonrpc":"2.0","method":{_json(method)},"params":{_body(params)}}}'
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MethodEntry:
-    method: RpcMethod
+    name: str
+    access: frozenset[str]
+    immediate: bool
     owner: str
     """``kernel`` or the name of the plugin that registered the method."""
+    method: RpcMethod | None
+    """The method; ``None`` until its lazy group is loaded (:meth:`MethodTable.resolve`)."""
+    lazy: LazyRpcMethodGroup | None = None
 
 
 class MethodTable:
-    """Every RPC method the daemon serves, and which session kind may call which."""
+    """Every RPC method the daemon serves, and which session kind may call which.
+
+    A :class:`~paseo_hookspecs.registration.LazyRpcMethodGroup` is entered from its stubs (name,
+    access, ``immediate``) and loaded on the first call of one of its methods: what a session
+    may call, ``server.hello`` and an unknown method's error need no model of it.
+    """
 
     def __init__(self) -> None:
         self._methods: dict[str, MethodEntry] = {}
@@ -282,9 +297,10 @@ class MethodTable:
     def __iter__(self) -> Any:
         return iter(self._methods.values())
 
-    def add_group(self, group: RpcMethodGroup, owner: str) -> list[str]:
+    def add_group(self, group: RpcMethodGroup | LazyRpcMethodGroup, owner: str) -> list[str]:
         """Add ``group``'s methods; returns the names refused (logged), e.g. duplicates or names
         outside the group's ``area.`` prefix."""
+        lazy = group if isinstance(group, LazyRpcMethodGroup) else None
         refused: list[str] = []
         for method in group.methods:
             problem = None
@@ -298,12 +314,52 @@ class MethodTable:
                 log.error("RPC method %r from %s refused: it %s", method.name, owner, problem)
                 refused.append(method.name)
                 continue
-            self._methods[method.name] = MethodEntry(method, owner)
+            self._methods[method.name] = MethodEntry(
+                method.name,
+                method.access,
+                method.immediate,
+                owner,
+                method if isinstance(method, RpcMethod) else None,
+                lazy,
+            )
         self._allowed.clear()
         return refused
 
     def get(self, name: str) -> MethodEntry | None:
         return self._methods.get(name)
+
+    def resolve(self, entry: MethodEntry) -> RpcMethod:
+        """``entry``'s method, loading its lazy group first if need be.
+
+        A loaded method that differs from its stub in access or ``immediate`` (or that the
+        group does not have) is refused: the allowlists were made from the stub.
+        """
+        if entry.method is not None:
+            return entry.method
+        lazy = entry.lazy
+        if lazy is None:  # cannot happen: only a lazy group's entries start without a method
+            raise InternalError(f"{entry.name} has no handler")
+        loaded = {method.name: method for method in lazy.load().methods}
+        for stub in lazy.methods:
+            held = self._methods.get(stub.name)
+            if held is None or held.lazy is not lazy:
+                continue  # refused when the group was added
+            method = loaded.get(stub.name)
+            if method is None or (method.access, method.immediate) != (
+                stub.access,
+                stub.immediate,
+            ):
+                log.error(
+                    "RPC method %r from %s refused: its loaded group %s",
+                    stub.name,
+                    held.owner,
+                    "lacks it" if method is None else "gives another access or immediate",
+                )
+                continue
+            held.method = method
+        if entry.method is None:
+            raise InternalError(f"{entry.name} could not be loaded")
+        return entry.method
 
     def allowed_for(self, kind: str) -> frozenset[str]:
         """The explicit allowlist of a session kind.
@@ -316,7 +372,7 @@ class MethodTable:
             cached = frozenset(
                 name
                 for name, entry in self._methods.items()
-                if kind in entry.method.access
+                if kind in entry.access
                 and (kind != "hub" or name.startswith("hub.") or name in HUB_BASE_METHODS)
             )
             self._allowed[kind] = cached
@@ -338,7 +394,7 @@ def _prepare(table: MethodTable, allowed: frozenset[str], call: Call) -> tuple[R
         raise MethodNotFound(f"unknown method {call.method!r}")
     if call.method not in allowed:
         raise AccessDenied(f"this session may not call {call.method!r}")
-    method = entry.method
+    method = entry.method or table.resolve(entry)
     if method.params is None:
         if call.params:
             raise InvalidParams(f"{call.method} takes no params")

@@ -289,7 +289,7 @@ class Session:
             return
         entry = self.server.methods.get(decoded.method)
         rest: Awaitable[Frame | None] | None = None
-        if entry is not None and entry.method.immediate:
+        if entry is not None and entry.immediate:
             # Answered from memory: inline, no task (paseo.rpc.eager.inline).
             done, value = eager.inline(
                 invoke(self.server.methods, self.allowed, decoded, self._context)

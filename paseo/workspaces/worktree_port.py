@@ -1,18 +1,14 @@
 """The contract's :class:`~paseo_hookspecs.workspaces.WorktreeControl` over placement: the
-same steps (and answers) as ``worktree.list``/``create``/``archive`` for a local caller."""
+same steps (and answers) as ``worktree.list``/``create``/``archive`` for a local caller.
+
+The ``worktree.*`` adapter (its models and steps) is imported on the first call: a start builds
+this port but registers that group without loading it (:mod:`paseo.daemon.wiring`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from paseo_hookspecs.workspaces import WorktreeMode
-
-from paseo.workspaces.worktree_rpc import (
-    WorktreeCreateParams,
-    WorktreeInfo,
-    archive_result,
-    create_worktree,
-)
 
 if TYPE_CHECKING:
     from paseo.workspaces.service import Placement
@@ -28,6 +24,8 @@ class KernelWorktrees:
         self._placement = placement
 
     async def list(self, project_id: str | None = None) -> dict[str, Any]:
+        from paseo.workspaces.worktree_rpc import WorktreeInfo
+
         rows = await self._placement.worktrees.list(project_id=project_id)
         return {"worktrees": [_json(WorktreeInfo(**row)) for row in rows]}
 
@@ -40,6 +38,8 @@ class KernelWorktrees:
         base: str | None = None,
         change_request: int | None = None,
     ) -> dict[str, Any]:
+        from paseo.workspaces.worktree_rpc import WorktreeCreateParams, create_worktree
+
         params = WorktreeCreateParams(
             cwd=cwd, mode=mode, branch=branch, base=base, changeRequest=change_request
         )
@@ -47,5 +47,7 @@ class KernelWorktrees:
         return _json(await create_worktree(self._placement, params, session_kind="local"))
 
     async def archive(self, workspace_id: str, *, force: bool = False) -> dict[str, Any]:
+        from paseo.workspaces.worktree_rpc import archive_result
+
         outcome = await self._placement.worktrees.archive(workspace_id, force=force)
         return _json(archive_result(outcome))

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paseo_hookspecs import hookimpl
-from paseo_hookspecs.registration import CliCommandGroup, CliRegistrar, RpcRegistrar
+from paseo_hookspecs.registration import (
+    CliCommandGroup,
+    CliRegistrar,
+    LazyRpcMethodGroup,
+    RpcMethodGroup,
+    RpcMethodStub,
+    RpcRegistrar,
+)
 
-from paseo_chat.rpc import Runtime, method_group
+from paseo_chat.runtime import Runtime
 
 if TYPE_CHECKING:
     from paseo_hookspecs.agents import Subscription
@@ -17,11 +24,24 @@ if TYPE_CHECKING:
 RUNTIME = Runtime()
 _SUBSCRIPTIONS: list[Subscription] = []
 
+STUBS = tuple(
+    RpcMethodStub(f"chat.{verb}")
+    for verb in ("create", "list", "inspect", "delete", "post", "read", "wait")
+)
+"""The ``chat`` group's methods (local and remote sessions), as :mod:`paseo_chat.rpc` builds
+them: registered from these, its handlers and models imported by the first call."""
+
+
+def _chat_group() -> RpcMethodGroup:
+    from paseo_chat.rpc import method_group
+
+    return method_group(RUNTIME)
+
 
 @hookimpl
 def paseo_register_rpc_methods(register: RpcRegistrar) -> None:
     """``chat.create | list | inspect | delete | post | read | wait``."""
-    register(method_group(RUNTIME))
+    register(LazyRpcMethodGroup("chat", STUBS, _chat_group))
 
 
 @hookimpl

@@ -3,16 +3,18 @@
 ``authorAgentId`` is what the client claims: the CLI sends its ``$PASEO_AGENT_ID`` (or
 ``manual``), and a caller holding the credential may claim any author. It is a label, as in
 the TypeScript daemon, not an authenticated identity.
+
+Imported by the group's first call: the plugin registers it from :data:`STUBS`
+(:mod:`paseo_chat.plugin`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paseo_hookspecs.errors import Unavailable
 from paseo_hookspecs.registration import RpcMethod, RpcMethodGroup
 
-from paseo_chat.models import (
+from paseo_chat.wire import (
     CreateParams,
     MessageResult,
     MessagesResult,
@@ -28,19 +30,7 @@ from paseo_chat.models import (
 if TYPE_CHECKING:
     from paseo_hookspecs.context import RpcContext
 
-    from paseo_chat.service import ChatService
-
-
-class Runtime:
-    """The running service, set by ``paseo_startup``."""
-
-    def __init__(self) -> None:
-        self.service: ChatService | None = None
-
-    def require(self) -> ChatService:
-        if self.service is None:
-            raise Unavailable("the chat service is not running")
-        return self.service
+    from paseo_chat.runtime import Runtime
 
 
 def method_group(runtime: Runtime) -> RpcMethodGroup:

@@ -21,19 +21,11 @@ from paseo_hookspecs.mcp_tools import McpTool, McpToolScope
 from pydantic import BaseModel, ConfigDict, Field
 
 from paseo_chat.mentions import EVERYONE, mention_tokens
-from paseo_chat.models import (
-    BODY_LIMIT,
-    ChatRoom,
-    ChatRoomNotFound,
-    MessageResult,
-    MessagesResult,
-    RoomResult,
-    RoomsResult,
-    WaitResult,
-)
+from paseo_chat.models import BODY_LIMIT, ChatRoom, ChatRoomNotFound
+from paseo_chat.wire import MessageResult, MessagesResult, RoomResult, RoomsResult, WaitResult
 
 if TYPE_CHECKING:
-    from paseo_chat.rpc import Runtime
+    from paseo_chat.runtime import Runtime
     from paseo_chat.service import ChatService
 
 WAIT_LIMIT_MS = 30_000

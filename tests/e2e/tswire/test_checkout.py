@@ -264,3 +264,39 @@ def test_a_remote_session_reaches_only_directories_it_may_open(
             "checkout_status_request", "checkout_status_response", cwd=str(repo)
         )
         assert (allowed["isGit"], allowed["error"]) == (True, None)
+
+
+def test_a_remote_session_reaches_a_worktree_the_daemon_made(
+    ts_daemon: TsDaemon, app: TsClient, repo: Path
+) -> None:
+    """The app makes a worktree (under ``PASEO_HOME/worktrees``, outside the user's home here)
+    and at once asks for its checkout and PR status: a remote client may, as it may the project."""
+    ts_daemon.cli("project", "add", str(repo))
+    made = app.request(
+        "create_paseo_worktree_request",
+        "create_paseo_worktree_response",
+        timeout=120,
+        cwd=str(repo),
+        worktreeSlug="remote-view",
+    )
+    assert made["error"] is None, made
+    worktree = made["workspace"]["workspaceDirectory"]
+    assert worktree.startswith(str(ts_daemon.home))
+    created = json.loads(
+        ts_daemon.cli("daemon", "token", "create", "--name", "worktree", "-o", "json").stdout
+    )
+    with TsClient(
+        uri=ts_daemon.tcp_uri, subprotocols=[f"paseo.bearer.{created['token']}"]
+    ) as remote:
+        remote.hello("cid_checkout_remote_worktree", client_type="mobile")
+        status = remote.request("checkout_status_request", "checkout_status_response", cwd=worktree)
+        assert (status["isGit"], status["error"]) == (True, None), status
+        pr = remote.request(
+            "checkout_pr_status_request", "checkout_pr_status_response", cwd=worktree
+        )
+        assert pr["error"] is None or pr["error"].get("code") != "NOT_ALLOWED", pr
+        # The rest of the daemon's state stays closed to it.
+        refused = remote.request(
+            "checkout_status_request", "checkout_status_response", cwd=str(ts_daemon.home)
+        )
+        assert refused["error"]["code"] == "NOT_ALLOWED"

@@ -1,8 +1,10 @@
 """What an empty daemon's start does not import: code used only when a feature is first used
 (speech engines, the MCP SDK and its tool handlers, plugins' MCP tools, the relay's tunnel, the
-checkpoint plumbing, the scripts supervisor, the file explorer, the session's agent port) stays
-out of the start (docs/performance.md). Read from ``-X importtime`` of a real start, up to ready
-and stop."""
+checkpoint plumbing, the scripts supervisor, the file explorer, the session's agent port, the
+models and handlers of the method groups loaded on first call) stays out of the start
+(docs/performance.md). Read from ``-X importtime`` of a real start, up to ready and stop, and
+from ``sys.modules`` as the daemon exits (``-X importtime`` does not see
+``importlib.import_module``, which loads the services' adapters)."""
 
 from __future__ import annotations
 
@@ -60,6 +62,49 @@ supervisor for the first service started, the file explorer and the completions 
 first read, the session's view of the agent port for the first plugin handler that uses it."""
 
 
+NOT_AT_START_UNTIL_CALLED = frozenset(
+    {
+        "paseo.workspaces.rpc",
+        "paseo.workspaces.project_rpc",
+        "paseo.workspaces.project_config_rpc",
+        "paseo.workspaces.worktree_rpc",
+        "paseo.workspaces.git_rpc",
+        "paseo.workspaces.git_models",
+        "paseo.agents.rpc",
+        "paseo.agents.provider_rpc",
+        "paseo.metadata.rpc",
+        "paseo.schedules.rpc",
+        "paseo.checkpoints.rpc",
+        "paseo.trash.rpc",
+        "paseo.usage.rpc",
+        "paseo.skills.rpc",
+        "paseo.terminals.rpc",
+        "paseo.scripts.rpc",
+        "paseo.speech.rpc",
+        "paseo.speech.voice_rpc",
+        "paseo.files.rpc",
+        "paseo_chat.rpc",
+        "paseo_chat.wire",
+    }
+)
+"""The kernel's method groups registered from :mod:`paseo.daemon.method_index` and the chat
+plugin's, registered from its stubs: their models and handlers are imported by the first call
+of one of their methods."""
+
+_RUN_DAEMON = """
+import atexit, runpy, sys
+_loaded = sys.argv[1]
+def _write():
+    with open(_loaded, "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+atexit.register(_write)
+sys.argv = ["paseo", "daemon", "start", "--foreground"]
+runpy.run_module("paseo", run_name="__main__", alter_sys=True)
+"""
+"""The daemon as ``python -m paseo daemon start --foreground``, writing the names of every
+module it imported to the file named by its first argument as it exits."""
+
+
 def _imported_at_start(tmp_path: Path) -> set[str]:
     home, user_home = tmp_path / "paseo", tmp_path / "home"
     user_home.mkdir()
@@ -70,10 +115,10 @@ def _imported_at_start(tmp_path: Path) -> set[str]:
         "PASEO_LISTEN": "127.0.0.1:0",
         "PYTHONPROFILEIMPORTTIME": "1",
     }
-    trace = tmp_path / "imports.txt"
+    trace, loaded = tmp_path / "imports.txt", tmp_path / "modules.txt"
     with trace.open("w") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "paseo", "daemon", "start", "--foreground"],
+            [sys.executable, "-c", _RUN_DAEMON, str(loaded)],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
@@ -101,7 +146,8 @@ def _imported_at_start(tmp_path: Path) -> set[str]:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
             watcher.join(timeout=10)
-    return {
+    assert process.returncode == 0, trace.read_text()[-2000:]
+    return set(loaded.read_text().splitlines()) | {
         line.rsplit("|", 1)[1].strip()
         for line in trace.read_text().splitlines()
         if line.startswith("import time:") and "|" in line
@@ -133,3 +179,15 @@ def test_an_empty_daemon_start_imports_no_feature_code_before_its_first_use(
         "paseo.rpc.session",
     } <= modules
     assert sorted(modules & NOT_AT_START_UNTIL_USED) == []
+
+
+def test_an_empty_daemon_start_loads_no_lazily_registered_method_group(tmp_path: Path) -> None:
+    modules = _imported_at_start(tmp_path)
+    # The trace is of a real start whose services were built and whose groups were entered.
+    assert {
+        "paseo.agents.manager",
+        "paseo.files.service",
+        "paseo.daemon.method_index",
+        "paseo.workspaces.worktree_port",
+    } <= modules
+    assert sorted(modules & NOT_AT_START_UNTIL_CALLED) == []

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 from paseo_chat.mentions import MentionDispatcher
-from paseo_chat.rpc import Runtime
+from paseo_chat.runtime import Runtime
 from paseo_chat.service import ChatService
 from paseo_chat.store import ChatStore
 from paseo_chat.tools import WAIT_LIMIT_MS, tools

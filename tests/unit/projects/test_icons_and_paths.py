@@ -107,3 +107,27 @@ def test_check_openable(tmp_path: Path) -> None:
         )
     with pytest.raises(AccessDenied):
         check_openable("/", state_root=str(state), worktrees_root=str(state / "worktrees"))
+
+
+def test_a_remote_session_may_open_the_daemons_worktrees_but_nothing_else_of_its_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    state = tmp_path / "state"  # outside the home, as a PASEO_HOME may be
+    worktree = state / "worktrees" / "abc" / "feature-x"
+    worktree.mkdir(parents=True)
+    (state / "projects").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    roots = {"state_root": str(state), "worktrees_root": str(state / "worktrees")}
+    # A worktree the daemon made (the app opens it right after creating it).
+    assert check_openable(str(worktree), session_kind="remote", **roots) == str(worktree)
+    with pytest.raises(AccessDenied, match="state root"):
+        check_openable(str(state / "projects"), session_kind="remote", **roots)
+    with pytest.raises(AccessDenied, match="outside the home directory"):
+        check_openable(str(elsewhere), session_kind="remote", **roots)
+    assert check_openable(
+        str(elsewhere), session_kind="remote", project_roots=[str(elsewhere)], **roots
+    ) == str(elsewhere)
