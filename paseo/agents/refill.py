@@ -8,7 +8,8 @@ program's messages are matched in order against the timeline's, a message matche
 with the same role and text (whitespace aside), and the missing ones are those after the last
 match. An unmatched message before it happened while Paseo was recording the conversation: it
 is one the program made up for itself (Claude Code's "[Request interrupted by user]"), not a
-turn Paseo missed.
+turn Paseo missed. Only the newest part of the timeline is compared (:func:`newest_messages`,
+read backward): an agent with a million entries is not loaded whole to resume it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Literal
 from paseo_hookspecs.events import AssistantMessageItem, Timeline, TimelineItem, UserMessageItem
 from paseo_hookspecs.interfaces.agent import AgentSession
 from paseo_hookspecs.records import TimelineEntry
-from paseo_hookspecs.store import MAX_PAGE_SIZE
+from paseo_hookspecs.store import MAX_PAGE_SIZE, TimelineRepository
 
 from paseo.agents.live import LiveAgent
 from paseo.agents.roster import AgentRoster
@@ -89,15 +90,35 @@ def missing(history: Sequence[TimelineItem], have: Sequence[Message]) -> list[Me
     return lacking
 
 
-async def _stored(roster: AgentRoster, agent_id: str) -> list[TimelineEntry]:
-    entries: list[TimelineEntry] = []
-    after: int | None = None
+def _is_message(entry: TimelineEntry) -> bool:
+    item = entry.event.get("item") if entry.event.get("type") == "timeline" else None
+    return isinstance(item, dict) and item.get("type") in ("user_message", "assistant_message")
+
+
+async def newest_messages(
+    timeline: TimelineRepository, agent_id: str, wanted: int
+) -> list[Message]:
+    """The newest messages of a stored timeline, at least ``wanted`` of them (all when it has
+    fewer): read backward a page at a time, keeping only the message entries (what
+    :func:`recorded` reads), so a long timeline costs what its newest messages do, not all of
+    it. The oldest message kept may have lost earlier chunks to the cut; it is dropped unless
+    the read reached the timeline's start."""
+    kept: list[list[TimelineEntry]] = []
+    count = 0
+    before: int | None = None
     while True:
-        page = await roster.store.timeline.read(agent_id, after_seq=after, limit=MAX_PAGE_SIZE)
-        entries += page
+        page = await timeline.read(agent_id, before_seq=before, limit=MAX_PAGE_SIZE, tail=True)
+        kept.append([entry for entry in page if _is_message(entry)])
+        count += len(kept[-1])
         if len(page) < MAX_PAGE_SIZE:
-            return entries
-        after = page[-1].seq
+            break
+        before = page[0].seq
+        if count <= wanted:
+            continue  # fewer entries than wanted messages: no need to join them yet
+        messages = recorded(entry for chunk in reversed(kept) for entry in chunk)
+        if len(messages) > wanted:
+            return messages[1:]
+    return recorded(entry for chunk in reversed(kept) for entry in chunk)
 
 
 async def refill(roster: AgentRoster, agent: LiveAgent, session: AgentSession) -> int:
@@ -111,7 +132,10 @@ async def refill(roster: AgentRoster, agent: LiveAgent, session: AgentSession) -
     if not history:
         return 0
     await agent.timeline.drain()
-    lacking = missing(history, recorded(await _stored(roster, agent.id)))
+    # Twice the program's messages: enough of the timeline to hold every one of them even when
+    # Paseo recorded others in between (a program's history can be a compacted subset).
+    wanted = 2 * sum(isinstance(item, UserMessageItem | AssistantMessageItem) for item in history)
+    lacking = missing(history, await newest_messages(roster.store.timeline, agent.id, wanted))
     provider = agent.record.provider
     for number, item in enumerate(lacking):
         # Each reply its own message id: two refilled replies in a row are two messages.

@@ -144,6 +144,11 @@ def _run(options: DaemonOptions, err: TextIO) -> int:
         except HomeBusy as exc:
             err.write(f"paseo: error: {exc}\n")
             return 1
+        # Before any thread exists: see paseo.daemon.arenas (worker threads' reads of large
+        # pages otherwise stay in the daemon's RSS, an arena per thread).
+        from paseo.daemon.arenas import limit_to_one
+
+        limit_to_one()
         deferred.install()
         prepared = False
         try:

@@ -226,6 +226,16 @@ def quarantine(home: Path, path: Path, reason: str, *, copy: bool = False) -> Qu
     return QuarantinedFile(original=str(path), moved_to=str(target), reason=reason)
 
 
+def quarantine_bytes(home: Path, path: Path, data: bytes, reason: str) -> QuarantinedFile:
+    """Durably write ``data`` (a part of ``path`` about to be dropped from it: an invalid
+    timeline line) under ``{home}/quarantine/``, named after ``path``."""
+    target = _quarantine_target(home, path)
+    ensure_directory(target.parent)
+    atomic_write_bytes(target, data)
+    log.warning("copied part of %s to %s before dropping it: %s", path, target, reason)
+    return QuarantinedFile(original=str(path), moved_to=str(target), reason=reason)
+
+
 def remove_temp_files(directory: Path, *, target_names: frozenset[str] | None = None) -> int:
     """Delete leftovers of interrupted atomic writes in ``directory``; returns how many.
 

@@ -7,13 +7,18 @@ background task then fsyncs every file appended to since its last round, all in 
 call, :data:`SYNC_DELAY` later: group commit, so the turn of an agent never waits for the disk
 and a burst of appends across agents costs one round of fsyncs. A power cut can lose at most
 the appends of that last moment; :meth:`JsonTimelineRepository.sync` waits for the round.
-Unlike the other collections a timeline is loaded on first use (timelines can be large and
-most are never read after a restart). What stays in memory is bounded: per touched timeline
-only its index (each entry's seq and byte offset, 16 bytes an entry), and parsed entries for the
-newest part of the recently used timelines, at most :data:`CACHE_TIMELINE_BYTES` of their lines
-in all (least recently used dropped first). A read the cached entries cannot answer parses just
-the lines it asks for, found by their offsets. A line without its newline is the torn end of an
-append that a crash interrupted: open cuts it, and a read ignores it.
+Unlike the other collections a timeline is never loaded: its file is its own index
+(:mod:`paseo_store_json._timeline_file`). First use reads the end of the file backward (its size,
+its last seq, the newest :data:`OPEN_READ_BYTES` of entries); a page at any seq is found by
+binary search over byte offsets (entries are in seq order); so opening a timeline of a million
+entries, reading its last page or any page costs milliseconds and no memory per entry. What
+stays in memory is bounded in bytes: per touched timeline a few numbers, and the lines of the
+newest part of the recently used timelines (appended, or read backward from the end), at most
+:data:`CACHE_TIMELINE_BYTES` of them in all (least recently used dropped first); they are parsed
+for each read, so a caller never shares an object with the cache. A line without its newline is
+the torn end of an append that a crash interrupted (never acknowledged): open cuts it, and a
+read ignores it. An invalid line in the middle is set aside the first time a read meets it
+(:class:`~paseo_store_json._timeline_file.TimelineFile`).
 """
 
 from __future__ import annotations
@@ -37,15 +42,14 @@ from paseo_hookspecs.store import TimelineRepository
 from paseo_hookspecs.usage import UsageRecord
 from pydantic import ValidationError
 
-from paseo_store_json._core import (
-    Core,
-    KeyedLocks,
-    check_file_id,
-    clone,
-    describe_validation_error,
-)
-from paseo_store_json._files import quarantine
+from paseo_store_json._core import Core, KeyedLocks, check_file_id, describe_validation_error
 from paseo_store_json._load import TIMELINES_DIR
+from paseo_store_json._timeline_file import (
+    Found,
+    TimelineFile,
+    complete_size,
+    lines_backward,
+)
 from paseo_store_json._usage import JsonUsageRepository
 
 log = logging.getLogger("paseo.store.json")
@@ -57,35 +61,39 @@ fsync stays out of the moments the agent program and the client are waiting on."
 
 
 CACHE_TIMELINE_BYTES = 2 * 1024 * 1024
-"""Bytes of timeline lines kept parsed in memory, over every timeline (a parsed entry takes
-several times its line). Reads beyond them cost a read of the lines they return."""
+"""Bytes of timeline lines kept in memory, over every timeline. Reads beyond them cost a read
+of the lines they return."""
+
+OPEN_READ_BYTES = 64 * 1024
+"""Bytes of the newest entries read (into the cache) when a timeline is first used: the last
+seq, and the page a client asks for first, in one read."""
 
 
 @dataclass
 class _Timeline:
     path: Path
     """Built once: a live agent appends several times a turn."""
-    seqs: array[int]
-    """The seq of every stored entry, in order."""
-    offsets: array[int]
-    """Where each entry's line starts in the file (it ends where the next starts, the last at
-    :attr:`size`)."""
     size: int
-    """Bytes of complete, valid lines: appends go right after them."""
-    cached: list[TimelineEntry] = field(default_factory=list)
-    """The newest ``len(cached)`` entries, parsed (a suffix of the timeline)."""
-
-    def line_bytes(self, start: int, end: int) -> int:
-        """Bytes of the lines of entries ``start`` to ``end`` (exclusive)."""
-        if start >= end:
-            return 0
-        stop = self.offsets[end] if end < len(self.offsets) else self.size
-        return stop - self.offsets[start]
+    """Bytes of complete lines: appends go right after them."""
+    last_seq: int | None
+    """The seq of the newest valid entry (``None`` for an empty timeline)."""
+    cache_start: int
+    """Where the cached suffix of the file starts (:attr:`size` when nothing is cached)."""
+    cached_lines: list[bytes] = field(default_factory=list)
+    """The lines (without newline) of the valid entries from :attr:`cache_start` to the end."""
+    cached_seqs: array[int] = field(default_factory=lambda: array("q"))
+    cached_offsets: array[int] = field(default_factory=lambda: array("q"))
+    reported: set[int] = field(default_factory=set)
+    """Offsets of the invalid lines already reported by this process."""
 
     @property
     def cached_bytes(self) -> int:
-        count = len(self.seqs)
-        return self.line_bytes(count - len(self.cached), count)
+        return self.size - self.cache_start
+
+    def drop_oldest(self, count: int) -> None:
+        """Forget the ``count`` oldest cached entries."""
+        del self.cached_lines[:count], self.cached_seqs[:count], self.cached_offsets[:count]
+        self.cache_start = self.cached_offsets[0] if self.cached_offsets else self.size
 
 
 def encode_line(entry: TimelineEntry) -> bytes:
@@ -156,65 +164,65 @@ class JsonTimelineRepository(TimelineRepository):
     def path(self, agent_id: str) -> Path:
         return self.core.home / TIMELINES_DIR / f"{agent_id}.jsonl"
 
-    def _read_file(self, agent_id: str) -> tuple[_Timeline, list[TimelineEntry]]:
-        """Parse a timeline file (blocking): its index and every entry. Invalid complete lines
-        are corruption, not a torn append: the file is copied to quarantine and rewritten
-        without them."""
+    def _file(self, agent_id: str, timeline: _Timeline) -> TimelineFile:
+        return TimelineFile(
+            timeline.path, agent_id, self.core.home, timeline.reported, self.core.quarantined
+        )
+
+    def _open_file(self, agent_id: str) -> _Timeline:
+        """A timeline's state from the end of its file (blocking): its size, its last seq and,
+        parsed on the way, the newest :data:`OPEN_READ_BYTES` of its entries for the cache."""
         path = self.path(agent_id)
+        timeline = _Timeline(path, 0, None, 0)
         try:
-            data = path.read_bytes()
+            reader = self._file(agent_id, timeline)
+            with reader:
+                size = complete_size(reader.fd, os.fstat(reader.fd).st_size)
+                timeline.size = timeline.cache_start = size
+                newest: list[Found] = []
+                for offset, line in lines_backward(reader.fd, 0, size):
+                    entry = reader.parse(offset, line)
+                    if entry is None:
+                        continue
+                    if newest and entry.seq >= newest[-1][2].seq:
+                        continue  # out of order: the scans skip (and report) it
+                    newest.append((offset, line, entry))
+                    if size - offset >= OPEN_READ_BYTES:
+                        break
         except FileNotFoundError:
-            return _Timeline(path, array("q"), array("q"), 0), []
-        complete = data[: data.rfind(b"\n") + 1]
-        entries: list[TimelineEntry] = []
-        offsets = array("q")
-        problems: list[str] = []
-        position = 0
-        for number, line in enumerate(complete.split(b"\n")[:-1], start=1):
-            start, position = position, position + len(line) + 1
-            try:
-                entry = TimelineEntry.model_validate_json(line)
-            except ValidationError as exc:
-                problems.append(f"line {number}: {describe_validation_error(exc)}")
-                continue
-            if entry.agentId != agent_id or (entries and entry.seq <= entries[-1].seq):
-                problems.append(f"line {number}: wrong agent or seq out of order")
-                continue
-            entries.append(entry)
-            offsets.append(start)
-        size = len(complete)
-        if problems:
-            self.core.quarantined.append(
-                quarantine(self.core.home, path, "; ".join(problems), copy=True)
-            )
-            lines = [encode_line(entry) for entry in entries]
-            offsets = array(
-                "q", itertools.accumulate((len(line) for line in lines[:-1]), initial=0)
-            )
-            if not lines:
-                offsets = array("q")
-            rewritten = b"".join(lines)
-            self.core.ops.write_bytes(path, rewritten)
-            size = len(rewritten)
-        seqs = array("q", (entry.seq for entry in entries))
-        return _Timeline(path, seqs, offsets, size), entries
+            return timeline
+        if newest:
+            timeline.last_seq = newest[0][2].seq
+            self._prepend(timeline, size, newest[::-1])
+        return timeline
+
+    @staticmethod
+    def _prepend(timeline: _Timeline, end: int, found: list[Found]) -> None:
+        """Cache ``found`` (oldest first), the valid entries of the bytes from the first one's
+        offset to ``end``, when they join the cached suffix."""
+        if not found or end != timeline.cache_start:
+            return
+        timeline.cached_lines[:0] = [line for _offset, line, _entry in found]
+        timeline.cached_seqs[:0] = array("q", (entry.seq for _offset, _line, entry in found))
+        timeline.cached_offsets[:0] = array("q", (offset for offset, _line, _entry in found))
+        timeline.cache_start = found[0][0]
 
     async def _load(self, agent_id: str) -> _Timeline:
-        """The timeline's index, read on first use (caller holds the agent's lock)."""
+        """The timeline's state, read from the end of its file on first use (caller holds the
+        agent's lock)."""
         timeline = self._cache.get(agent_id)
         if timeline is not None:
             return timeline
-        loaded, entries = await self.core.io(
-            lambda: self._read_file(agent_id), f"reading the timeline of {agent_id}"
+        loaded = await self.core.io(
+            lambda: self._open_file(agent_id), f"reading the timeline of {agent_id}"
         )
         self._cache[agent_id] = loaded
-        loaded.cached = entries
         self.cached_bytes += loaded.cached_bytes
         self._used(agent_id)
         return loaded
 
     def _used(self, agent_id: str) -> None:
-        """``agent_id`` was just read or appended to: it is the last its parsed entries to be
+        """``agent_id`` was just read or appended to: it is the last its cached entries to be
         dropped; then drop what exceeds the bound (the oldest timelines' entries whole, and of
         the one just used its oldest entries)."""
         self._resident[agent_id] = None
@@ -222,21 +230,19 @@ class JsonTimelineRepository(TimelineRepository):
         while self.cached_bytes > self._cache_bytes and self._resident:
             victim_id = next(iter(self._resident))
             victim = self._cache[victim_id]
-            count = len(victim.seqs)
             if victim_id != agent_id:
                 self.cached_bytes -= victim.cached_bytes
-                victim.cached = []
+                victim.drop_oldest(len(victim.cached_lines))
                 del self._resident[victim_id]
                 continue
             # The one just used alone exceeds the bound: keep its newest entries that fit.
-            first = count - len(victim.cached)
-            keep_from = first
-            excess = self.cached_bytes - self._cache_bytes
-            while keep_from < count and victim.line_bytes(first, keep_from) < excess:
-                keep_from += 1
-            self.cached_bytes -= victim.line_bytes(first, keep_from)
-            del victim.cached[: keep_from - first]
-            if not victim.cached:
+            keep_from = bisect.bisect_left(
+                victim.cached_offsets, victim.cache_start + self.cached_bytes - self._cache_bytes
+            )
+            before = victim.cached_bytes
+            victim.drop_oldest(keep_from)
+            self.cached_bytes -= before - victim.cached_bytes
+            if not victim.cached_lines:
                 del self._resident[victim_id]
 
     async def append(self, entries: Sequence[TimelineEntry]) -> None:
@@ -260,18 +266,17 @@ class JsonTimelineRepository(TimelineRepository):
         if any(b.seq <= a.seq for a, b in itertools.pairwise(checked)):
             raise Conflict("timeline entries must have strictly increasing seq")
         data = b"".join(lines)
-        lengths = [len(line) for line in lines]
         self.core.check_open()
         timeline = self._cache.get(agent_id)
         if timeline is not None and not self.locks.busy(agent_id):
             # Loaded and nobody else at it: the append does not wait for anything, so it runs
             # here, whole (no task, no lock: a live agent's turn appends several times).
-            self._append_now(agent_id, timeline, checked, data, lengths)
+            self._append_now(agent_id, timeline, checked, lines, data)
             return
 
         async def operation() -> None:
             async with self.locks.hold(agent_id):
-                self._append_now(agent_id, await self._load(agent_id), checked, data, lengths)
+                self._append_now(agent_id, await self._load(agent_id), checked, lines, data)
 
         await self.core.write(operation)
 
@@ -280,15 +285,15 @@ class JsonTimelineRepository(TimelineRepository):
         agent_id: str,
         timeline: _Timeline,
         checked: list[TimelineEntry],
+        lines: list[bytes],
         data: bytes,
-        lengths: list[int],
     ) -> None:
-        """Write ``data`` (the lines of ``checked``, ``lengths`` bytes each) and record them,
-        without awaiting."""
-        if timeline.seqs and checked[0].seq <= timeline.seqs[-1]:
+        """Write ``data`` (the ``lines`` of ``checked`` joined) and record them, without
+        awaiting."""
+        if timeline.last_seq is not None and checked[0].seq <= timeline.last_seq:
             raise Conflict(
                 f"seq {checked[0].seq} is not after the last stored seq "
-                f"{timeline.seqs[-1]} of agent {agent_id}"
+                f"{timeline.last_seq} of agent {agent_id}"
             )
         path = timeline.path
         created = timeline.size == 0 and not path.exists()
@@ -302,14 +307,15 @@ class JsonTimelineRepository(TimelineRepository):
         self._appended += 1
         if self._syncer is None:
             self._syncer = asyncio.get_running_loop().create_task(self._sync_rounds())
-        position = timeline.size
-        for entry, length in zip(checked, lengths, strict=True):
-            timeline.offsets.append(position)
-            timeline.seqs.append(entry.seq)
-            position += length
-        timeline.size = size
         # The cached entries are the newest: these follow them (or start them, when none are).
-        timeline.cached.extend(checked)
+        position = timeline.size
+        for entry, line in zip(checked, lines, strict=True):
+            timeline.cached_offsets.append(position)
+            timeline.cached_seqs.append(entry.seq)
+            timeline.cached_lines.append(line[:-1])
+            position += len(line)
+        timeline.size = size
+        timeline.last_seq = checked[-1].seq
         self.cached_bytes += len(data)
         self._used(agent_id)
 
@@ -352,37 +358,66 @@ class JsonTimelineRepository(TimelineRepository):
             raise InvalidParams(f"limit must be a non-negative integer, got {limit!r}")
         async with self.locks.hold(agent_id):
             timeline = await self._load(agent_id)
-            start = 0 if after_seq is None else bisect.bisect_right(timeline.seqs, after_seq)
-            end = (
-                len(timeline.seqs)
-                if before_seq is None
-                else bisect.bisect_left(timeline.seqs, before_seq)
-            )
-            if limit is not None and end - start > limit:
-                if tail:
-                    start = end - limit
-                else:
-                    end = start + limit
-            if start >= end:
-                return []
-            first_cached = len(timeline.seqs) - len(timeline.cached)
-            if start >= first_cached:
-                self._used(agent_id)
-                return [
-                    clone(entry)
-                    for entry in timeline.cached[start - first_cached : end - first_cached]
-                ]
-            span = (timeline.offsets[start], timeline.line_bytes(start, end))
-            data = await self.core.io(
-                lambda: _read_span(timeline.path, *span), f"reading the timeline of {agent_id}"
-            )
+            lines = _from_cache(timeline, after_seq, before_seq, limit, tail)
+            if lines is None:
+                return await self._from_file(
+                    agent_id, timeline, after_seq, before_seq, limit, tail=tail
+                )
+            self._used(agent_id)
+        return _parsed(agent_id, lines)
+
+    async def _from_file(
+        self,
+        agent_id: str,
+        timeline: _Timeline,
+        after: int | None,
+        before: int | None,
+        limit: int | None,
+        *,
+        tail: bool,
+    ) -> list[TimelineEntry]:
+        """A read the cache cannot answer, from the file (caller holds the lock).
+        A tail read takes what the cache has of its newest entries and reads on backward from
+        where the cache starts, and the lines it reads join the cache (the next page back will
+        start there); any other read finds its first line by binary search on seq."""
+        seqs = timeline.cached_seqs
+        top: list[bytes] = []
+        end = timeline.size
+        if tail and seqs and (before is None or before > seqs[0]):
+            # The cache holds the newest part of the answer (_from_cache saw it is not all).
+            top = timeline.cached_lines[
+                0 : len(seqs) if before is None else bisect.bisect_left(seqs, before)
+            ]
+            end = timeline.cache_start
+        need = None if limit is None else limit - len(top)
+        size, last_seq = timeline.size, timeline.last_seq
+
+        scanned_to = [end]
+        """Where the backward scan started: its lines join the cache only if that is where the
+        cache starts."""
+
+        def scan() -> list[Found]:
+            with self._file(agent_id, timeline) as reader:
+                if not tail:
+                    start = 0 if after is None else reader.seek(size, after + 1, last_seq)
+                    return reader.forward(start, size, before, limit)
+                if not top and before is not None:
+                    scanned_to[0] = reader.seek(size, before, last_seq)
+                return reader.backward(scanned_to[0], after, need)[::-1]
+
         try:
-            return [TimelineEntry.model_validate_json(line) for line in data.split(b"\n")[:-1]]
-        except ValidationError as exc:
-            raise StorageError(
-                f"the timeline of {agent_id} changed on disk under the store: "
-                f"{describe_validation_error(exc)}"
-            ) from exc
+            found = await self.core.io(scan, f"reading the timeline of {agent_id}")
+        except StorageError as exc:
+            if isinstance(exc.__cause__, FileNotFoundError):
+                return []
+            raise
+        if tail and found and scanned_to[0] - found[0][0] <= self._cache_bytes:
+            before_bytes = timeline.cached_bytes
+            self._prepend(timeline, scanned_to[0], found)
+            self.cached_bytes += timeline.cached_bytes - before_bytes
+        self._used(agent_id)
+        # The entries parsed by the scan are the caller's (the cache keeps their lines).
+        return [entry for _offset, _line, entry in found] + _parsed(agent_id, top)
 
     async def last(self, agent_id: str) -> TimelineEntry | None:
         entries = await self.read(agent_id, limit=1, tail=True)
@@ -409,18 +444,38 @@ class JsonTimelineRepository(TimelineRepository):
             self._resident.pop(agent_id, None)
 
 
-def _read_span(path: Path, start: int, length: int) -> bytes:
-    """``length`` bytes of ``path`` from ``start`` (blocking); fewer only if it shrank."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+def _parsed(agent_id: str, lines: list[bytes]) -> list[TimelineEntry]:
     try:
-        chunks: list[bytes] = []
-        while length > 0:
-            chunk = os.pread(fd, length, start)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            start += len(chunk)
-            length -= len(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+        return [TimelineEntry.model_validate_json(line) for line in lines]
+    except ValidationError as exc:
+        raise StorageError(
+            f"the timeline of {agent_id} changed in memory: {describe_validation_error(exc)}"
+        ) from exc
+
+
+def _from_cache(
+    timeline: _Timeline,
+    after: int | None,
+    before: int | None,
+    limit: int | None,
+    tail: bool,
+) -> list[bytes] | None:
+    """The lines of a read when the cached suffix answers it whole; ``None`` when it does not.
+    The cache answers when no entry before it can be part of the answer: ``after`` is at or past
+    the seq just before the cached ones, or a tail read finds its ``limit`` entries in it."""
+    if limit == 0 or timeline.last_seq is None:
+        return []
+    if after is not None and after >= timeline.last_seq:
+        return []
+    seqs = timeline.cached_seqs
+    if not seqs:
+        return None
+    start = 0 if after is None else bisect.bisect_right(seqs, after)
+    end = len(seqs) if before is None else bisect.bisect_left(seqs, before)
+    if after is not None and after >= seqs[0] - 1:
+        if limit is not None and end - start > limit:
+            start, end = (end - limit, end) if tail else (start, start + limit)
+        return timeline.cached_lines[start:end] if start < end else []
+    if tail and limit is not None and end - start >= limit:
+        return timeline.cached_lines[end - limit : end]
+    return None

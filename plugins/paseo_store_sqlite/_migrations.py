@@ -170,6 +170,27 @@ CREATE INDEX agents_live_count ON agents (archived_at)
 CREATE INDEX agents_trashed ON agents (created_at, id) WHERE deleted_at IS NOT NULL;
 """
 
+# Timeline rows move to a rowid table beside a unique (agent_id, seq) index. In the WITHOUT ROWID
+# table the whole row lived in the primary key's b-tree, whose cells keep at most ~1 KB of a row
+# on its page: a typical entry of 1-2 KB spilled into overflow pages of its own, over 4 KB of
+# file per entry (a 1 GiB timeline took 4.4 GiB). A table b-tree keeps rows of up to ~4 KB whole
+# on shared pages; the index holds just the key and the rowid. Reads of a page by seq are the
+# same LIMIT query over the index.
+_TIMELINE_ROWS = """
+CREATE TABLE timeline_rows (
+    agent_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    epoch TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    entry TEXT NOT NULL
+);
+INSERT INTO timeline_rows (agent_id, seq, epoch, timestamp, entry)
+    SELECT agent_id, seq, epoch, timestamp, entry FROM timeline ORDER BY agent_id, seq;
+DROP TABLE timeline;
+ALTER TABLE timeline_rows RENAME TO timeline;
+CREATE UNIQUE INDEX timeline_by_seq ON timeline (agent_id, seq);
+"""
+
 # Plugins' own records (paseo_hookspecs.plugin_records): one row per record, the value's JSON
 # whole; the primary key is the listing order (a page is one range scan) and the uniqueness.
 _PLUGIN_RECORDS = """
@@ -191,6 +212,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("0004_usage", _USAGE),
     Migration("0005_agent_counts", _AGENT_COUNTS),
     Migration("0006_plugin_records", _PLUGIN_RECORDS),
+    Migration("0007_timeline_rows", _TIMELINE_ROWS),
 )
 """Every migration, in the order they apply. Append only; never edit or reorder."""
 

@@ -36,10 +36,11 @@ REATTACH_SECONDS = 90.0
 """How long a session waits for its client to reconnect (the TypeScript daemon's window)."""
 
 MAX_INDEXES = 16
-"""Agents whose timeline numbering one connection keeps at once. An index holds every row of
-its agent's current epoch, so without a bound a client watching many long-lived agents would
-hold all their history; the least recently used is dropped and, when next needed, rebuilt from
-the durable copy (the numbering is a pure function of it, so it comes back the same)."""
+"""Agents whose timeline numbering one connection keeps at once. An index keeps up to
+``timeline.ROWS_BYTES`` of its agent's newest rows, so without a bound a client watching many
+agents would hold that much of each; the least recently used is dropped and, when next needed,
+rebuilt from the durable copy (the numbering is a pure function of it, so it comes back the
+same)."""
 
 SUBSCRIBE_BATCH = 64
 """Streams per ``server.subscribe`` call (the method's maximum)."""

@@ -21,9 +21,16 @@ from paseo_tswire.port import as_json
 
 Direction = Literal["tail", "before", "after"]
 Collapse = Literal["assistant_merge", "reasoning_merge", "tool_lifecycle"]
-PAGE = 1000
-"""Entries read per ``AgentControl.timeline`` call while building an index (``agent.timeline``'s
-maximum, kept so one read stays bounded)."""
+PAGE = 16
+"""Entries read per ``AgentControl.timeline`` call while building an index. Few: the page is
+parsed whole before the index keeps its newest rows, and one entry can be a large message (a
+page of 1000 half-megabyte prompts held some 100 MB at once, past a stalled client's bound)."""
+
+
+ROWS_BYTES = 2 * 1024 * 1024
+"""Bytes of rows (their text, roughly) one index keeps: the newest rows that fit (and at least
+the newest one). Older rows are numbered but not kept: a session follows up to
+``MAX_INDEXES`` agents, each of whose timelines can be far larger than what its client shows."""
 
 
 @dataclass(frozen=True)
@@ -36,15 +43,36 @@ class Row:
     item: Any
 
 
+def weight(value: Any) -> int:
+    """Rough bytes of a JSON value (its strings' lengths plus a little per node): what a row
+    costs to keep, without encoding it."""
+    if isinstance(value, str):
+        return len(value) + 16
+    if isinstance(value, dict):
+        return 16 + sum(len(str(k)) + weight(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return 16 + sum(weight(v) for v in value)
+    return 16
+
+
 @dataclass
 class TimelineIndex:
-    """The canonical rows of one agent's current epoch (see the module docstring)."""
+    """The canonical rows of one agent's current epoch (see the module docstring): every item
+    is numbered, the newest :data:`ROWS_BYTES` of them are kept (a window, like the clients'
+    ``minSeq``..``maxSeq``)."""
 
     epoch: str
     rows: list[Row] = field(default_factory=list)
     by_source: dict[int, int] = field(default_factory=dict)
-    """This daemon's ``seq`` of each timeline entry → its dense ``seq``."""
+    """This daemon's ``seq`` of each kept timeline entry → its dense ``seq``."""
     last_source: int = 0
+    budget: int = ROWS_BYTES
+    count: int = 0
+    """Items numbered so far (the dense ``seq`` of the newest)."""
+    kept_bytes: int = 0
+    sources: list[int] = field(default_factory=list)
+    weights: list[int] = field(default_factory=list)
+    """Per kept row (same order): its source ``seq`` and its :func:`weight`."""
 
     def add(self, entry: dict[str, Any]) -> Row | None:
         """Number one entry of this daemon's timeline; ``None`` when it is not a timeline item
@@ -52,7 +80,7 @@ class TimelineIndex:
         source = int(entry.get("seq") or 0)
         known = self.by_source.get(source)
         if known is not None:
-            return self.rows[known - 1]
+            return self.rows[known - self.rows[0].seq]
         if source <= self.last_source:
             return None
         self.last_source = source
@@ -62,21 +90,37 @@ class TimelineIndex:
         translated = translate.item(event.get("item") or {})
         if translated is None:
             return None
+        self.count += 1
         row = Row(
-            seq=len(self.rows) + 1,
+            seq=self.count,
             timestamp=str(entry.get("timestamp") or ""),
             provider=str(event.get("provider") or ""),
             item=translated,
         )
+        cost = weight(event.get("item"))
         self.rows.append(row)
+        self.sources.append(source)
+        self.weights.append(cost)
         self.by_source[source] = row.seq
+        self.kept_bytes += cost
+        self._trim()
         return row
+
+    def _trim(self) -> None:
+        """Drop the oldest rows past :attr:`budget` (the newest always stays)."""
+        drop = 0
+        while self.kept_bytes > self.budget and drop < len(self.rows) - 1:
+            self.kept_bytes -= self.weights[drop]
+            del self.by_source[self.sources[drop]]
+            drop += 1
+        if drop:
+            del self.rows[:drop], self.sources[:drop], self.weights[:drop]
 
     @property
     def window(self) -> tuple[int, int, int]:
         """``(minSeq, maxSeq, nextSeq)``."""
         if not self.rows:
-            return 0, 0, 1
+            return 0, 0, self.count + 1
         return self.rows[0].seq, self.rows[-1].seq, self.rows[-1].seq + 1
 
 
@@ -89,7 +133,9 @@ class TimelineReader(Protocol):
 
 
 async def load(agents: TimelineReader, agent_id: str) -> TimelineIndex:
-    """Read the whole durable timeline of ``agent_id`` (oldest first) into a fresh index."""
+    """Number the durable timeline of ``agent_id`` (oldest first, a page at a time) into a
+    fresh index, which keeps only its newest rows: memory is a page and the index's bound,
+    whatever the timeline's length (the time is a read of all of it)."""
     while True:
         index: TimelineIndex | None = None
         after: int | None = None

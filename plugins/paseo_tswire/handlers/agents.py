@@ -395,7 +395,7 @@ async def refresh_agent(session: ClientSession, msg: req.AgentRef) -> None:
         out.AgentRefreshed(
             agentId=agent_id,
             requestId=msg.requestId,
-            timelineSize=len(index.rows) if index is not None else None,
+            timelineSize=index.count if index is not None else None,
         ),
     )
 

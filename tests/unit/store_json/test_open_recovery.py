@@ -171,16 +171,24 @@ def test_only_torn_timelines_are_touched_at_open(home, make_entry):
 
 
 def test_a_corrupt_timeline_line_in_the_middle_is_quarantined(home, make_entry):
+    """The first read that meets it copies the line to the quarantine and blanks it in place
+    (the other lines keep their offsets); it is never served, and not reported again."""
     path = home / "timelines" / f"{AGENT}.jsonl"
     good = [json.dumps(dump_record(make_entry(AGENT, seq))) + "\n" for seq in (1, 3)]
     _write(path, good[0] + "garbage line\n" + good[1])
-    original = path.read_bytes()
+    size = path.stat().st_size
 
     store = _open(home)
     assert [e.seq for e in asyncio.run(store.timeline.read(AGENT))] == [1, 3]
     [entry] = store.quarantined
-    assert Path(entry.moved_to).read_bytes() == original
-    assert [json.loads(line)["seq"] for line in path.read_text().splitlines()] == [1, 3]
+    assert Path(entry.moved_to).read_bytes() == b"garbage line\n"
+    assert f"byte {len(good[0])}" in entry.reason
+    assert path.read_text() == good[0] + " " * len("garbage line") + "\n" + good[1]
+    assert path.stat().st_size == size
+
+    reopened = _open(home)
+    assert [e.seq for e in asyncio.run(reopened.timeline.read(AGENT))] == [1, 3]
+    assert reopened.quarantined == []
 
 
 def test_an_unreadable_label_transaction_refuses_to_open(home):

@@ -26,6 +26,7 @@ PINNED_SHA256 = {
     "0004_usage": "0d15b5dd491b677fb6eaa6f9bcfe74dc5f24999ecd94c77e09810f9251268579",
     "0005_agent_counts": "a5ef9d11a069c8149ffdd2a55b2ffd477fd6fd37ff56910f3ad85e8c454de2b3",
     "0006_plugin_records": "7af23ac7e2fc783d15805a7df6cbcdf0d709f8afe7aaa0d2f8097c8e9fa977a4",
+    "0007_timeline_rows": "7f408b3dbfcb4acfb4a3c803ed8f40efe84660ccd82385041c512923997387dd",
 }
 
 

@@ -147,6 +147,30 @@ def test_timeline_items_are_numbered_densely_and_turn_events_skipped() -> None:
     assert index.window == (1, 3, 4)
 
 
+def test_an_index_keeps_only_its_newest_rows_within_its_bytes() -> None:
+    index = timeline.TimelineIndex(epoch="e1", budget=10_000)
+    for n in range(1, 101):
+        index.add(entry(n, text("user_message", f"{n} " + "x" * 1000)))
+    # Every item is numbered; only the newest that fit the budget are kept (a window).
+    assert index.count == 100
+    assert 5 <= len(index.rows) <= 10
+    assert index.kept_bytes <= 10_000
+    low, high, following = index.window
+    assert (high, following) == (100, 101)
+    assert [r.seq for r in index.rows] == list(range(low, 101))
+    assert len(index.by_source) == len(index.rows)
+    # A row kept is found again by its source seq; a live entry past the window gets the next.
+    kept = index.add(entry(100, text("user_message", "100")))
+    assert kept is not None
+    assert kept.seq == 100
+    newest = index.add(entry(101, text("user_message", "y" * 50_000)))
+    assert newest is not None
+    assert newest.seq == 101
+    # One row larger than the budget alone is still kept: the newest always stays.
+    assert [r.seq for r in index.rows] == [101]
+    assert index.window == (101, 101, 102)
+
+
 def _index() -> timeline.TimelineIndex:
     index = timeline.TimelineIndex(epoch="e1")
     events = [
