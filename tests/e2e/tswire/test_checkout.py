@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -240,16 +241,23 @@ def test_github_features_say_gh_is_missing(app: TsClient, repo: Path) -> None:
     assert "`gh`" in created["error"]["message"]
 
 
-def test_a_remote_session_reaches_only_directories_it_may_open(
-    ts_daemon: TsDaemon, repo: Path
-) -> None:
+@contextmanager
+def _remote(ts_daemon: TsDaemon, name: str) -> Iterator[TsClient]:
+    """A remote (app token) session over TCP, as the app on another host connects."""
     created = json.loads(
-        ts_daemon.cli("daemon", "token", "create", "--name", "checkout", "-o", "json").stdout
+        ts_daemon.cli("daemon", "token", "create", "--name", name, "-o", "json").stdout
     )
     with TsClient(
         uri=ts_daemon.tcp_uri, subprotocols=[f"paseo.bearer.{created['token']}"]
     ) as remote:
-        remote.hello("cid_checkout_remote", client_type="mobile")
+        remote.hello(f"cid_checkout_remote_{name}", client_type="mobile")
+        yield remote
+
+
+def test_a_remote_session_reaches_only_directories_it_may_open(
+    ts_daemon: TsDaemon, repo: Path
+) -> None:
+    with _remote(ts_daemon, "checkout") as remote:
         # The repository is outside the daemon user's home and in no project yet.
         refused = remote.request(
             "checkout_status_request", "checkout_status_response", cwd=str(repo)
@@ -282,13 +290,7 @@ def test_a_remote_session_reaches_a_worktree_the_daemon_made(
     assert made["error"] is None, made
     worktree = made["workspace"]["workspaceDirectory"]
     assert worktree.startswith(str(ts_daemon.home))
-    created = json.loads(
-        ts_daemon.cli("daemon", "token", "create", "--name", "worktree", "-o", "json").stdout
-    )
-    with TsClient(
-        uri=ts_daemon.tcp_uri, subprotocols=[f"paseo.bearer.{created['token']}"]
-    ) as remote:
-        remote.hello("cid_checkout_remote_worktree", client_type="mobile")
+    with _remote(ts_daemon, "worktree") as remote:
         status = remote.request("checkout_status_request", "checkout_status_response", cwd=worktree)
         assert (status["isGit"], status["error"]) == (True, None), status
         pr = remote.request(

@@ -8,14 +8,13 @@ are SQLite's own answer (``EXPLAIN QUERY PLAN``), so these hold whatever the mac
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.sqlite_plan import query_plan
 from paseo_hookspecs.store import AgentFilter
-from paseo_store_sqlite import DATABASE_FILE
 from paseo_store_sqlite._agents import _index_for, _listing_index, _where
 
 
@@ -30,12 +29,7 @@ def _plan(home: Path, flt: AgentFilter, *, count: bool) -> str:
             f"SELECT record FROM agents {_listing_index(flt)} {where} "
             "ORDER BY created_at DESC, id DESC LIMIT 21"
         )
-    conn = sqlite3.connect(f"{(home / DATABASE_FILE).as_uri()}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
-    finally:
-        conn.close()
-    return " | ".join(str(row[-1]) for row in rows)
+    return query_plan(home, sql, params)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from helpers.sqlite_plan import query_plan
 from paseo_hookspecs.records import TimelineEntry
 from paseo_store_sqlite import DATABASE_FILE, SqliteStore
 from paseo_store_sqlite._database import Database
@@ -23,15 +24,6 @@ def _entry(seq: int, text_bytes: int = 0) -> TimelineEntry:
     data = timeline_entry_data(AGENT, seq)
     data["event"]["item"]["text"] += "x" * text_bytes
     return TimelineEntry.model_validate(data)
-
-
-def _plan(home: Path, sql: str, params: tuple[Any, ...]) -> str:
-    conn = sqlite3.connect(f"{(home / DATABASE_FILE).as_uri()}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(f"EXPLAIN QUERY PLAN {sql}", params).fetchall()
-    finally:
-        conn.close()
-    return " | ".join(str(row[-1]) for row in rows)
 
 
 def test_pages_by_seq_and_the_last_entry_read_the_index(
@@ -50,7 +42,7 @@ def test_pages_by_seq_and_the_last_entry_read_the_index(
         ),
         ("SELECT MAX(seq) FROM timeline WHERE agent_id = ?", (AGENT,)),
     ]:
-        plan = _plan(home, sql, params)
+        plan = query_plan(home, sql, params)
         assert "INDEX timeline_by_seq" in plan, plan
         assert "TEMP B-TREE" not in plan, plan  # in seq order from the index, not sorted
 
