@@ -149,12 +149,13 @@ def test_a_run_cut_by_a_daemon_crash_fails_and_the_next_slot_runs(
     daemon: RealDaemon, fake: FakeModelServer, tmp_path: Path
 ) -> None:
     work = start(daemon, fake, tmp_path)
-    # Each run streams for about 6 s, so the crash lands in the middle of one.
+    # Each run streams for about 6 s (chunk 1 to chunk 30, 0.2 s apart: a reply text shorter
+    # than 30 pieces would stream fewer), so the crash lands in the middle of one.
     created = json.loads(
         daemon.cli(
             "schedule",
             "create",
-            "[[slow:30:0.2]] [[reply:slow answer]]",
+            "[[slow:30:0.2]]",
             "--every",
             "3s",
             "--provider",
