@@ -173,6 +173,42 @@ def test_snapshot_holds_untracked_respects_gitignore_and_touches_nothing(
     assert not (repo / ".git" / "index.lock").exists()
 
 
+def test_a_directory_outside_any_repository_costs_no_git_process(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every turn of an agent asks for its cwd's working tree: outside one, a few stats answer
+    # (no fork of the daemon per turn); inside one, or when GIT_DIR points elsewhere, git does.
+    if any((folder / ".git").exists() for folder in tmp_path.parents):
+        pytest.skip("the temporary directory is inside a repository here")
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    plain = tmp_path / "plain" / "deep"
+    plain.mkdir(parents=True)
+    runner = GitRunner(GitProcessLimiter())
+
+    async def body() -> None:
+        assert await Repo.find(runner, plain) is None
+        assert await Repo.find(runner, tmp_path / "missing") is None
+        assert runner.processes_started == 0
+        found = await Repo.find(runner, repo / "lib")
+        assert found is not None
+        assert found.toplevel == repo
+        assert runner.processes_started == 1
+        # A repository made later in the same directory is found at the next turn.
+        git(tmp_path / "plain", "init", "-q")
+        found = await Repo.find(runner, plain)
+        assert found is not None
+        assert found.toplevel == tmp_path / "plain"
+        monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        started = runner.processes_started
+        await Repo.find(runner, elsewhere)
+        assert runner.processes_started == started + 1
+
+    run(body())
+
+
 def test_outside_a_git_tree_is_said(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
