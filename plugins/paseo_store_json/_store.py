@@ -135,5 +135,6 @@ class JsonStore(Store):
         await self._core.close()
         if was_open:
             await self.index_keeper.close()
+        await self.usage.close()
         await self.timeline.sync()
         self._ops.close()

@@ -12,13 +12,14 @@ not), so no turn is lost or counted twice. The
 records are few (a line per turn, a bounded window) and all kept in memory for queries.
 
 A turn's end and its usage are one atomic write (:meth:`JsonUsageRepository.add_around`): the
-records are first forced to ``usage/pending.jsonl`` with the timeline entry that ends the turn
-(an intent), then the timeline is appended, then the records go to their day file and the
-intent is cut off. Open settles intents a crash left (:meth:`JsonUsageRepository.recover`): a
-record whose timeline entry is stored is added (idempotent by id), one whose entry is not is
-dropped, so a finished turn never lacks its usage and usage never names a turn that is not
-there. (A power cut may take the newest timeline lines, written before their group fsync: an
-intent settled before that cut keeps its record; see :mod:`paseo_store_json._timeline`.)
+records are first forced to ``usage/pending.jsonl`` with the timeline entry that ends the turn (an
+intent), then the timeline is appended, then (off the turn's path, before the next usage write) the
+records go to their day file and the intent is cut off. Open settles intents a crash left
+(:meth:`JsonUsageRepository.recover`): a record whose timeline entry is stored is added (idempotent
+by id), one whose entry is not is dropped, so a finished turn never lacks its usage and usage never
+names a turn that is not there. (A power cut may take the newest timeline lines, written before
+their group fsync: an intent settled before that cut keeps its record; see
+:mod:`paseo_store_json._timeline`.)
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class JsonUsageRepository(UsageRepository):
         self._sizes: dict[str, int] = {}
         """Committed byte size of each day file (a torn tail beyond it is cut)."""
         self._lock = asyncio.Lock()
+        self._settling: asyncio.Task[None] | None = None
+        """Moving the last intent's records to their day files (see :meth:`add_around`)."""
 
     # ------------------------------------------------------------------ open
 
@@ -177,6 +180,7 @@ class JsonUsageRepository(UsageRepository):
     async def add(self, record: UsageRecord) -> bool:
         stored = self._validated(record)
         async with self._lock:
+            await self._settled()
             if stored.id in self.records:
                 return False
             line = json.dumps(dump_record(stored), ensure_ascii=False, allow_nan=False)
@@ -204,9 +208,16 @@ class JsonUsageRepository(UsageRepository):
         write: Callable[[], Awaitable[None]],
     ) -> None:
         """Add ``records`` atomically with ``write`` (the timeline append ending in ``entry``):
-        intent, ``write``, day files, intent cut off (see the module docstring)."""
+        intent, ``write``, then day files and intent cut off (see the module docstring).
+
+        Only the intent and ``write`` are on the caller's path: once both are done the
+        records are durable (a crash leaves the intent, which open settles), so the day-file
+        appends and the cut run as a task of their own, which the next write to this
+        repository (and :meth:`close`) waits for; the pending file holds one intent at a time.
+        """
         stored = [self._validated(record) for record in records]
         async with self._lock:
+            await self._settled()
             fresh = [record for record in stored if record.id not in self.records]
             if not fresh:
                 await write()
@@ -229,14 +240,36 @@ class JsonUsageRepository(UsageRepository):
                 await asyncio.to_thread(self._write_pending, None)
                 raise
             for record in fresh:
-                data = (json.dumps(dump_record(record), ensure_ascii=False) + "\n").encode()
-                try:
-                    await asyncio.to_thread(self._append, _day_of(record.at), data)
-                except OSError as exc:
-                    # The intent stays: the next open adds what is missing.
-                    raise StorageError(f"could not record usage: {exc}") from exc
                 self.records[record.id] = record
-            await asyncio.to_thread(self._write_pending, None)
+            days = [
+                (_day_of(r.at), (json.dumps(dump_record(r), ensure_ascii=False) + "\n").encode())
+                for r in fresh
+            ]
+            self._settling = asyncio.get_running_loop().create_task(
+                asyncio.to_thread(self._settle, days), name="usage-settle"
+            )
+
+    def _settle(self, days: list[tuple[str, bytes]]) -> None:
+        """Append an intent's records to their day files, then cut the intent off (blocking).
+        A failure leaves the intent, which the next open settles."""
+        try:
+            for day, data in days:
+                self._append(day, data)
+            self._write_pending(None)
+        except OSError:
+            log.exception("could not move usage records to their day files (kept as intent)")
+
+    async def _settled(self) -> None:
+        """Wait for the last intent's settling (its day files and cut) to be over."""
+        if self._settling is not None:
+            # Shielded: a cancelled caller leaves the task set, so the next one still waits.
+            await asyncio.shield(self._settling)
+            self._settling = None
+
+    async def close(self) -> None:
+        """Wait for the records still being settled (the store calls this as it closes)."""
+        async with self._lock:
+            await self._settled()
 
     def _write_pending(self, data: bytes | None) -> None:
         """Force ``data`` (one intent) to the pending file, or with ``None`` empty it (no

@@ -16,7 +16,8 @@ timeline entries appended with their usage record, ``append_with_usage``).
 With ``PASEO_CRASH_KILL_AT`` set to ``STEP:N`` the writer kills itself (SIGKILL) at the ``N``th
 time the JSON driver reaches ``STEP`` of a turn end's write: ``timeline`` (the intent is
 forced, the timeline append not begun), ``day`` (the timeline appended, the usage day file
-not written) or ``settle`` (the day file written, the intent not cut off).
+not written: off the turn end's path, after its ack) or ``settle`` (the day file written, the
+intent not cut off).
 """
 
 from __future__ import annotations

@@ -225,21 +225,24 @@ def _run_until_it_kills_itself(home: Path, seed: int, kill_at: str) -> int:
 
 
 @pytest.mark.parametrize("nth", [1, 4])
-@pytest.mark.parametrize(
-    ("step", "in_flight_kept"), [("timeline", False), ("day", True), ("settle", True)]
-)
+@pytest.mark.parametrize("step", ["timeline", "day", "settle"])
 def test_sigkill_inside_a_turn_end_keeps_its_usage_with_its_entries(
-    step: str, in_flight_kept: bool, nth: int, tmp_path: Path
+    step: str, nth: int, tmp_path: Path
 ) -> None:
     """Killed between the steps of a turn end's write (json: intent, timeline, day file,
     settle), the store recovers both the entries and their usage record, or neither: the
-    turn end in flight is whole once its timeline append happened, absent before."""
+    turn end in flight is absent when killed before its timeline append; the day file and
+    the settle come after the turn end is acknowledged (off its path), and the store then
+    holds every acknowledged write with its usage, plus at most the one in flight."""
     seed = 5
     ops = plan(seed, "usage")
     home = tmp_path / "home"
     home.mkdir()
     acked = _run_until_it_kills_itself(home, seed, f"{step}:{nth}")
-    assert ops[acked][0] == "turn_end"
+    if step == "timeline":
+        assert ops[acked][0] == "turn_end"
+    else:
+        assert any(op[0] == "turn_end" for op in ops[:acked])
 
     async def check() -> None:
         store = open_driver("json", home)
@@ -249,7 +252,11 @@ def test_sigkill_inside_a_turn_end_keeps_its_usage_with_its_entries(
         finally:
             await store.close()
         states = await _reference_states("json", tmp_path / "reference", ops, acked)
-        expected = states[1 if in_flight_kept else 0]
-        assert recovered == expected, _first_difference(recovered, expected)
+        if step == "timeline":
+            assert recovered == states[0], _first_difference(recovered, states[0])
+        else:
+            assert recovered in states, "\n".join(
+                _first_difference(recovered, state) for state in states
+            )
 
     asyncio.run(asyncio.wait_for(check(), timeout=120))
